@@ -1,0 +1,128 @@
+"""Who answers: annotators, their sessions, leases on items, and their annotations."""
+
+import hashlib
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from studies.models import CountryPool, Item, Study
+
+
+class Annotator(models.Model):
+    """One Prolific participant in one study, in one pool (chosen by their entry link, fixed)."""
+
+    class Outcome(models.TextChoices):
+        NONE = "", "In progress"
+        NO_CONSENT = "no_consent", "Declined consent"
+        NOT_ELIGIBLE = "not_eligible", "Not eligible"
+        FAILED_MOCK = "failed_mock", "Failed the mock test"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="annotators")
+    pool = models.ForeignKey(CountryPool, on_delete=models.CASCADE, related_name="annotators")
+    prolific_pid = models.CharField(max_length=64)
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    consented_at = models.DateTimeField(null=True, blank=True)
+    eligibility = models.JSONField(default=dict, blank=True)
+    eligible_at = models.DateTimeField(null=True, blank=True)
+    instructions_read_at = models.DateTimeField(null=True, blank=True)
+    mock_attempts = models.PositiveSmallIntegerField(default=0)
+    mock_passed_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=20, choices=Outcome.choices, default="", blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["study", "prolific_pid"], name="annotator_one_per_study")]
+
+    def __str__(self):
+        return self.pseudonym
+
+    @property
+    def pseudonym(self) -> str:
+        """A stable id for exports that does not reveal the Prolific id."""
+        digest = hashlib.sha256(f"{settings.SECRET_KEY}:{self.study_id}:{self.prolific_pid}".encode()).hexdigest()
+        return f"a-{digest[:12]}"
+
+
+class Session(models.Model):
+    """One sitting: one Prolific submission (SESSION_ID), a batch of items, one completion code."""
+
+    annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="sessions")
+    prolific_session_id = models.CharField(max_length=64)
+    prolific_study_id = models.CharField(max_length=64)
+    items_target = models.PositiveSmallIntegerField()
+    started_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["annotator", "prolific_session_id"], name="session_one_per_submission")
+        ]
+
+    def __str__(self):
+        return f"{self.annotator} · {self.prolific_session_id}"
+
+
+class Assignment(models.Model):
+    """A lease on one slot of an (item, pool) quota, held by one annotator in one session."""
+
+    class Status(models.TextChoices):
+        LEASED = "leased", "Leased"
+        SUBMITTED = "submitted", "Submitted"
+        EXPIRED = "expired", "Expired"
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="assignments")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
+    pool = models.ForeignKey(CountryPool, on_delete=models.CASCADE, related_name="assignments")
+    position = models.PositiveSmallIntegerField(help_text="1-based place in the session.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.LEASED)
+    leased_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    draft = models.JSONField(default=dict, blank=True, help_text="What was typed so far (restored on reload).")
+
+    class Meta:
+        constraints = [
+            # Distinct annotators per item: one annotator never gets the same item twice.
+            models.UniqueConstraint(fields=["item", "annotator"], name="assignment_distinct_annotators"),
+            models.UniqueConstraint(fields=["session", "position"], name="assignment_position_unique"),
+        ]
+        indexes = [models.Index(fields=["status", "expires_at"])]
+
+    def __str__(self):
+        return f"{self.item} → {self.annotator} ({self.status})"
+
+
+class Annotation(models.Model):
+    """A submitted answer. One per assignment, so a double submit stores one annotation."""
+
+    assignment = models.OneToOneField(Assignment, on_delete=models.PROTECT, related_name="annotation")
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="annotations")
+    item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="annotations")
+    pool = models.ForeignKey(CountryPool, on_delete=models.PROTECT, related_name="annotations")
+    annotator = models.ForeignKey(Annotator, on_delete=models.PROTECT, related_name="annotations")
+    answers = models.JSONField()
+    protocol_version = models.PositiveIntegerField()
+    surplus = models.BooleanField(
+        default=False, help_text="Submitted after the lease expired and the item was already full."
+    )
+    time_spent_ms = models.PositiveIntegerField()
+    started_at = models.DateTimeField()
+    submitted_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["study", "id"])]
+        constraints = [models.CheckConstraint(condition=Q(time_spent_ms__gte=0), name="annotation_time_nonneg")]
+
+    def __str__(self):
+        return f"annotation {self.pk} of {self.item}"
+
+
+class MockAttempt(models.Model):
+    annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="mock_attempt_rows")
+    answers = models.JSONField()
+    correct = models.PositiveSmallIntegerField()
+    total = models.PositiveSmallIntegerField()
+    passed = models.BooleanField()
+    created_at = models.DateTimeField(auto_now_add=True)

@@ -1,0 +1,23 @@
+from django.conf import settings
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from django.views.generic import RedirectView
+
+admin.site.site_header = "Tessera"
+admin.site.site_title = "Tessera admin"
+
+urlpatterns = [
+    path("", RedirectView.as_view(pattern_name="studies:study-list", permanent=False)),
+    path("admin/", admin.site.urls),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("studies/", include("studies.urls")),
+    path("studies/", include("exports.urls")),
+    path("", include("annotation.urls")),
+]
+
+if settings.DEBUG:
+    from django.conf.urls.static import static
+
+    urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)

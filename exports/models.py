@@ -1,0 +1,46 @@
+"""What is learned and shipped: analysis runs and export jobs, each a row that tracks its job."""
+
+from django.conf import settings
+from django.db import models
+
+from studies.models import Study
+
+
+class Job(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="+")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    progress = models.PositiveSmallIntegerField(default=0, help_text="0–100")
+    error = models.TextField(blank=True)
+    data_fingerprint = models.CharField(
+        max_length=200, blank=True, help_text="The annotations this job saw; a newer one makes it stale."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at", "-id"]
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+
+class AnalysisRun(Job):
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="analysis_runs")
+    result = models.JSONField(null=True, blank=True)
+
+
+class ExportJob(Job):
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="export_jobs")
+    analysis = models.ForeignKey(AnalysisRun, on_delete=models.PROTECT, related_name="exports")
+    file = models.FileField(upload_to="exports/", blank=True)
+    rows = models.PositiveIntegerField(default=0)

@@ -1,0 +1,176 @@
+"""What is asked: studies, their country pools, items and the mock test."""
+
+import uuid
+from functools import cached_property
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+from . import protocol as protocol_engine
+
+
+class Study(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="studies")
+    name = models.CharField(max_length=200)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    protocol = models.JSONField(help_text="The protocol spec: the questions asked of every item.")
+    protocol_version = models.PositiveIntegerField(default=1, editable=False)
+    consent_md = models.TextField("consent text (Markdown)", blank=True)
+    instructions_md = models.TextField("instructions (Markdown)", blank=True)
+    items_per_session = models.PositiveSmallIntegerField(default=5)
+    lease_minutes = models.PositiveSmallIntegerField(
+        default=30, help_text="How long an item stays reserved for an annotator who opened it."
+    )
+    mock_attempts_allowed = models.PositiveSmallIntegerField(default=2)
+    prolific_study_id = models.CharField(
+        max_length=64, blank=True, help_text="When set, entry links must carry this STUDY_ID."
+    )
+    code_completed = models.CharField("completion code: completed", max_length=64)
+    code_failed_mock = models.CharField("completion code: failed mock test", max_length=64)
+    code_not_eligible = models.CharField("completion code: not eligible", max_length=64)
+    code_no_consent = models.CharField("completion code: no consent", max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "studies"
+        constraints = [
+            models.CheckConstraint(condition=Q(items_per_session__gte=1), name="study_items_per_session_positive"),
+            models.CheckConstraint(condition=Q(lease_minutes__gte=1), name="study_lease_minutes_positive"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @cached_property
+    def spec(self) -> protocol_engine.Protocol:
+        return protocol_engine.parse_spec(self.protocol)
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == self.Status.OPEN
+
+
+class CountryPool(models.Model):
+    """The annotators of one country for one study, with their quota and eligibility rules."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="pools")
+    country = models.CharField(max_length=2, help_text="ISO 3166-1 alpha-2 code, e.g. IN.")
+    country_name = models.CharField(max_length=100)
+    entry_key = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    annotations_per_item = models.PositiveSmallIntegerField(default=3)
+    min_distinct_annotators = models.PositiveIntegerField(
+        default=0, help_text="Caps the items one annotator may take so that at least this many take part."
+    )
+    require_born = models.BooleanField("ask: born in the country", default=True)
+    require_nationality = models.BooleanField("ask: nationality", default=True)
+    require_childhood = models.BooleanField("ask: most of the first 18 years in the country", default=True)
+    require_resident = models.BooleanField("ask: currently resident", default=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "country"], name="pool_one_per_country"),
+            models.CheckConstraint(condition=Q(annotations_per_item__gte=1), name="pool_wanted_positive"),
+        ]
+
+    def __str__(self):
+        return f"{self.study} · {self.country_name}"
+
+    def eligibility_questions(self) -> list[tuple[str, str]]:
+        """The screening questions this pool asks, as (key, question); every answer must be yes."""
+        c = self.country_name
+        asked = [
+            ("born", self.require_born, f"Were you born in {c}?"),
+            ("nationality", self.require_nationality, f"Are you a national (citizen) of {c}?"),
+            ("childhood", self.require_childhood, f"Did you spend most of your first 18 years in {c}?"),
+            ("resident", self.require_resident, f"Do you live in {c} now?"),
+        ]
+        return [(key, question) for key, wanted, question in asked if wanted]
+
+
+def item_image_path(item, filename):
+    return f"items/{item.study_id}/{item.sha256[:2]}/{item.sha256}{_suffix(filename)}"
+
+
+def _suffix(filename: str) -> str:
+    dot = filename.rfind(".")
+    return filename[dot:].lower() if dot != -1 else ""
+
+
+class Item(models.Model):
+    """One thing shown to annotators: here a prompt and the image a model drew for it."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="items")
+    external_id = models.CharField(max_length=200, help_text="The item's id in the researcher's own data.")
+    country = models.CharField(max_length=2)
+    prompt = models.TextField(blank=True)
+    model_name = models.CharField(max_length=200, blank=True)
+    category = models.CharField(max_length=200, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    image = models.ImageField(upload_to=item_image_path, width_field="width", height_field="height")
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+    sha256 = models.CharField(max_length=64)
+    is_example = models.BooleanField(default=False, help_text="Used by the mock test; never assigned.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "external_id"], name="item_external_id_unique"),
+            models.UniqueConstraint(fields=["study", "sha256"], name="item_image_unique"),
+        ]
+        indexes = [models.Index(fields=["study", "country"])]
+
+    def __str__(self):
+        return self.external_id
+
+    def text_context(self) -> dict[str, str]:
+        """The item texts a protocol field may refer to (e.g. a highlight over the prompt)."""
+        return {"prompt": self.prompt}
+
+
+class ItemQuota(models.Model):
+    """How many annotations one (item, pool) pair wants, has, and has out on lease.
+
+    ``done + leased <= wanted`` is a database constraint; leases are taken with a conditional
+    UPDATE on it, so concurrent annotators can never overfill an item.
+    """
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="quotas")
+    pool = models.ForeignKey(CountryPool, on_delete=models.CASCADE, related_name="quotas")
+    wanted = models.PositiveSmallIntegerField()
+    done = models.PositiveSmallIntegerField(default=0)
+    leased = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["item", "pool"], name="quota_one_per_item_pool"),
+            models.CheckConstraint(condition=Q(done__lte=F("wanted") - F("leased")), name="quota_not_overfilled"),
+        ]
+        indexes = [models.Index(fields=["pool", "done", "leased"])]
+
+    def __str__(self):
+        return f"{self.item} in {self.pool}: {self.done}+{self.leased}/{self.wanted}"
+
+
+class MockQuestion(models.Model):
+    """One question of the mock test, asked about an example item, with its expected answer."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="mock_questions")
+    item = models.ForeignKey(Item, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    position = models.PositiveSmallIntegerField(default=0)
+    text = models.CharField(max_length=500)
+    choices = models.JSONField(help_text='A list of answer labels, e.g. ["No", "Partially", "Completely"].')
+    expected = models.CharField(max_length=200, help_text="The one right answer: one of the choices.")
+    explanation = models.TextField(blank=True, help_text="Shown after a failed attempt.")
+
+    class Meta:
+        ordering = ["position", "id"]
+
+    def __str__(self):
+        return self.text

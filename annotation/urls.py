@@ -1,4 +1,20 @@
 from django.urls import path
 
+from .views import flow, items
+
 app_name = "annotation"
-urlpatterns: list = []
+urlpatterns = [
+    path("join/<uuid:key>/", flow.entry, name="entry"),
+    path("a/", flow.next_step, name="next"),
+    path("a/consent/", flow.consent, name="consent"),
+    path("a/eligibility/", flow.eligibility, name="eligibility"),
+    path("a/instructions/", flow.instructions, name="instructions"),
+    path("a/practice/", flow.mock, name="mock"),
+    path("a/practice/<int:item_pk>/image", flow.example_image, name="example-image"),
+    path("a/items/", items.item_page, name="items"),
+    path("a/items/<int:pk>/", items.item_submit, name="item-submit"),
+    path("a/items/<int:pk>/draft", items.item_draft, name="item-draft"),
+    path("a/items/<int:pk>/image", items.item_image, name="item-image"),
+    path("a/end/", flow.end, name="end"),
+    path("healthz", items.healthz, name="healthz"),
+]

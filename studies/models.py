@@ -112,7 +112,7 @@ class Item(models.Model):
     model_name = models.CharField(max_length=200, blank=True)
     category = models.CharField(max_length=200, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
-    image = models.ImageField(upload_to=item_image_path, width_field="width", height_field="height")
+    image = models.ImageField(upload_to=item_image_path, max_length=300)
     width = models.PositiveIntegerField()
     height = models.PositiveIntegerField()
     sha256 = models.CharField(max_length=64)

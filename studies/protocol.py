@@ -334,22 +334,20 @@ def parse_spec(spec: Any) -> Protocol:
 # --- validating a submission ------------------------------------------------------------------
 
 
-def visible_fields(protocol: Protocol, answers: Mapping[str, Any]) -> list[Field]:
-    return [f for f in protocol.fields if evaluate(f.show_if, answers)]
-
-
-def validate(protocol: Protocol, data: Mapping[str, Sequence[str]], context: Mapping[str, Any]) -> Validation:
-    """Check a submission against the spec, in spec order.
+def walk(protocol: Protocol, data: Mapping[str, Sequence[str]], context: Mapping[str, Any]) -> tuple[Validation, set[str]]:
+    """Read a (possibly partial) submission in spec order; return what parsed and what is shown.
 
     ``data`` maps a field key to the raw strings posted for it (a QueryDict's lists);
     ``context`` holds the item texts that highlight fields mark. A field hidden by its condition
     is left out of the answers whatever was posted for it.
     """
     result = Validation()
+    shown: set[str] = set()
     for f in protocol.fields:
         if not evaluate(f.show_if, result.answers):
             continue
-        raw = [v for v in data.get(f.key, []) if str(v).strip() != ""]
+        shown.add(f.key)
+        raw = [str(v) for v in data.get(f.key, []) if str(v).strip() != ""]
         if not raw:
             required = f.required or (f.required_if is not None and evaluate(f.required_if, result.answers))
             if required:
@@ -358,9 +356,15 @@ def validate(protocol: Protocol, data: Mapping[str, Sequence[str]], context: Map
                 )
             continue
         try:
-            result.answers[f.key] = FIELD_TYPES[f.type].parse(f, [str(v) for v in raw], context)
+            result.answers[f.key] = FIELD_TYPES[f.type].parse(f, raw, context)
         except ValueError as exc:
             result.errors[f.key] = str(exc)
+    return result, shown
+
+
+def validate(protocol: Protocol, data: Mapping[str, Sequence[str]], context: Mapping[str, Any]) -> Validation:
+    """Check a submission against the spec: every answer, or every error and no answers."""
+    result, _ = walk(protocol, data, context)
     if result.errors:
         result.answers = {}
     return result

@@ -27,7 +27,7 @@ class Migration(migrations.Migration):
                 ('model_name', models.CharField(blank=True, max_length=200)),
                 ('category', models.CharField(blank=True, max_length=200)),
                 ('metadata', models.JSONField(blank=True, default=dict)),
-                ('image', models.ImageField(height_field='height', upload_to=studies.models.item_image_path, width_field='width')),
+                ('image', models.ImageField(max_length=300, upload_to=studies.models.item_image_path)),
                 ('width', models.PositiveIntegerField()),
                 ('height', models.PositiveIntegerField()),
                 ('sha256', models.CharField(max_length=64)),

@@ -1,0 +1,85 @@
+"""Reads for the annotator's pages, scoped to the annotator of the current browser session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+
+from .models import Annotator, Assignment, Session
+
+SESSION_KEY = "tessera_session_id"
+PROLIFIC_COMPLETE_URL = "https://app.prolific.com/submissions/complete?cc={code}"
+
+
+class NoAnnotatorSession(Exception):
+    """The browser carries no annotator session: they must reopen their study link."""
+
+
+def session_for_request(request) -> Session:
+    pk = request.session.get(SESSION_KEY)
+    if pk is None:
+        raise NoAnnotatorSession
+    session = Session.objects.select_related("annotator__pool__study").filter(pk=pk).first()
+    if session is None:
+        raise NoAnnotatorSession
+    return session
+
+
+def assignment_for_session(session: Session, pk: int) -> Assignment:
+    """One of this session's assignments, or 404: an annotator never reaches another's work."""
+    return get_object_or_404(
+        Assignment.objects.select_related("item", "pool"), pk=pk, session=session
+    )
+
+
+def example_item_for_annotator(annotator: Annotator, item_pk: int):
+    question = annotator.study.mock_questions.filter(item_id=item_pk).select_related("item").first()
+    if question is None:
+        raise Http404
+    return question.item
+
+
+STEPS = ("consent", "eligibility", "instructions", "mock", "items")
+
+
+def annotator_step(annotator: Annotator) -> str:
+    """Where the annotator stands: one of STEPS, or "end" once an outcome stops them."""
+    if annotator.outcome:
+        return "end"
+    if annotator.consented_at is None:
+        return "consent"
+    if annotator.eligible_at is None:
+        return "eligibility"
+    if annotator.instructions_read_at is None:
+        return "instructions"
+    if annotator.mock_passed_at is None and annotator.study.mock_questions.exists():
+        return "mock"
+    return "items"
+
+
+@dataclass(frozen=True)
+class Ending:
+    code: str
+    title: str
+    message: str
+
+    @property
+    def url(self) -> str:
+        return PROLIFIC_COMPLETE_URL.format(code=self.code)
+
+
+def ending_for(annotator: Annotator, session: Session) -> Ending | None:
+    """The completion code the annotator leaves with, or None while there is work to do."""
+    study = annotator.study
+    outcome = annotator.outcome
+    if outcome == Annotator.Outcome.NO_CONSENT:
+        return Ending(study.code_no_consent, "You did not consent", "No problem: please return the study on Prolific. Thank you for your time.")
+    if outcome == Annotator.Outcome.NOT_ELIGIBLE:
+        return Ending(study.code_not_eligible, "Thank you", "This study is for people with a different background, so we cannot include you. Thank you for your time.")
+    if outcome == Annotator.Outcome.FAILED_MOCK:
+        return Ending(study.code_failed_mock, "The practice test was not passed", "You used all attempts at the practice test, so the study ends here. Thank you for your time.")
+    if session.completed_at:
+        return Ending(study.code_completed, "All done, thank you!", "Your answers are saved.")
+    return None

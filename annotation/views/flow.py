@@ -1,0 +1,168 @@
+"""The annotator's way in and out: entry link, consent, eligibility, instructions, mock test, end."""
+
+from functools import wraps
+
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from studies.models import CountryPool
+
+from .. import services
+from ..selectors import (
+    SESSION_KEY,
+    NoAnnotatorSession,
+    annotator_step,
+    ending_for,
+    example_item_for_annotator,
+    session_for_request,
+)
+
+ENTRY_PROBLEMS = {
+    "missing": ("This link is incomplete", "The link is missing {detail}. Please open the study again from Prolific."),
+    "malformed": ("This link is not valid", "The link's {detail} is not in the expected form. Please open the study again from Prolific."),
+    "wrong_study": ("This link belongs to another study", "Please open the study again from Prolific."),
+    "closed": ("This study is closed", "It is not taking answers at the moment. Please return it on Prolific; you will not be penalised."),
+    "full": ("This study is full", "Every item has enough answers already. Please return the study on Prolific; you will not be penalised."),
+    "wrong_pool": ("You already take part in this study", "You joined through the link for {detail}. Please use that link, from Prolific."),
+}
+
+
+def annotator_required(step: str | None = None):
+    """Load the browser's annotator session; send them to their current step if this is not it."""
+
+    def decorator(view):
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            try:
+                session = session_for_request(request)
+            except NoAnnotatorSession:
+                return render(request, "annotation/problem.html", {
+                    "title": "Please open the study from Prolific",
+                    "message": "We could not find your session in this browser. Open the study link from Prolific again: your work is kept and you will continue where you stopped.",
+                }, status=403)
+            if step is not None and annotator_step(session.annotator) != step:
+                return redirect("annotation:next")
+            return view(request, session, *args, **kwargs)
+
+        return wrapped
+
+    return decorator
+
+
+@require_http_methods(["GET"])
+def entry(request, key):
+    pool = get_object_or_404(CountryPool.objects.select_related("study"), entry_key=key)
+    params = {name: request.GET.get(name, "").strip() for name in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")}
+    try:
+        session = services.annotator_enter(pool=pool, params=params)
+    except services.EntryRefused as refused:
+        title, message = ENTRY_PROBLEMS[refused.reason]
+        status = 410 if refused.reason in ("closed", "full") else 400
+        return render(request, "annotation/problem.html", {
+            "title": title, "message": message.format(detail=refused.detail)}, status=status)
+    request.session.cycle_key()
+    request.session[SESSION_KEY] = session.pk
+    return redirect("annotation:next")
+
+
+@annotator_required()
+def next_step(request, session):
+    step = annotator_step(session.annotator)
+    return redirect("annotation:end" if step == "end" else f"annotation:{step}")
+
+
+@require_http_methods(["GET", "POST"])
+@annotator_required("consent")
+def consent(request, session):
+    annotator = session.annotator
+    if request.method == "POST":
+        services.annotator_consent(annotator=annotator, agree=request.POST.get("consent") == "yes")
+        return redirect("annotation:next")
+    return render(request, "annotation/consent.html", {"study": annotator.study, "step": 1})
+
+
+@require_http_methods(["GET", "POST"])
+@annotator_required("eligibility")
+def eligibility(request, session):
+    annotator = session.annotator
+    questions = annotator.pool.eligibility_questions()
+    answers, errors = {}, {}
+    if request.method == "POST":
+        for key, _ in questions:
+            value = request.POST.get(key)
+            if value in ("yes", "no"):
+                answers[key] = value == "yes"
+            else:
+                errors[key] = "Please answer yes or no."
+        if not errors:
+            services.annotator_screen(annotator=annotator, answers=answers)
+            return redirect("annotation:next")
+    rows = [{"key": k, "text": t, "value": request.POST.get(k), "error": errors.get(k)} for k, t in questions]
+    return render(request, "annotation/eligibility.html", {
+        "study": annotator.study, "pool": annotator.pool, "questions": rows, "step": 2,
+    }, status=422 if errors else 200)
+
+
+@require_http_methods(["GET", "POST"])
+@annotator_required("instructions")
+def instructions(request, session):
+    annotator = session.annotator
+    if request.method == "POST":
+        services.annotator_read_instructions(annotator=annotator)
+        return redirect("annotation:next")
+    return render(request, "annotation/instructions.html", {"study": annotator.study, "step": 3})
+
+
+@require_http_methods(["GET", "POST"])
+@annotator_required("mock")
+def mock(request, session):
+    annotator = session.annotator
+    study = annotator.study
+    questions = list(study.mock_questions.select_related("item"))
+    chosen, errors, attempt = {}, {}, None
+    if request.method == "POST":
+        for q in questions:
+            value = request.POST.get(f"q{q.pk}")
+            if value in q.choices:
+                chosen[q.pk] = value
+            else:
+                errors[q.pk] = "Please choose an answer."
+        if not errors:
+            attempt = services.mock_submit(annotator=annotator, answers=chosen)
+            if attempt.passed or annotator_step(annotator) != "mock":
+                return redirect("annotation:next")
+    rows = [{
+        "q": q, "value": chosen.get(q.pk), "error": errors.get(q.pk),
+        "wrong": attempt is not None and chosen.get(q.pk) != q.expected,
+    } for q in questions]
+    attempts_left = study.mock_attempts_allowed - annotator.mock_attempts
+    return render(request, "annotation/mock.html", {
+        "study": study, "rows": rows, "attempt": attempt, "attempts_left": attempts_left, "step": 4,
+    }, status=422 if errors or attempt else 200)
+
+
+@annotator_required()
+def example_image(request, session, item_pk):
+    from studies.files import image_response
+
+    return image_response(example_item_for_annotator(session.annotator, item_pk).image)
+
+
+@annotator_required()
+def end(request, session):
+    ending = ending_for(session.annotator, session)
+    if ending is None:
+        return redirect("annotation:next")
+    return render(request, "annotation/end.html", {"ending": ending, "study": session.annotator.study})
+
+
+def hx_redirect(request, url_name: str) -> HttpResponse:
+    """Redirect a plain request, or tell htmx to navigate the whole page."""
+    url = reverse(url_name)
+    if request.headers.get("HX-Request"):
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = url
+        return response
+    return redirect(url)

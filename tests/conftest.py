@@ -1,0 +1,52 @@
+"""The fixed cast: a researcher who owns the study, another researcher, an annotator of the pool,
+an annotator of another pool. Each test takes what it needs."""
+
+import pytest
+
+from . import factories as f
+
+
+@pytest.fixture
+def owner(db):
+    return f.make_researcher("owner")
+
+
+@pytest.fixture
+def other_researcher(db):
+    return f.make_researcher("other")
+
+
+@pytest.fixture
+def study(owner):
+    return f.make_study(owner)
+
+
+@pytest.fixture
+def pool(study):
+    return f.make_pool(study, "IN", "India")
+
+
+@pytest.fixture
+def other_pool(study):
+    return f.make_pool(study, "JP", "Japan")
+
+
+@pytest.fixture
+def items(study, pool, other_pool):
+    """Three items routed to India, two to Japan."""
+    return f.make_items(study, "IN", 3) + f.make_items(study, "JP", 2)
+
+
+@pytest.fixture
+def annotator(pool):
+    return f.make_annotator(pool)
+
+
+@pytest.fixture
+def other_annotator(other_pool):
+    return f.make_annotator(other_pool)
+
+
+@pytest.fixture
+def session(annotator):
+    return f.make_session(annotator)

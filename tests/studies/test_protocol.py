@@ -1,0 +1,130 @@
+import json
+
+import pytest
+
+from studies.protocol import SpecError, evaluate, parse_spec, tokenize, validate
+from studies.services import preset_load
+from tests.factories import valid_answers
+
+PROMPT = {"prompt": "A family sharing a meal at a festival"}
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return parse_spec(preset_load("culturalframes-rating"))
+
+
+def test_it_accepts_a_complete_rating(spec):
+    result = validate(spec, valid_answers(), PROMPT)
+    assert result.ok
+    assert result.answers["alignment"] == 0.5
+    assert result.answers["words"] == [{"index": 1, "start": 2, "end": 8, "text": "family"}]
+
+
+def test_it_drops_fields_hidden_by_their_condition(spec):
+    result = validate(spec, valid_answers(alignment="1"), PROMPT)
+    assert result.ok
+    assert "error_types" not in result.answers and "words" not in result.answers
+    assert "explanation" not in result.answers
+
+
+def test_it_requires_an_error_type_below_full_alignment(spec):
+    result = validate(spec, valid_answers(error_types=[]), PROMPT)
+    assert result.errors["error_types"] == "Tick at least one: explicit, implicit, or both."
+    assert result.answers == {}
+
+
+def test_it_requires_words_when_explicit_is_ticked(spec):
+    result = validate(spec, valid_answers(words=[]), PROMPT)
+    assert "words" in result.errors
+
+
+def test_words_are_optional_for_implicit_errors(spec):
+    result = validate(spec, valid_answers(error_types="implicit", words=[]), PROMPT)
+    assert result.ok and "words" not in result.answers
+
+
+def test_it_refuses_a_word_outside_the_prompt(spec):
+    assert validate(spec, valid_answers(words="99"), PROMPT).errors["words"] == "Select words of the text shown."
+    assert "words" in validate(spec, valid_answers(words="x"), PROMPT).errors
+
+
+def test_it_requires_a_description_of_a_stereotype(spec):
+    result = validate(spec, valid_answers(stereotype="yes"), PROMPT)
+    assert result.errors["stereotype_description"] == "Describe the stereotype you see."
+    ok = validate(spec, valid_answers(stereotype="yes", stereotype_description="Everyone wears costumes."), PROMPT)
+    assert ok.ok
+
+
+def test_it_refuses_a_value_off_the_scale(spec):
+    assert validate(spec, valid_answers(overall="6"), PROMPT).errors["overall"] == "Choose one of the options."
+    assert "quality" in validate(spec, valid_answers(quality="0.7"), PROMPT).errors
+
+
+def test_it_refuses_a_too_short_explanation(spec):
+    assert validate(spec, valid_answers(explanation="bad"), PROMPT).errors["explanation"] == "Write at least 10 characters."
+
+
+def test_it_reports_every_missing_answer(spec):
+    result = validate(spec, {}, PROMPT)
+    assert set(result.errors) == {"alignment", "stereotype", "quality", "overall"}
+
+
+@pytest.mark.parametrize(
+    "condition, values, expected",
+    [
+        ({"field": "a", "eq": 1}, {"a": 1}, True),
+        ({"field": "a", "ne": 1}, {"a": 2}, True),
+        ({"field": "a", "lt": 1}, {"a": 0.5}, True),
+        ({"field": "a", "le": 1}, {"a": 1}, True),
+        ({"field": "a", "gt": 1}, {"a": 1}, False),
+        ({"field": "a", "ge": 1}, {"a": 1}, True),
+        ({"field": "a", "in": ["x", "y"]}, {"a": "y"}, True),
+        ({"field": "a", "contains": "x"}, {"a": ["x"]}, True),
+        ({"field": "a", "lt": 1}, {}, False),
+        ({"field": "a", "lt": 1}, {"a": "text"}, False),
+        ({"all": [{"field": "a", "eq": 1}, {"field": "b", "eq": 2}]}, {"a": 1, "b": 3}, False),
+        ({"any": [{"field": "a", "eq": 1}, {"field": "b", "eq": 2}]}, {"a": 0, "b": 2}, True),
+    ],
+)
+def test_conditions(condition, values, expected):
+    assert evaluate(condition, values) is expected
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ([{"key": "a", "type": "stars"}], "field 'a': unknown type 'stars'"),
+        ([{"key": "a", "type": "text"}, {"key": "a", "type": "text"}], "field 'a': duplicate key"),
+        ([{"key": "a", "type": "choice", "choices": []}], "field 'a': a choice field needs at least one choice"),
+        ([{"key": "a", "type": "text", "show_if": {"field": "b", "eq": 1}}, {"key": "b", "type": "text"}],
+         "field 'a' show_if: refers to 'b', which is not an earlier field"),
+        ([{"key": "a", "type": "text", "level": "ordinal"}], "field 'a': level 'ordinal' does not fit a text field"),
+        ([{"key": "a", "type": "scale", "choices": ["low", "high"]}], "field 'a': every point of a scale must be a number"),
+        ([{"key": "a", "type": "highlight"}], "field 'a': a highlight field needs 'over'"),
+        ([{"key": "A b", "type": "text"}], "field #1: 'key' must be lowercase"),
+    ],
+)
+def test_it_names_the_field_of_each_spec_error(fields, message):
+    with pytest.raises(SpecError) as exc:
+        parse_spec({"fields": fields})
+    assert any(e.startswith(message) for e in exc.value.errors), exc.value.errors
+
+
+def test_it_refuses_a_spec_without_fields():
+    with pytest.raises(SpecError):
+        parse_spec({"fields": []})
+    with pytest.raises(SpecError):
+        parse_spec(json.loads("[]"))
+
+
+def test_tokenize_keeps_offsets_and_apostrophes():
+    tokens = tokenize("A child's kite, flying.")
+    assert [t.text for t in tokens] == ["A", "child's", "kite", "flying"]
+    assert tokens[2].start == 10 and tokens[2].end == 14
+
+
+def test_analysable_fields_carry_their_level(spec):
+    assert [(f.key, f.level) for f in spec.analysable()] == [
+        ("alignment", "ordinal"), ("stereotype", "nominal"), ("quality", "ordinal"), ("overall", "ordinal")
+    ]

@@ -21,7 +21,7 @@ def session_for_request(request) -> Session:
     pk = request.session.get(SESSION_KEY)
     if pk is None:
         raise NoAnnotatorSession
-    session = Session.objects.select_related("annotator__pool__study").filter(pk=pk).first()
+    session = Session.objects.select_related("annotator__study", "annotator__pool").filter(pk=pk).first()
     if session is None:
         raise NoAnnotatorSession
     return session
@@ -30,7 +30,7 @@ def session_for_request(request) -> Session:
 def assignment_for_session(session: Session, pk: int) -> Assignment:
     """One of this session's assignments, or 404: an annotator never reaches another's work."""
     return get_object_or_404(
-        Assignment.objects.select_related("item", "pool"), pk=pk, session=session
+        Assignment.objects.select_related("item__study", "pool"), pk=pk, session=session
     )
 
 

@@ -175,7 +175,7 @@ def _annotator_cap(annotator: Annotator) -> int | None:
         return None
     slots = ItemQuota.objects.filter(pool=pool).aggregate(n=Sum("wanted"))["n"] or 0
     return max_items_per_annotator(
-        slots=slots, min_distinct=pool.min_distinct_annotators, session_size=pool.study.items_per_session
+        slots=slots, min_distinct=pool.min_distinct_annotators, session_size=annotator.study.items_per_session
     )
 
 

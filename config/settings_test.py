@@ -13,3 +13,4 @@ STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.Static
 SESSION_COOKIE_SECURE = False
 CSRF_COOKIE_SECURE = False
 ALLOWED_HOSTS = ["*"]
+STATIC_ROOT = tempfile.mkdtemp(prefix="tessera-test-static-")

@@ -1,0 +1,132 @@
+import pytest
+from django.urls import reverse
+
+from annotation.models import Annotation, Assignment
+from annotation.selectors import SESSION_KEY
+from annotation.services import assignment_current
+from tests import factories as f
+from tests.factories import valid_answers
+
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def annotating(client, session, items):
+    """A browser whose annotator is onboarded and on the item pages."""
+    s = client.session
+    s[SESSION_KEY] = session.pk
+    s.save()
+    return client
+
+
+def submit(client, assignment, data, **extra):
+    return client.post(reverse("annotation:item-submit", args=[assignment.pk]), data, **extra)
+
+
+def test_the_page_shows_the_first_item_with_its_prompt_as_tokens(annotating, session):
+    page = annotating.get(reverse("annotation:items")).content.decode()
+    assignment = Assignment.objects.get(session=session)
+    assert "Image 1 of 5" in page
+    assert reverse("annotation:item-image", args=[assignment.pk]) in page
+    assert 'class="token" for="words-1">family</label>' in page
+    assert 'popovertarget="def-alignment"' in page
+
+
+def test_a_valid_submit_swaps_in_the_next_item(annotating, session):
+    annotating.get(reverse("annotation:items"))
+    first = Assignment.objects.get(session=session)
+    response = submit(annotating, first, valid_answers(), **HX)
+    assert response.status_code == 200
+    assert "Image 2 of 5" in response.content.decode()
+    assert "<html" not in response.content.decode()  # a fragment, not a page
+    assert Annotation.objects.get().answers["overall"] == 3
+
+
+def test_an_invalid_submit_is_refused_next_to_the_field_and_stores_nothing(annotating, session):
+    annotating.get(reverse("annotation:items"))
+    a = Assignment.objects.get(session=session)
+    response = submit(annotating, a, valid_answers(explanation="meh"), **HX)
+    assert response.status_code == 422
+    page = response.content.decode()
+    assert 'id="err-explanation">Write at least 10 characters.' in page
+    assert "Image 1 of 5" in page and "meh" in page  # what was typed is kept
+    assert not Annotation.objects.exists()
+
+
+def test_a_double_submit_stores_one_annotation_and_moves_on(annotating, session):
+    annotating.get(reverse("annotation:items"))
+    a = Assignment.objects.get(session=session)
+    submit(annotating, a, valid_answers(), **HX)
+    again = submit(annotating, a, valid_answers(), **HX)
+    assert again.status_code == 200 and "Image 2 of 5" in again.content.decode()
+    assert Annotation.objects.count() == 1
+
+
+def test_a_draft_is_restored_on_reload(annotating, session):
+    annotating.get(reverse("annotation:items"))
+    a = Assignment.objects.get(session=session)
+    r = annotating.post(reverse("annotation:item-draft", args=[a.pk]), {"alignment": "0.5", "explanation": "half a thought"})
+    assert r.json() == {"saved": True}
+    page = annotating.get(reverse("annotation:items")).content.decode()
+    assert "half a thought</textarea>" in page
+    assert 'value="0.5" data-v="0.5" checked' in page
+    # the conditional questions opened by the draft are shown, not hidden
+    assert 'data-field="explanation" data-type="text" data-show-if' in page
+    assert 'data-field="stereotype_description" data-type="text" data-show-if="{&quot;field&quot;: &quot;stereotype&quot;, &quot;eq&quot;: &quot;yes&quot;}" data-required="true" hidden' in page
+
+
+def test_another_annotators_assignment_is_404(annotating, study, pool):
+    stranger = f.make_session(f.make_annotator(pool))
+    theirs = assignment_current(session=stranger)
+    assert submit(annotating, theirs, valid_answers()).status_code == 404
+    assert annotating.post(reverse("annotation:item-draft", args=[theirs.pk]), {"x": "y"}).status_code == 404
+    assert annotating.get(reverse("annotation:item-image", args=[theirs.pk])).status_code == 404
+    assert not Annotation.objects.exists()
+
+
+def test_the_image_of_ones_own_item_is_served(annotating, session):
+    annotating.get(reverse("annotation:items"))
+    a = Assignment.objects.get(session=session)
+    response = annotating.get(reverse("annotation:item-image", args=[a.pk]))
+    assert response.status_code == 200
+    assert b"".join(response.streaming_content)[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_finishing_the_batch_redirects_to_prolific_with_the_completed_code(annotating, session, study):
+    session.items_target = 2
+    session.save()
+    annotating.get(reverse("annotation:items"))
+    for _ in range(2):
+        a = Assignment.objects.filter(session=session, status="leased").get()
+        response = submit(annotating, a, valid_answers(), **HX)
+    assert response.status_code == 204 and response["HX-Redirect"] == reverse("annotation:end")
+    page = annotating.get(reverse("annotation:end")).content.decode()
+    assert f"https://app.prolific.com/submissions/complete?cc={study.code_completed}" in page
+    session.refresh_from_db()
+    assert session.completed_at is not None
+
+
+def test_a_session_ends_early_when_the_pool_runs_dry(annotating, session, study):
+    # The pool of India has 3 items: the session of 5 ends after 3 with the completed code.
+    annotating.get(reverse("annotation:items"))
+    for _ in range(3):
+        a = Assignment.objects.filter(session=session, status="leased").get()
+        response = submit(annotating, a, valid_answers(), **HX)
+    assert response["HX-Redirect"] == reverse("annotation:end")
+    assert study.code_completed in annotating.get(reverse("annotation:end")).content.decode()
+
+
+def test_without_htmx_a_submit_redirects_or_renders_the_full_page(annotating, session):
+    annotating.get(reverse("annotation:items"))
+    a = Assignment.objects.get(session=session)
+    bad = submit(annotating, a, {})
+    assert bad.status_code == 422 and "<html" in bad.content.decode()
+    good = submit(annotating, a, valid_answers())
+    assert good.status_code == 200 and "Image 2 of 5" in good.content.decode()
+
+
+def test_the_next_item_path_has_a_fixed_number_of_queries(annotating, session, django_assert_max_num_queries):
+    annotating.get(reverse("annotation:items"))
+    a = Assignment.objects.get(session=session)
+    with django_assert_max_num_queries(20):
+        submit(annotating, a, valid_answers(), **HX)

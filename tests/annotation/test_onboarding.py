@@ -1,0 +1,135 @@
+from django.urls import reverse
+
+from annotation.models import Annotator, MockAttempt
+from tests import factories as f
+
+from .helpers import enter
+
+PROLIFIC = "https://app.prolific.com/submissions/complete?cc="
+
+
+def post(client, name, data=None):
+    return client.post(reverse(f"annotation:{name}"), data or {})
+
+
+def test_consent_yes_leads_to_eligibility(client, pool, items):
+    enter(client, pool)
+    assert post(client, "consent", {"consent": "yes"}).url == reverse("annotation:next")
+    assert client.get(reverse("annotation:next")).url == reverse("annotation:eligibility")
+
+
+def test_declining_consent_ends_with_the_no_consent_code(client, pool, items, study):
+    enter(client, pool)
+    post(client, "consent", {"consent": "no"})
+    page = client.get(reverse("annotation:end")).content.decode()
+    assert PROLIFIC + study.code_no_consent in page
+    assert Annotator.objects.get().outcome == "no_consent"
+
+
+def test_eligibility_all_yes_continues(client, pool, items):
+    enter(client, pool)
+    post(client, "consent", {"consent": "yes"})
+    answers = {k: "yes" for k, _ in pool.eligibility_questions()}
+    post(client, "eligibility", answers)
+    assert client.get(reverse("annotation:next")).url == reverse("annotation:instructions")
+
+
+def test_one_no_ends_politely_with_the_not_eligible_code(client, pool, items, study):
+    enter(client, pool)
+    post(client, "consent", {"consent": "yes"})
+    answers = {k: "yes" for k, _ in pool.eligibility_questions()} | {"childhood": "no"}
+    post(client, "eligibility", answers)
+    page = client.get(reverse("annotation:end")).content.decode()
+    assert PROLIFIC + study.code_not_eligible in page
+    assert "Thank you" in page
+    # The decision is final: the items stay closed to them.
+    assert client.get(reverse("annotation:items")).url == reverse("annotation:next")
+
+
+def test_an_unanswered_eligibility_question_is_refused_next_to_it(client, pool, items):
+    enter(client, pool)
+    post(client, "consent", {"consent": "yes"})
+    response = post(client, "eligibility", {"born": "yes"})
+    assert response.status_code == 422
+    assert response.content.decode().count("Please answer yes or no.") == 3
+    assert Annotator.objects.get().eligible_at is None
+
+
+def test_a_pool_may_skip_the_residence_question(client, study, items):
+    relaxed = f.make_pool(study, "BR", "Brazil", require_resident=False)
+    assert [k for k, _ in relaxed.eligibility_questions()] == ["born", "nationality", "childhood"]
+
+
+def test_steps_cannot_be_skipped_by_url(client, pool, items):
+    enter(client, pool)
+    assert client.get(reverse("annotation:items")).url == reverse("annotation:next")
+    assert client.get(reverse("annotation:mock")).url == reverse("annotation:next")
+    assert post(client, "instructions").url == reverse("annotation:next")
+    assert Annotator.objects.get().instructions_read_at is None
+
+
+def onboard_to_mock(client, pool):
+    enter(client, pool)
+    post(client, "consent", {"consent": "yes"})
+    post(client, "eligibility", {k: "yes" for k, _ in pool.eligibility_questions()})
+    post(client, "instructions")
+
+
+def test_instructions_render_markdown_safely(client, study, pool, items):
+    study.instructions_md = "Rate **carefully**.<script>alert(1)</script>"
+    study.save()
+    enter(client, pool)
+    post(client, "consent", {"consent": "yes"})
+    post(client, "eligibility", {k: "yes" for k, _ in pool.eligibility_questions()})
+    page = client.get(reverse("annotation:instructions")).content.decode()
+    assert "<strong>carefully</strong>" in page and "<script>alert" not in page
+
+
+def test_passing_the_mock_test_opens_the_items(client, study, pool, items):
+    q = f.make_mock_question(study, expected="No")
+    onboard_to_mock(client, pool)
+    assert client.get(reverse("annotation:next")).url == reverse("annotation:mock")
+    response = post(client, "mock", {f"q{q.pk}": "No"})
+    assert response.url == reverse("annotation:next")
+    assert client.get(reverse("annotation:next")).url == reverse("annotation:items")
+
+
+def test_a_wrong_answer_costs_an_attempt_and_explains(client, study, pool, items):
+    q = f.make_mock_question(study, expected="No")
+    q.explanation = "The bicycle is blue, not red."
+    q.save()
+    onboard_to_mock(client, pool)
+    response = post(client, "mock", {f"q{q.pk}": "Completely"})
+    assert response.status_code == 422
+    page = response.content.decode()
+    assert "You answered 0 of 1 correctly" in page and "The bicycle is blue" in page
+    assert "Attempts left: <strong>1</strong>" in page
+
+
+def test_failing_every_attempt_ends_with_the_failed_code(client, study, pool, items):
+    q = f.make_mock_question(study, expected="No")
+    onboard_to_mock(client, pool)
+    post(client, "mock", {f"q{q.pk}": "Completely"})
+    response = post(client, "mock", {f"q{q.pk}": "Partially"})
+    assert response.url == reverse("annotation:next")
+    page = client.get(reverse("annotation:end")).content.decode()
+    assert PROLIFIC + study.code_failed_mock in page
+    assert Annotator.objects.get().outcome == "failed_mock"
+    # No more attempts, even by posting directly.
+    assert post(client, "mock", {f"q{q.pk}": "No"}).url == reverse("annotation:next")
+    assert MockAttempt.objects.count() == 2
+
+
+def test_an_unanswered_mock_question_does_not_cost_an_attempt(client, study, pool, items):
+    f.make_mock_question(study)
+    onboard_to_mock(client, pool)
+    response = post(client, "mock", {})
+    assert response.status_code == 422 and "Please choose an answer." in response.content.decode()
+    assert Annotator.objects.get().mock_attempts == 0
+
+
+def test_the_example_image_is_served_only_for_the_mock(client, study, pool, items):
+    q = f.make_mock_question(study)
+    onboard_to_mock(client, pool)
+    assert client.get(reverse("annotation:example-image", args=[q.item_id])).status_code == 200
+    assert client.get(reverse("annotation:example-image", args=[items[0].pk])).status_code == 404

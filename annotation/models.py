@@ -87,6 +87,10 @@ class Assignment(models.Model):
             # Distinct annotators per item: one annotator never gets the same item twice.
             models.UniqueConstraint(fields=["item", "annotator"], name="assignment_distinct_annotators"),
             models.UniqueConstraint(fields=["session", "position"], name="assignment_position_unique"),
+            # One item at a time: two tabs of one session cannot hold two leases.
+            models.UniqueConstraint(
+                fields=["session"], condition=Q(status="leased"), name="assignment_one_lease_per_session"
+            ),
         ]
         indexes = [models.Index(fields=["status", "expires_at"])]
 

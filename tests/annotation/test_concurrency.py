@@ -1,0 +1,108 @@
+"""Concurrency rules with real threads on PostgreSQL: no over-assigned item, idempotent submit."""
+
+import threading
+from collections import Counter
+
+import pytest
+from django.db import connection
+
+from annotation.models import Annotation, Assignment
+from annotation.services import annotation_submit, assignment_current
+from studies.models import ItemQuota
+from tests import factories as f
+from tests.factories import valid_answers
+
+pytestmark = [
+    pytest.mark.postgres_only,
+    pytest.mark.django_db(transaction=True),
+]
+
+
+@pytest.fixture(autouse=True)
+def _postgres_only():
+    if connection.vendor != "postgresql":
+        pytest.skip("concurrency is tested on PostgreSQL: set DATABASE_URL=postgres://… (CI does)")
+
+
+def run_in_threads(target, args_list):
+    """Start every call at the same moment (a barrier), each in its own thread and connection."""
+    barrier = threading.Barrier(len(args_list))
+    results, errors = [None] * len(args_list), []
+
+    def work(i, args):
+        try:
+            barrier.wait()
+            results[i] = target(*args)
+        except Exception as exc:  # noqa: BLE001 - surfaced by the assertion below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=work, args=(i, a)) for i, a in enumerate(args_list)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors, errors
+    return results
+
+
+def test_concurrent_annotators_never_overfill_an_item(study, pool):
+    (item,) = f.make_items(study, "IN", 1)
+    sessions = [f.make_session(f.make_annotator(pool)) for _ in range(12)]
+
+    leases = run_in_threads(lambda s: assignment_current(session=s), [(s,) for s in sessions])
+
+    assert sum(a is not None for a in leases) == 3
+    q = ItemQuota.objects.get(item=item, pool=pool)
+    assert (q.leased, q.done) == (3, 0)
+
+
+def test_concurrent_sessions_fill_every_item_exactly(study, pool):
+    f.make_items(study, "IN", 5)  # 15 slots
+    study.items_per_session = 5
+    study.save()
+    sessions = [f.make_session(f.make_annotator(pool)) for _ in range(8)]
+
+    def annotate_all(session):
+        done = 0
+        while (a := assignment_current(session=session)) is not None:
+            annotation_submit(assignment=a, data=valid_answers())
+            done += 1
+        return done
+
+    counts = run_in_threads(annotate_all, [(s,) for s in sessions])
+
+    assert sum(counts) == 15
+    per_item = Counter(Annotation.objects.values_list("item_id", flat=True))
+    assert set(per_item.values()) == {3}
+    pairs = list(Annotation.objects.values_list("item_id", "annotator_id"))
+    assert len(pairs) == len(set(pairs)), "an annotator annotated an item twice"
+    assert not ItemQuota.objects.exclude(done=3).exists()
+    assert not ItemQuota.objects.exclude(leased=0).exists()
+
+
+def test_a_submit_sent_many_times_at_once_stores_one_annotation(study, pool, session):
+    f.make_items(study, "IN", 1)
+    assignment = assignment_current(session=session)
+
+    results = run_in_threads(
+        lambda: annotation_submit(assignment=Assignment.objects.get(pk=assignment.pk), data=valid_answers()),
+        [()] * 8,
+    )
+
+    assert Annotation.objects.count() == 1
+    assert sum(not r.duplicate for r in results) == 1
+    assert {r.annotation.pk for r in results} == {Annotation.objects.get().pk}
+    q = ItemQuota.objects.get(item=assignment.item, pool=pool)
+    assert (q.done, q.leased) == (1, 0)
+
+
+def test_one_annotator_in_two_tabs_gets_one_lease(study, pool, session):
+    f.make_items(study, "IN", 3)
+
+    leases = run_in_threads(lambda: assignment_current(session=session), [()] * 4)
+
+    assert Assignment.objects.filter(session=session).count() == 1
+    assert len({a.pk for a in leases}) == 1
+    assert ItemQuota.objects.filter(leased=1).count() == 1

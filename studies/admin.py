@@ -3,7 +3,7 @@ from django.contrib import admin
 
 from . import protocol as protocol_engine
 from .models import CountryPool, Item, MockQuestion, Study
-from .services import quotas_sync
+from .services import preset_load, quotas_sync
 
 
 class OwnedAdmin(admin.ModelAdmin):
@@ -14,6 +14,11 @@ class OwnedAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         qs = super().get_queryset(request)
         return qs if request.user.is_superuser else qs.filter(**{self.owner_path: request.user})
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "study" and not request.user.is_superuser:
+            kwargs["queryset"] = Study.objects.filter(owner=request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
 class StudyForm(forms.ModelForm):
@@ -46,8 +51,24 @@ class PoolInline(admin.TabularInline):
     ]
 
 
+class MockQuestionForm(forms.ModelForm):
+    class Meta:
+        model = MockQuestion
+        fields = ["position", "item", "text", "choices", "expected", "explanation"]
+
+    def clean(self):
+        data = super().clean()
+        choices, expected = data.get("choices"), data.get("expected")
+        if not isinstance(choices, list) or len(choices) < 2 or not all(isinstance(c, str) and c for c in choices):
+            self.add_error("choices", 'Give at least two answer labels as a list, e.g. ["No", "Yes"].')
+        elif expected not in choices:
+            self.add_error("expected", f"The expected answer must be one of the choices: {', '.join(choices)}.")
+        return data
+
+
 class MockQuestionInline(admin.StackedInline):
     model = MockQuestion
+    form = MockQuestionForm
     extra = 0
     fields = ["position", "item", "text", "choices", "expected", "explanation"]
 
@@ -74,6 +95,11 @@ class StudyAdmin(OwnedAdmin):
         ("Texts", {"fields": ["consent_md", "instructions_md"]}),
         ("Protocol", {"fields": ["protocol", "protocol_version", "created_at"]}),
     ]
+
+    def get_changeform_initial_data(self, request):
+        initial = super().get_changeform_initial_data(request)
+        initial.setdefault("protocol", preset_load("culturalframes-rating"))
+        return initial
 
     def save_model(self, request, obj, form, change):
         if not change:

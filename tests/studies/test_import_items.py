@@ -1,0 +1,284 @@
+"""import_items: a file is imported whole or not at all; every refusal names its line and reason."""
+
+import csv
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+from PIL import Image
+
+from studies import importing
+from studies.models import Item, ItemQuota
+from tests import factories as f
+
+pytestmark = pytest.mark.django_db
+
+COLUMNS = ["id", "prompt", "image", "country", "model", "category"]
+
+
+@pytest.fixture(autouse=True)
+def media(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT
+
+
+@pytest.fixture
+def pools(pool, other_pool):
+    return pool, other_pool
+
+
+def png(n: int, size=(64, 48)) -> bytes:
+    return f.png_bytes(color=(n * 40 % 256, n * 70 % 256, 90), size=size)
+
+
+def noisy(fmt: str, size=(128, 96)) -> bytes:
+    buf = io.BytesIO()
+    Image.effect_noise(size, 64).convert("RGB").save(buf, format=fmt)
+    return buf.getvalue()
+
+
+def folder(tmp_path: Path, files: dict[str, bytes]) -> Path:
+    root = tmp_path / "images"
+    for name, data in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    root.mkdir(exist_ok=True)
+    return root
+
+
+def csv_file(tmp_path: Path, rows: list[dict], columns=None) -> Path:
+    path = tmp_path / "items.csv"
+    columns = columns or list(dict.fromkeys(key for row in rows for key in [*COLUMNS, *row]))
+    with path.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def row(n: int, country="IN", **extra) -> dict:
+    return {"id": f"p{n}", "prompt": f"Prompt {n}", "image": f"{n}.png", "country": country, **extra}
+
+
+def run(study, rows_file: Path, images: Path) -> str:
+    out = io.StringIO()
+    call_command("import_items", str(study.pk), str(rows_file), images=str(images), stdout=out)
+    return out.getvalue()
+
+
+def refused(study, rows_file: Path, images: Path, media: Path) -> str:
+    with pytest.raises(CommandError) as info:
+        run(study, rows_file, images)
+    assert not Item.objects.filter(study=study).exists()
+    assert not list(Path(media).rglob("*.*")), "a refused file must leave no stored image behind"
+    return str(info.value)
+
+
+# --- happy paths ------------------------------------------------------------------------------
+
+
+def test_it_imports_a_csv_with_a_folder_and_routes_items_to_their_pool(study, pools, tmp_path, media):
+    pool, other_pool = pools
+    images = folder(tmp_path, {"1.png": png(1), "2.png": png(2), "sub/3.png": png(3, size=(30, 20))})
+    rows = [row(1, model="model-a", source="set-1"), row(2, model="model-b"), row(3, "jp", image="sub/3.png")]
+
+    out = run(study, csv_file(tmp_path, rows), images)
+
+    assert "Imported 3 items (IN: 2, JP: 1)" in out
+    item = Item.objects.get(study=study, external_id="p1")
+    assert (item.prompt, item.model_name, item.country) == ("Prompt 1", "model-a", "IN")
+    assert item.metadata == {"source": "set-1"}
+    assert (item.width, item.height) == (64, 48)
+    assert item.image.read() == png(1)
+    japan = Item.objects.get(study=study, external_id="p3")
+    assert (japan.country, japan.width, japan.height) == ("JP", 30, 20)
+    assert set(ItemQuota.objects.filter(pool=pool).values_list("item__external_id", flat=True)) == {"p1", "p2"}
+    assert list(ItemQuota.objects.filter(pool=other_pool).values_list("item__external_id", "wanted")) == [
+        ("p3", other_pool.annotations_per_item)
+    ]
+
+
+def test_it_imports_jsonl_with_a_zip_and_keeps_metadata(study, pools, tmp_path):
+    archive = tmp_path / "images.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("imgs/a.jpg", noisy("JPEG"))
+        zf.writestr("imgs/b.webp", noisy("WEBP"))
+    lines = [
+        {"id": 7, "prompt": "A bride", "image": "imgs/a.jpg", "country": "IN", "metadata": {"seed": 3}, "lang": "hi"},
+        {"id": "x8", "image": "imgs/b.webp", "country": "JP", "is_example": True},
+    ]
+    rows_file = tmp_path / "items.jsonl"
+    rows_file.write_text("\n".join(json.dumps(line) for line in lines) + "\n\n")
+
+    out = run(study, rows_file, archive)
+
+    assert "Imported 2 items (IN: 1, JP: 1), 1 of them mock-test examples" in out
+    item = Item.objects.get(study=study, external_id="7")
+    assert item.metadata == {"seed": 3, "lang": "hi"}
+    assert item.image.name.endswith(".jpg")
+    assert Item.objects.get(external_id="x8").is_example
+    assert list(ItemQuota.objects.values_list("item__external_id", flat=True)) == ["7"]  # examples get none
+
+
+# --- refusals: line, reason, nothing imported -------------------------------------------------
+
+
+def test_it_refuses_a_text_file_named_png(study, pools, tmp_path, media):
+    images = folder(tmp_path, {"1.png": png(1), "2.png": b"just some text, not an image\n"})
+    message = refused(study, csv_file(tmp_path, [row(1), row(2)]), images, media)
+    assert "line 3: '2.png' is not an image in an allowed format (JPEG, PNG, WebP, GIF)" in message
+
+
+@pytest.mark.parametrize("fmt", ["PNG", "JPEG"])
+def test_it_refuses_a_truncated_image(study, pools, tmp_path, media, fmt):
+    data = noisy(fmt)
+    images = folder(tmp_path, {"1.png": data[: len(data) // 2]})
+    message = refused(study, csv_file(tmp_path, [row(1)]), images, media)
+    assert "line 2: image '1.png' is damaged or truncated" in message
+
+
+def test_it_refuses_too_many_pixels(study, pools, tmp_path, media, settings):
+    settings.IMAGE_MAX_PIXELS = 1000
+    images = folder(tmp_path, {"1.png": png(1)})
+    message = refused(study, csv_file(tmp_path, [row(1)]), images, media)
+    assert "line 2: image '1.png' is 64x48 = 3,072 pixels, more than the limit of 1,000" in message
+
+
+def test_it_refuses_a_decompression_bomb_as_an_error(study, pools, tmp_path, media, settings, monkeypatch):
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 100)  # Pillow's own guard fires before ours
+    images = folder(tmp_path, {"1.png": png(1)})
+    message = refused(study, csv_file(tmp_path, [row(1)]), images, media)
+    assert "line 2: image '1.png' has too many pixels" in message
+
+
+def test_it_refuses_a_file_too_big(study, pools, tmp_path, media, settings):
+    settings.IMAGE_MAX_BYTES = 50
+    images = folder(tmp_path, {"1.png": png(1)})
+    message = refused(study, csv_file(tmp_path, [row(1)]), images, media)
+    assert f"line 2: image '1.png' is {len(png(1)):,} bytes, more than the limit of 50 bytes" in message
+
+
+def test_it_refuses_a_missing_image_and_reports_every_bad_row(study, pools, tmp_path, media):
+    images = folder(tmp_path, {"1.png": png(1)})
+    rows = [row(1), row(2), row(3, "FR")]
+    message = refused(study, csv_file(tmp_path, rows), images, media)
+    assert "line 3: image file '2.png' not found" in message
+    assert "line 4: image file '3.png' not found" in message
+    assert "line 4: country 'FR' has no pool in this study (pools: IN, JP)" in message
+    assert "3 problem(s)" in message
+
+
+@pytest.mark.parametrize(
+    "name", ["../outside.png", "/etc/hostname", "sub/../../outside.png", "..\\outside.png", "C:/x.png", "a\0.png"]
+)
+def test_it_refuses_a_path_leaving_the_folder(study, pools, tmp_path, media, name):
+    (tmp_path / "outside.png").write_bytes(png(1))
+    images = folder(tmp_path, {})
+    message = refused(study, csv_file(tmp_path, [row(1, image=name)]), images, media)
+    assert "line 2: image path" in message
+
+
+def test_it_refuses_a_symlink_leaving_the_folder(study, pools, tmp_path, media):
+    (tmp_path / "outside.png").write_bytes(png(1))
+    images = folder(tmp_path, {})
+    (images / "1.png").symlink_to(tmp_path / "outside.png")
+    message = refused(study, csv_file(tmp_path, [row(1)]), images, media)
+    assert "line 2: image path '1.png' must not leave the images folder" in message
+
+
+def test_it_refuses_a_zip_member_outside_the_archive_root(study, pools, tmp_path, media):
+    archive = tmp_path / "images.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("../1.png", png(1))
+    message = refused(study, csv_file(tmp_path, [row(1, image="../1.png")]), archive, media)
+    assert "line 2: image path '../1.png' must not leave the images folder" in message
+
+
+def test_it_refuses_a_duplicate_id(study, pools, tmp_path, media):
+    images = folder(tmp_path, {"1.png": png(1), "2.png": png(2)})
+    rows = [row(1), row(2, id="p1")]
+    message = refused(study, csv_file(tmp_path, rows), images, media)
+    assert "line 3: duplicate id 'p1' (already on line 2)" in message
+
+
+def test_it_refuses_a_duplicate_image(study, pools, tmp_path, media):
+    images = folder(tmp_path, {"1.png": png(1), "2.png": png(1)})
+    message = refused(study, csv_file(tmp_path, [row(1), row(2)]), images, media)
+    assert "line 3: image '2.png' is the same image as on line 2" in message
+
+
+def test_it_refuses_an_image_or_id_already_in_the_study(study, pools, tmp_path, media):
+    images = folder(tmp_path, {"1.png": png(1), "2.png": png(2)})
+    run(study, csv_file(tmp_path, [row(1)]), images)
+    stored = sorted(Path(media).rglob("*.png"))
+
+    rows_file = csv_file(tmp_path, [row(9, image="1.png"), row(1, image="2.png")])
+    with pytest.raises(CommandError) as info:
+        run(study, rows_file, images)
+
+    assert "line 2: image '1.png' is already in this study (item 'p1')" in str(info.value)
+    assert "line 3: id 'p1' is already in this study" in str(info.value)
+    assert list(Item.objects.values_list("external_id", flat=True)) == ["p1"]
+    assert sorted(Path(media).rglob("*.png")) == stored
+
+
+def test_it_refuses_an_unknown_country(study, pools, tmp_path, media):
+    images = folder(tmp_path, {"1.png": png(1)})
+    message = refused(study, csv_file(tmp_path, [row(1, "FR")]), images, media)
+    assert "line 2: country 'FR' has no pool in this study (pools: IN, JP)" in message
+
+
+def test_it_refuses_a_missing_required_column(study, pools, tmp_path, media):
+    images = folder(tmp_path, {"1.png": png(1)})
+    rows_file = csv_file(tmp_path, [row(1)], columns=["id", "prompt", "country"])
+    message = refused(study, rows_file, images, media)
+    assert "line 1: missing required column(s): image" in message
+
+
+def test_it_refuses_an_empty_required_value(study, pools, tmp_path, media):
+    images = folder(tmp_path, {"1.png": png(1)})
+    message = refused(study, csv_file(tmp_path, [row(1, id="")]), images, media)
+    assert "line 2: 'id' is missing or empty" in message
+
+
+def test_it_refuses_a_bad_jsonl_line(study, pools, tmp_path, media):
+    images = folder(tmp_path, {"1.png": png(1), "2.png": png(2)})
+    rows_file = tmp_path / "items.jsonl"
+    rows_file.write_text(json.dumps(row(1)) + "\n{not json\n\n" + json.dumps([1]) + "\n")
+    message = refused(study, rows_file, images, media)
+    assert "line 2: not valid JSON" in message
+    assert "line 4: not a JSON object" in message
+
+
+def test_it_refuses_an_unknown_study_and_a_bad_images_path(study, pools, tmp_path):
+    rows_file = csv_file(tmp_path, [row(1)])
+    with pytest.raises(CommandError, match="no study with id 999999"):
+        call_command("import_items", "999999", str(rows_file), images=str(tmp_path))
+    with pytest.raises(CommandError, match="neither a folder nor a .zip file"):
+        run(study, rows_file, tmp_path / "nope")
+
+
+def test_a_failed_write_deletes_the_images_already_stored(study, pools, tmp_path, media, monkeypatch):
+    def boom(*, items):
+        raise RuntimeError("database went away")
+
+    monkeypatch.setattr(importing, "quotas_for_items", boom)
+    images = folder(tmp_path, {"1.png": png(1), "2.png": png(2)})
+    with pytest.raises(RuntimeError):
+        importing.items_import(study=study, rows_file=csv_file(tmp_path, [row(1), row(2)]), images=images)
+    assert not Item.objects.exists()
+    assert not list(Path(media).rglob("*.png"))
+
+
+def test_a_concurrent_import_of_the_same_id_is_refused_cleanly(study, pools, tmp_path, media, monkeypatch):
+    images = folder(tmp_path, {"1.png": png(1)})
+    f.make_item(study, external_id="p1")  # appears after the checks: a second import raced this one
+    monkeypatch.setattr(importing, "_already_in_study", lambda **kwargs: [])
+
+    with pytest.raises(importing.ItemImportError, match="added to the study meanwhile"):
+        importing.items_import(study=study, rows_file=csv_file(tmp_path, [row(1)]), images=images)
+    assert list(Item.objects.values_list("external_id", flat=True)) == ["p1"]
+    assert len(list(Path(media).rglob("*.png"))) == 1  # only the racing item's image

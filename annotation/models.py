@@ -101,11 +101,11 @@ class Assignment(models.Model):
 class Annotation(models.Model):
     """A submitted answer. One per assignment, so a double submit stores one annotation."""
 
-    assignment = models.OneToOneField(Assignment, on_delete=models.PROTECT, related_name="annotation")
+    assignment = models.OneToOneField(Assignment, on_delete=models.RESTRICT, related_name="annotation")
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="annotations")
-    item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="annotations")
-    pool = models.ForeignKey(CountryPool, on_delete=models.PROTECT, related_name="annotations")
-    annotator = models.ForeignKey(Annotator, on_delete=models.PROTECT, related_name="annotations")
+    item = models.ForeignKey(Item, on_delete=models.RESTRICT, related_name="annotations")
+    pool = models.ForeignKey(CountryPool, on_delete=models.RESTRICT, related_name="annotations")
+    annotator = models.ForeignKey(Annotator, on_delete=models.RESTRICT, related_name="annotations")
     answers = models.JSONField()
     protocol_version = models.PositiveIntegerField()
     surplus = models.BooleanField(

@@ -162,7 +162,7 @@ class MockQuestion(models.Model):
     """One question of the mock test, asked about an example item, with its expected answer."""
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="mock_questions")
-    item = models.ForeignKey(Item, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    item = models.ForeignKey(Item, on_delete=models.RESTRICT, null=True, blank=True, related_name="+")
     position = models.PositiveSmallIntegerField(default=0)
     text = models.CharField(max_length=500)
     choices = models.JSONField(help_text='A list of answer labels, e.g. ["No", "Partially", "Completely"].')

@@ -115,3 +115,15 @@ def test_another_researcher_cannot_add_a_pool_to_the_study(client, other_researc
     assert response.status_code == 200
     assert "Select a valid choice" in response.content.decode()
     assert not study.pools.filter(country="BR").exists()
+
+
+def test_a_study_with_annotations_can_be_deleted_whole_but_an_annotated_item_cannot(owner, study, items, session):
+    from django.db.models import RestrictedError
+
+    f.make_mock_question(study)
+    a = assignment_current(session=session)
+    annotation_submit(assignment=a, data=valid_answers())
+    with pytest.raises(RestrictedError):
+        a.item.delete()
+    study.delete()
+    assert not Annotation.objects.exists()

@@ -29,6 +29,15 @@ def study_create(*, owner: AbstractBaseUser, name: str, protocol: dict, **settin
     return Study.objects.create(owner=owner, name=name, protocol=protocol, **settings)
 
 
+def study_delete(*, study: Study) -> None:
+    """Delete a study with everything collected for it, then its stored images once committed."""
+    image_field = Item._meta.get_field("image")
+    names = list(study.items.values_list("image", flat=True))
+    with transaction.atomic():
+        study.delete()
+        transaction.on_commit(lambda: [image_field.storage.delete(name) for name in names])
+
+
 def study_set_protocol(*, study: Study, protocol: dict) -> Study:
     """Replace the spec; answers already given keep the version they were given under."""
     protocol_engine.parse_spec(protocol)

@@ -1,6 +1,5 @@
 from datetime import timedelta
 
-import pytest
 from django.utils import timezone
 
 from annotation.models import Annotation, Assignment

@@ -3,7 +3,6 @@ from django.urls import reverse
 
 from annotation.models import Annotator, Session
 from studies.models import ItemQuota, Study
-from tests import factories as f
 
 from .helpers import enter, entry_url
 

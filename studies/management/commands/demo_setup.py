@@ -11,20 +11,18 @@ import csv
 import json
 import os
 import random
-from collections import defaultdict
 from pathlib import Path
 from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
-from django.db.models import ProtectedError, QuerySet
 from django.urls import NoReverseMatch, reverse
 from PIL import Image, ImageDraw, ImageFont
 
 from studies.importing import ImportReport, ItemImportError, items_import
 from studies.models import CountryPool, Item, MockQuestion, Study
-from studies.services import preset_load, researcher_create, study_create
+from studies.services import preset_load, researcher_create, study_create, study_delete
 
 DEMO_USERNAME = "researcher"
 DEMO_PASSWORD = "tessera-demo"  # only for the local demo; DEMO_PASSWORD in the environment overrides it
@@ -204,29 +202,6 @@ def study_build(*, spec: dict, owner, fixtures: Path) -> tuple[Study, ImportRepo
             raise CommandError(f"mock question {position}: expected answer is not one of its choices")
         MockQuestion.objects.create(study=study, item=item, position=position, **question)
     return study, report
-
-
-def study_delete(*, study: Study) -> None:
-    """Delete the demo study with everything hanging off it, and its stored images."""
-    image_field = Item._meta.get_field("image")
-    names = list(study.items.values_list("image", flat=True))
-    _delete_with_blockers(Study.objects.filter(pk=study.pk))
-    transaction.on_commit(lambda: [image_field.storage.delete(name) for name in names])
-
-
-def _delete_with_blockers(queryset: QuerySet, depth: int = 0) -> None:
-    """Delete, first deleting the rows that PROTECT it (annotations, mock questions) if any."""
-    try:
-        queryset.delete()
-    except ProtectedError as exc:
-        if depth > 5:
-            raise
-        blockers = defaultdict(list)
-        for obj in exc.protected_objects:
-            blockers[type(obj)].append(obj.pk)
-        for model, pks in blockers.items():
-            _delete_with_blockers(model._default_manager.filter(pk__in=pks), depth + 1)
-        _delete_with_blockers(queryset, depth + 1)
 
 
 def entry_url(pool: CountryPool, number: int) -> str:

@@ -10,7 +10,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef, Sum
 from django.utils import timezone
 
-from studies.models import CountryPool, ItemQuota, Study
+from studies.models import CountryPool, ItemQuota
 from studies.protocol import Validation, validate
 
 from .models import Annotation, Annotator, Assignment, MockAttempt, Session

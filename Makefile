@@ -1,0 +1,52 @@
+# Tessera: `make demo` to try it, `make test` to check it. See README.md.
+
+PY ?= $(shell command -v python3.11 >/dev/null 2>&1 && echo python3.11 || echo python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.requirements-installed
+PYTEST_ARGS ?=
+
+.PHONY: help install demo test migrate worker beat clean
+
+help:
+	@echo "make demo     create the venv, migrate, set up the demo study, run on http://127.0.0.1:8000"
+	@echo "make test     run the whole test suite (SQLite; PostgreSQL when DATABASE_URL is set)"
+	@echo "make migrate  apply migrations to the configured database"
+	@echo "make worker   run a Celery worker (needs CELERY_BROKER_URL)"
+	@echo "make beat     run Celery beat, the periodic scheduler (needs CELERY_BROKER_URL)"
+	@echo "make clean    remove var/ (local database, media, dev key) and .venv"
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+
+# Reinstall only when requirements.txt changed since the last install.
+$(STAMP): requirements.txt | $(BIN)/python
+	$(BIN)/python -m pip install -r requirements.txt
+	touch $@
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	DEBUG=1 $(BIN)/python manage.py migrate --noinput
+	DEBUG=1 $(BIN)/python manage.py demo_setup
+	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
+
+test: $(STAMP)
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+# migrate, worker and beat default to DEBUG=1 (the development key in var/) like `make demo`;
+# set DEBUG=0 and SECRET_KEY in the environment to run them against a production configuration.
+migrate: $(STAMP)
+	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py migrate --noinput
+
+worker: $(STAMP)
+	@test -n "$$CELERY_BROKER_URL" || { echo "CELERY_BROKER_URL is not set: without a broker jobs run in-process and no worker is needed." >&2; exit 1; }
+	DEBUG=$${DEBUG:-1} $(BIN)/celery -A config worker -l info
+
+beat: $(STAMP)
+	@test -n "$$CELERY_BROKER_URL" || { echo "CELERY_BROKER_URL is not set: without a broker there is nothing for beat to send to." >&2; exit 1; }
+	@mkdir -p var
+	DEBUG=$${DEBUG:-1} $(BIN)/celery -A config beat -l info --schedule var/celerybeat-schedule
+
+clean:
+	rm -rf var $(VENV)

@@ -1,0 +1,216 @@
+"""Settings come from the environment, with working defaults, and fail loudly on nonsense.
+
+Settings are read once per process, so each case starts a fresh interpreter with an environment
+built here: nothing from the caller's environment (CI sets DATABASE_URL, CELERY_BROKER_URL and
+SECRET_KEY) leaks into what is being checked.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+# Every variable config/settings.py reads, plus the settings module itself.
+SETTINGS_VARIABLES = {
+    "DJANGO_SETTINGS_MODULE",
+    "DEBUG",
+    "SECRET_KEY",
+    "TESSERA_VAR_DIR",
+    "ALLOWED_HOSTS",
+    "CSRF_TRUSTED_ORIGINS",
+    "SITE_URL",
+    "DATABASE_URL",
+    "DATABASE_CONN_MAX_AGE",
+    "MEDIA_ROOT",
+    "AWS_STORAGE_BUCKET_NAME",
+    "AWS_S3_ENDPOINT_URL",
+    "AWS_S3_REGION_NAME",
+    "IMAGE_MAX_BYTES",
+    "IMAGE_MAX_PIXELS",
+    "CELERY_BROKER_URL",
+    "SESSION_COOKIE_SECURE",
+    "CSRF_COOKIE_SECURE",
+    "BEHIND_HTTPS_PROXY",
+    "LOG_LEVEL",
+}
+
+
+def start_django(tmp_path: Path, code: str = "", **env: str) -> subprocess.CompletedProcess:
+    """Run `django.setup()` with config.settings in a new interpreter, then `code`."""
+    environ = {key: value for key, value in os.environ.items() if key not in SETTINGS_VARIABLES}
+    environ.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        TESSERA_VAR_DIR=str(tmp_path / "var"),
+        MEDIA_ROOT=str(tmp_path / "media"),
+    )
+    environ.update(env)
+    script = "import json\nimport django\ndjango.setup()\nfrom django.conf import settings\n" + code
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=BASE_DIR,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def settings_values(tmp_path: Path, expressions: dict[str, str], **env: str) -> dict:
+    """Evaluate each expression after setup and return the results by name."""
+    body = ", ".join(f"{name!r}: {expr}" for name, expr in expressions.items())
+    result = start_django(tmp_path, f"print(json.dumps({{{body}}}, default=str))", **env)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_production_refuses_to_start_without_secret_key(tmp_path):
+    result = start_django(tmp_path)
+
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert "SECRET_KEY is not set" in result.stderr
+    assert not (tmp_path / "var" / "dev-secret-key").exists()
+
+
+def test_production_refuses_an_empty_secret_key(tmp_path):
+    result = start_django(tmp_path, SECRET_KEY="")
+
+    assert result.returncode != 0
+    assert "SECRET_KEY is not set" in result.stderr
+
+
+def test_debug_without_secret_key_creates_a_development_key(tmp_path):
+    first = settings_values(tmp_path, {"key": "settings.SECRET_KEY", "debug": "settings.DEBUG"}, DEBUG="1")
+    second = settings_values(tmp_path, {"key": "settings.SECRET_KEY"}, DEBUG="1")
+
+    key_file = tmp_path / "var" / "dev-secret-key"
+    assert first["debug"] is True
+    assert key_file.read_text().strip() == first["key"]
+    assert len(first["key"]) >= 40
+    assert second["key"] == first["key"], "the development key must survive a restart"
+
+
+def test_an_explicit_secret_key_wins_over_the_development_key(tmp_path):
+    values = settings_values(tmp_path, {"key": "settings.SECRET_KEY"}, DEBUG="1", SECRET_KEY="from-the-env")
+
+    assert values["key"] == "from-the-env"
+    assert not (tmp_path / "var" / "dev-secret-key").exists()
+
+
+def test_it_refuses_a_nonsense_debug_value(tmp_path):
+    result = start_django(tmp_path, DEBUG="maybe", SECRET_KEY="x")
+
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert "DEBUG must be one of" in result.stderr
+    assert "'maybe'" in result.stderr
+
+
+def test_it_refuses_a_nonsense_integer(tmp_path):
+    result = start_django(tmp_path, SECRET_KEY="x", IMAGE_MAX_BYTES="20MB")
+
+    assert result.returncode != 0
+    assert "IMAGE_MAX_BYTES must be an integer" in result.stderr
+
+
+def test_production_defaults_are_safe(tmp_path):
+    values = settings_values(
+        tmp_path,
+        {
+            "debug": "settings.DEBUG",
+            "hosts": "settings.ALLOWED_HOSTS",
+            "session_secure": "settings.SESSION_COOKIE_SECURE",
+            "csrf_secure": "settings.CSRF_COOKIE_SECURE",
+            "proxy_header": "settings.SECURE_PROXY_SSL_HEADER",
+        },
+        SECRET_KEY="x",
+    )
+
+    assert values == {
+        "debug": False,
+        "hosts": [],
+        "session_secure": True,
+        "csrf_secure": True,
+        "proxy_header": None,
+    }
+
+
+def test_lists_and_flags_are_read_from_the_environment(tmp_path):
+    values = settings_values(
+        tmp_path,
+        {
+            "hosts": "settings.ALLOWED_HOSTS",
+            "origins": "settings.CSRF_TRUSTED_ORIGINS",
+            "site": "settings.SITE_URL",
+            "proxy_header": "settings.SECURE_PROXY_SSL_HEADER",
+        },
+        SECRET_KEY="x",
+        ALLOWED_HOSTS="tessera.example.org, www.tessera.example.org",
+        CSRF_TRUSTED_ORIGINS="https://tessera.example.org",
+        SITE_URL="https://tessera.example.org/",
+        BEHIND_HTTPS_PROXY="yes",
+    )
+
+    assert values == {
+        "hosts": ["tessera.example.org", "www.tessera.example.org"],
+        "origins": ["https://tessera.example.org"],
+        "site": "https://tessera.example.org",
+        "proxy_header": ["HTTP_X_FORWARDED_PROTO", "https"],
+    }
+
+
+def test_database_url_is_parsed(tmp_path):
+    values = settings_values(
+        tmp_path,
+        {"db": "settings.DATABASES['default']"},
+        SECRET_KEY="x",
+        DATABASE_URL="postgres://tessera:s3cret@db.example.org:6543/tessera_prod",
+        DATABASE_CONN_MAX_AGE="60",
+    )
+
+    db = values["db"]
+    assert db["ENGINE"] == "django.db.backends.postgresql"
+    assert (db["NAME"], db["USER"], db["PASSWORD"]) == ("tessera_prod", "tessera", "s3cret")
+    assert (db["HOST"], int(db["PORT"])) == ("db.example.org", 6543)
+    assert db["CONN_MAX_AGE"] == 60
+
+
+def test_the_default_database_is_a_sqlite_file_in_the_var_dir(tmp_path):
+    values = settings_values(tmp_path, {"db": "settings.DATABASES['default']"}, SECRET_KEY="x")
+
+    db = values["db"]
+    assert db["ENGINE"] == "django.db.backends.sqlite3"
+    assert Path(db["NAME"]) == tmp_path / "var" / "db.sqlite3"
+    assert db["CONN_MAX_AGE"] == 0
+    assert db["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
+
+
+def test_without_a_broker_tasks_run_eagerly(tmp_path):
+    values = settings_values(
+        tmp_path,
+        {
+            "eager": "settings.CELERY_TASK_ALWAYS_EAGER",
+            "app_eager": "__import__('config.celery').celery.app.conf.task_always_eager",
+        },
+        SECRET_KEY="x",
+    )
+
+    assert values == {"eager": True, "app_eager": True}
+
+
+def test_with_a_broker_tasks_are_not_eager(tmp_path):
+    values = settings_values(
+        tmp_path,
+        {
+            "eager": "settings.CELERY_TASK_ALWAYS_EAGER",
+            "app_eager": "__import__('config.celery').celery.app.conf.task_always_eager",
+            "broker": "__import__('config.celery').celery.app.conf.broker_url",
+        },
+        SECRET_KEY="x",
+        CELERY_BROKER_URL="redis://127.0.0.1:6379/0",
+    )
+
+    assert values == {"eager": False, "app_eager": False, "broker": "redis://127.0.0.1:6379/0"}

@@ -41,6 +41,10 @@ class AnalysisRun(Job):
 
 class ExportJob(Job):
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="export_jobs")
-    analysis = models.ForeignKey(AnalysisRun, on_delete=models.PROTECT, related_name="exports")
+    analysis = models.ForeignKey(
+        AnalysisRun,
+        on_delete=models.RESTRICT,  # an analysis with exports stays, unless its study is deleted with it
+        related_name="exports",
+    )
     file = models.FileField(upload_to="exports/", blank=True)
     rows = models.PositiveIntegerField(default=0)

@@ -1,10 +1,82 @@
+"""Researcher pages: the study dashboard, the analysis, and exports. Every lookup is scoped."""
+
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import render
+from django.http import FileResponse
+from django.shortcuts import redirect, render
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from studies.selectors import study_for_user
 
+from . import selectors, services
+
 
 @login_required
+@require_GET
 def study_dashboard(request, pk: int):
     study = study_for_user(request.user, pk)
-    return render(request, "exports/study_dashboard.html", {"study": study})
+    context = {
+        "study": study,
+        "pools": selectors.dashboard_pools(study=study),
+        "latest_run": selectors.analysis_latest(study=study),
+    }
+    return render(request, "exports/study_dashboard.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def analysis(request, pk: int):
+    study = study_for_user(request.user, pk)
+    if request.method == "POST":
+        services.analysis_start(study=study, user=request.user)
+        return redirect("exports:analysis", pk=study.pk)
+    panel = selectors.export_panel(study=study)
+    run = selectors.analysis_latest(study=study)
+    context = {"study": study, "run": run, "panel": panel, **_run_context(run, panel)}
+    return render(request, "exports/analysis.html", context)
+
+
+@login_required
+@require_GET
+def analysis_status(request, pk: int, run_pk: int):
+    study = study_for_user(request.user, pk)
+    run = selectors.analysis_for_study(study=study, pk=run_pk)
+    panel = None if run.is_active else selectors.export_panel(study=study)
+    context = {"study": study, "run": run, "panel": panel, "refresh_panel": bool(panel), **_run_context(run, panel)}
+    return render(request, "exports/_analysis_status.html", context)
+
+
+def _run_context(run, panel) -> dict:
+    """How the shown run compares with the current data."""
+    if run is None or panel is None or run.status != run.Status.DONE:
+        return {"run_staleness": None}
+    return {"run_staleness": selectors.staleness(run.data_fingerprint, panel.fingerprint)}
+
+
+@login_required
+@require_POST
+def export_start(request, pk: int):
+    study = study_for_user(request.user, pk)
+    try:
+        services.export_start(study=study, user=request.user)
+    except services.ExportRefused as exc:
+        messages.error(request, str(exc))
+    return redirect("exports:analysis", pk=study.pk)
+
+
+@login_required
+@require_GET
+def export_status(request, pk: int, job_pk: int):
+    study = study_for_user(request.user, pk)
+    job = selectors.export_for_study(study=study, pk=job_pk)
+    return render(request, "exports/_export_status.html", {"study": study, "job": job})
+
+
+@login_required
+@require_GET
+def export_download(request, pk: int, job_pk: int):
+    study = study_for_user(request.user, pk)
+    job = selectors.export_file_for_study(study=study, pk=job_pk)
+    filename = f"{slugify(study.name) or 'study'}-{study.pk}-export-{job.pk}.csv"
+    return FileResponse(job.file.open("rb"), as_attachment=True, filename=filename, content_type="text/csv")

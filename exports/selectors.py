@@ -1,0 +1,194 @@
+"""Reads for analysis and export pages: data fingerprints, latest jobs, the study dashboard."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+from django.db.models import Count, Max, Sum
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+
+from annotation.models import Annotation, Annotator, Assignment
+from studies.models import CountryPool, ItemQuota, Study
+
+from .models import AnalysisRun, ExportJob
+
+# --- data fingerprint -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What a study's annotations look like now, in one aggregate query: count, last id, last time.
+
+    Two equal fingerprints mean the same data ("current data"); any new, late or deleted
+    annotation changes it.
+    """
+
+    count: int
+    max_id: int
+    last_submitted: str  # ISO 8601, "" when there is no annotation
+
+    @property
+    def text(self) -> str:
+        return f"{self.count}:{self.max_id}:{self.last_submitted}"
+
+    @classmethod
+    def parse(cls, text: str) -> Fingerprint | None:
+        try:
+            count, max_id, last = text.split(":", 2)
+            return cls(int(count), int(max_id), last)
+        except ValueError:
+            return None
+
+
+def data_fingerprint(*, study: Study) -> Fingerprint:
+    agg = Annotation.objects.filter(study=study).aggregate(n=Count("id"), last_id=Max("id"), last_at=Max("submitted_at"))
+    last_at: datetime | None = agg["last_at"]
+    return Fingerprint(agg["n"], agg["last_id"] or 0, last_at.isoformat() if last_at else "")
+
+
+@dataclass(frozen=True)
+class Staleness:
+    """How a job's data compares with the current data."""
+
+    current: bool
+    new_annotations: int = 0  # > 0 when annotations were added since; 0 when the data changed otherwise
+
+
+def staleness(job_fingerprint: str, now: Fingerprint) -> Staleness:
+    if job_fingerprint == now.text:
+        return Staleness(current=True)
+    then = Fingerprint.parse(job_fingerprint)
+    return Staleness(current=False, new_annotations=max(0, now.count - then.count) if then else 0)
+
+
+# --- jobs -------------------------------------------------------------------------------------
+
+
+def analysis_latest(*, study: Study) -> AnalysisRun | None:
+    return study.analysis_runs.order_by("-created_at", "-id").first()
+
+
+def analysis_latest_done(*, study: Study) -> AnalysisRun | None:
+    return study.analysis_runs.filter(status=AnalysisRun.Status.DONE).order_by("-finished_at", "-id").first()
+
+
+def analysis_for_study(*, study: Study, pk: int) -> AnalysisRun:
+    return get_object_or_404(study.analysis_runs, pk=pk)
+
+
+def export_latest(*, study: Study) -> ExportJob | None:
+    return study.export_jobs.order_by("-created_at", "-id").first()
+
+
+def export_for_study(*, study: Study, pk: int) -> ExportJob:
+    return get_object_or_404(study.export_jobs, pk=pk)
+
+
+def export_file_for_study(*, study: Study, pk: int) -> ExportJob:
+    job = export_for_study(study=study, pk=pk)
+    if job.status != ExportJob.Status.DONE or not job.file:
+        raise Http404("This export has no file.")
+    return job
+
+
+@dataclass
+class ExportPanel:
+    """What the export section of the analysis page shows."""
+
+    fingerprint: Fingerprint
+    analysis: AnalysisRun | None  # the latest finished analysis
+    staleness: Staleness | None
+    job: ExportJob | None
+
+    @property
+    def allowed(self) -> bool:
+        return self.analysis is not None and self.staleness is not None and self.staleness.current
+
+
+def export_panel(*, study: Study) -> ExportPanel:
+    now = data_fingerprint(study=study)
+    done = analysis_latest_done(study=study)
+    return ExportPanel(
+        fingerprint=now,
+        analysis=done,
+        staleness=staleness(done.data_fingerprint, now) if done else None,
+        job=export_latest(study=study),
+    )
+
+
+# --- dashboard --------------------------------------------------------------------------------
+
+
+@dataclass
+class PoolProgress:
+    pool: CountryPool
+    entry_link: str
+    items: int = 0
+    wanted: int = 0
+    done: int = 0
+    leased_now: int = 0
+    annotators_active: int = 0
+    outcomes: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def percent(self) -> int:
+        return min(100, round(100 * self.done / self.wanted)) if self.wanted else 0
+
+    @property
+    def not_eligible(self) -> int:
+        return self.outcomes.get(Annotator.Outcome.NOT_ELIGIBLE, 0)
+
+    @property
+    def failed_mock(self) -> int:
+        return self.outcomes.get(Annotator.Outcome.FAILED_MOCK, 0)
+
+    @property
+    def no_consent(self) -> int:
+        return self.outcomes.get(Annotator.Outcome.NO_CONSENT, 0)
+
+
+PROLIFIC_PARAMS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
+
+
+def entry_link(pool: CountryPool) -> str:
+    """The pool's annotator entry link, with Prolific's placeholders, ready to paste into Prolific."""
+    return f"{settings.SITE_URL}/join/{pool.entry_key}/?{PROLIFIC_PARAMS}"
+
+
+def dashboard_pools(*, study: Study, now: datetime | None = None) -> list[PoolProgress]:
+    """Per pool progress in a fixed number of grouped queries, whatever the number of pools or items."""
+    now = now or timezone.now()
+    rows = {p.pk: PoolProgress(pool=p, entry_link=entry_link(p)) for p in study.pools.order_by("country")}
+    quotas = (
+        ItemQuota.objects.filter(pool__study=study)
+        .values("pool_id")
+        .annotate(items=Count("id"), wanted=Sum("wanted"), done=Sum("done"))
+        .order_by()
+    )
+    for q in quotas:
+        row = rows[q["pool_id"]]
+        row.items, row.wanted, row.done = q["items"], q["wanted"] or 0, q["done"] or 0
+    leases = (
+        Assignment.objects.filter(pool__study=study, status=Assignment.Status.LEASED, expires_at__gt=now)
+        .values("pool_id")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    for lease in leases:
+        rows[lease["pool_id"]].leased_now = lease["n"]
+    active = Annotation.objects.filter(study=study).values("pool_id").annotate(n=Count("annotator_id", distinct=True)).order_by()
+    for a in active:
+        rows[a["pool_id"]].annotators_active = a["n"]
+    outcomes = Annotator.objects.filter(study=study).exclude(outcome="").values("pool_id", "outcome").annotate(n=Count("id")).order_by()
+    for o in outcomes:
+        rows[o["pool_id"]].outcomes[o["outcome"]] = o["n"]
+    return list(rows.values())
+
+
+def export_file_names(*, study: Study) -> list[str]:
+    """The stored export files of a study (to delete with it: they hold its annotations)."""
+    return [name for name in study.export_jobs.exclude(file="").values_list("file", flat=True)]

@@ -1,0 +1,258 @@
+"""State changes of analysis runs and export jobs. Views and Celery tasks call these.
+
+A job is a row of ours (``AnalysisRun``, ``ExportJob``) that records its status, progress, result
+or error. ``*_start`` creates the row and queues the task once the transaction commits; the task
+calls the body (``analysis_run``, ``export_build``), which claims the row with a conditional
+UPDATE so a redelivered task never runs a job twice.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+import tempfile
+from collections.abc import Iterable, Iterator
+from functools import partial
+from itertools import islice
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.files import File
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.utils import timezone
+from kombu.exceptions import OperationalError as QueueUnreachable
+
+from annotation.models import Annotation, Annotator
+from studies.models import Study
+
+from . import csvformat
+from .analysis import Ratings, Units, field_agreement
+from .models import AnalysisRun, ExportJob
+from .selectors import Fingerprint, analysis_latest_done, data_fingerprint, staleness
+
+logger = logging.getLogger(__name__)
+
+CHUNK_SIZE = 2000
+
+Status = AnalysisRun.Status  # shared by both job models
+
+
+class ExportRefused(Exception):
+    """An export that may not start; the message says what to do instead."""
+
+
+# --- queueing ---------------------------------------------------------------------------------
+
+
+def _enqueue(model: type[AnalysisRun | ExportJob], pk: int, task_name: str) -> None:
+    """Publish the job's task; an unreachable broker fails the job loudly, never silently."""
+    from . import tasks  # tasks import this module
+
+    try:
+        getattr(tasks, task_name).delay(pk)
+    except (QueueUnreachable, ConnectionError) as exc:
+        logger.error("could not queue %s %s: %s", model.__name__, pk, exc)
+        model.objects.filter(pk=pk, status=Status.QUEUED).update(
+            status=Status.FAILED, error=f"The job queue is unreachable: {exc}", finished_at=timezone.now()
+        )
+
+
+def _claim(model: type[AnalysisRun | ExportJob], pk: int) -> bool:
+    """Move a queued job to running; False when another worker has it or it is finished."""
+    return bool(
+        model.objects.filter(pk=pk, status=Status.QUEUED).update(
+            status=Status.RUNNING, started_at=timezone.now(), progress=0
+        )
+    )
+
+
+def _progress(model: type[AnalysisRun | ExportJob], pk: int, percent: int) -> None:
+    model.objects.filter(pk=pk, status=Status.RUNNING).update(progress=max(0, min(100, percent)))
+
+
+def _fail(model: type[AnalysisRun | ExportJob], pk: int, what: str, exc: Exception) -> None:
+    logger.exception("%s %s failed", model.__name__, pk)
+    model.objects.filter(pk=pk).update(
+        status=Status.FAILED,
+        error=f"The {what} stopped because of an unexpected error ({type(exc).__name__}: {exc}). "
+        "Nothing was kept; try again, and report the error if it happens again.",
+        finished_at=timezone.now(),
+    )
+
+
+def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    it = iter(rows)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+# --- analysis ---------------------------------------------------------------------------------
+
+
+def analysis_start(*, study: Study, user: AbstractBaseUser | None) -> AnalysisRun:
+    """Queue an agreement analysis of the study's current annotations."""
+    run = AnalysisRun.objects.create(
+        study=study, requested_by=user, data_fingerprint=data_fingerprint(study=study).text
+    )
+    transaction.on_commit(partial(_enqueue, AnalysisRun, run.pk, "analysis_run_task"))
+    return run
+
+
+def analysis_run(*, run_id: int) -> AnalysisRun:
+    """The body of an analysis: alpha for every analysable field, overall and per pool."""
+    if _claim(AnalysisRun, run_id):
+        try:
+            result, fingerprint = _analyse(AnalysisRun.objects.select_related("study").get(pk=run_id))
+        except Exception as exc:  # noqa: BLE001 - the row records every failure; the worker stays up
+            _fail(AnalysisRun, run_id, "analysis", exc)
+        else:
+            AnalysisRun.objects.filter(pk=run_id).update(
+                status=Status.DONE,
+                progress=100,
+                result=result,
+                data_fingerprint=fingerprint.text,
+                finished_at=timezone.now(),
+            )
+    return AnalysisRun.objects.get(pk=run_id)
+
+
+def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
+    study = run.study
+    # The run describes the data as it is when it starts; later annotations make it stale.
+    fingerprint = data_fingerprint(study=study)
+    AnalysisRun.objects.filter(pk=run.pk).update(data_fingerprint=fingerprint.text)
+    pools = {
+        p.pk: {"country": p.country, "country_name": p.country_name}
+        for p in study.pools.order_by("country").only("pk", "country", "country_name")
+    }
+    ratings = Ratings(study.spec.analysable())
+    rows = (
+        Annotation.objects.filter(study=study, id__lte=fingerprint.max_id)
+        .order_by("id")
+        .values_list("item_id", "pool_id", "answers")
+        .iterator(chunk_size=CHUNK_SIZE)
+    )
+    for chunk in _chunks(rows, CHUNK_SIZE):
+        ratings.add_rows(chunk)
+        _progress(AnalysisRun, run.pk, 5 + 85 * len(ratings) // max(fingerprint.count, 1))
+    units = Units.from_ratings(ratings)
+    fields = []
+    for done, coder in enumerate(ratings.coders, start=1):
+        fields.append(field_agreement(coder, units, pools))
+        _progress(AnalysisRun, run.pk, 90 + 10 * done // len(ratings.coders))
+    result = {
+        "unit": "item within pool",
+        "annotations": len(ratings),
+        "units": len(units.pool),
+        "protocol_version": study.protocol_version,
+        "fields": fields,
+    }
+    return result, fingerprint
+
+
+# --- export -----------------------------------------------------------------------------------
+
+
+def export_start(*, study: Study, user: AbstractBaseUser | None) -> ExportJob:
+    """Queue a CSV export; refused unless the latest finished analysis saw the current data."""
+    analysis = analysis_latest_done(study=study)
+    now = data_fingerprint(study=study)
+    if analysis is None:
+        raise ExportRefused("Run the analysis on the current data first: no analysis has finished yet.")
+    state = staleness(analysis.data_fingerprint, now)
+    if not state.current:
+        change = (
+            f"{state.new_annotations} new annotation{'s' if state.new_annotations != 1 else ''}"
+            if state.new_annotations
+            else "the annotations changed"
+        )
+        raise ExportRefused(f"Run the analysis on the current data first: {change} since the last analysis.")
+    job = ExportJob.objects.create(study=study, requested_by=user, analysis=analysis, data_fingerprint=now.text)
+    transaction.on_commit(partial(_enqueue, ExportJob, job.pk, "export_build_task"))
+    return job
+
+
+def export_build(*, job_id: int) -> ExportJob:
+    """The body of an export: write the CSV to a temporary file, store it only when complete."""
+    if _claim(ExportJob, job_id):
+        stored = None
+        try:
+            job = ExportJob.objects.select_related("study").get(pk=job_id)
+            with tempfile.TemporaryFile() as tmp:
+                rows = _write_csv(job, tmp)
+                tmp.seek(0)
+                stored = default_storage.save(_export_name(job), File(tmp, name="export.csv"))
+            ExportJob.objects.filter(pk=job_id).update(
+                status=Status.DONE, progress=100, rows=rows, file=stored, finished_at=timezone.now()
+            )
+        except Exception as exc:  # noqa: BLE001 - no half-written export survives a failure
+            if stored:
+                default_storage.delete(stored)
+            _fail(ExportJob, job_id, "export", exc)
+    return ExportJob.objects.get(pk=job_id)
+
+
+def _export_name(job: ExportJob) -> str:
+    stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
+    return f"exports/study-{job.study_id}/export-{job.pk}-{stamp}.csv"
+
+
+EXPORT_COLUMNS = (
+    "item__external_id",
+    "item__prompt",
+    "item__model_name",
+    "item__category",
+    "item__country",
+    "pool__country",
+    "annotator__prolific_pid",
+    "answers",
+    "surplus",
+    "protocol_version",
+    "time_spent_ms",
+    "started_at",
+    "submitted_at",
+)
+
+
+def _write_csv(job: ExportJob, out) -> int:
+    """Write the export of the job's data (the annotations its fingerprint counted) to ``out`` (binary)."""
+    study = job.study
+    protocol = study.spec
+    fingerprint = Fingerprint.parse(job.data_fingerprint)
+    if fingerprint is None:
+        raise ValueError(f"export {job.pk} has no data fingerprint")
+    text = io.TextIOWrapper(out, encoding="utf-8", newline="")
+    writer = csv.writer(text)
+    writer.writerow(csvformat.header(protocol))
+    pseudonyms: dict[str, str] = {}
+    rows = (
+        Annotation.objects.filter(study=study, id__lte=fingerprint.max_id)
+        .order_by("id")
+        .values_list(*EXPORT_COLUMNS)
+        .iterator(chunk_size=CHUNK_SIZE)
+    )
+    written = 0
+    for chunk in _chunks(rows, CHUNK_SIZE):
+        for external_id, prompt, model, category, country, pool_country, pid, answers, *rest in chunk:
+            if pid not in pseudonyms:
+                # One unsaved Annotator per annotator, not per row, so the pseudonym rule stays in one place.
+                pseudonyms[pid] = Annotator(study_id=study.pk, prolific_pid=pid).pseudonym
+            surplus, version, spent_ms, started_at, submitted_at = rest
+            writer.writerow(
+                [external_id, prompt, model, category, country, pool_country, pseudonyms[pid]]
+                + csvformat.answer_cells(protocol, answers)
+                + csvformat.trailing_cells(
+                    surplus=surplus,
+                    protocol_version=version,
+                    time_spent_ms=spent_ms,
+                    started_at=started_at,
+                    submitted_at=submitted_at,
+                )
+            )
+        written += len(chunk)
+        _progress(ExportJob, job.pk, 95 * written // max(fingerprint.count, 1))
+    text.flush()
+    text.detach()  # hand the binary file back without closing it
+    return written

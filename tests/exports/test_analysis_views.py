@@ -1,0 +1,130 @@
+"""The analysis page, its start button and its polled status fragment."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from exports.models import AnalysisRun
+from exports.services import analysis_run
+
+from .. import factories as f
+from .helpers import annotate, annotators
+
+
+def page(study):
+    return reverse("exports:analysis", args=[study.pk])
+
+
+def status(study, run):
+    return reverse("exports:analysis-status", args=[study.pk, run.pk])
+
+
+@pytest.fixture
+def rated(study, pool, other_pool, items):
+    raters = annotators(pool, 3)
+    for n, item in enumerate(items[:3]):
+        for r, rater in enumerate(raters):
+            annotate(rater, item, alignment=[0, 0.5, 1][(n + (r == 2)) % 3], stereotype="no", quality=1, overall=n + 1)
+    return study
+
+
+def start(client, study, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(page(study))
+    assert response.status_code == 302 and response["Location"] == page(study)
+    return AnalysisRun.objects.filter(study=study).latest("id")
+
+
+def test_it_says_when_nothing_was_analysed(client, owner, rated):
+    client.force_login(owner)
+    html = client.get(page(rated)).content.decode()
+    assert "No analysis has been run yet." in html
+    assert "Run the analysis on the current data first." in html
+    assert reverse("exports:export-start", args=[rated.pk]) not in html
+
+
+def test_it_starts_a_run_and_shows_the_results(client, owner, rated, django_capture_on_commit_callbacks):
+    client.force_login(owner)
+    run = start(client, rated, django_capture_on_commit_callbacks)
+    assert run.status == AnalysisRun.Status.DONE, run.error
+    html = client.get(page(rated)).content.decode()
+    alignment = next(x for x in run.result["fields"] if x["key"] == "alignment")
+    assert f"{alignment['overall']['alpha']:.3f}" in html
+    assert "All pools" in html and "India" in html and "Japan" in html
+    assert "ordinal" in html and "nominal" in html
+    assert "no variation" in html  # stereotype: everyone said no
+    assert "fewer than 2 units" in html  # Japan has no annotation
+    assert 'hx-trigger="every 1s"' not in html
+    assert reverse("exports:export-start", args=[rated.pk]) in html  # data is current: export offered
+    assert "stale" not in html
+
+
+def test_it_polls_while_a_run_is_queued_or_running(client, owner, rated):
+    client.force_login(owner)
+    queued = AnalysisRun.objects.create(study=rated)
+    html = client.get(page(rated)).content.decode()
+    assert f'hx-get="{status(rated, queued)}" hx-trigger="every 1s"' in html
+    assert "waiting for a worker" in html
+    AnalysisRun.objects.filter(pk=queued.pk).update(status="running", progress=40)
+    fragment = client.get(status(rated, queued)).content.decode()
+    assert 'hx-trigger="every 1s"' in fragment
+    assert re.search(r'<progress id="analysis-progress-\d+" max="100" value="40">', fragment)
+    assert 'role="status"' in fragment
+    assert 'id="export-panel"' not in fragment
+
+
+def test_it_stops_polling_when_the_run_is_done(client, owner, rated):
+    client.force_login(owner)
+    run = AnalysisRun.objects.create(study=rated)
+    analysis_run(run_id=run.pk)
+    fragment = client.get(status(rated, run)).content.decode()
+    assert "hx-trigger" not in fragment
+    assert "All pools" in fragment
+    # The export panel is refreshed out of band: the export button appears without a reload.
+    assert 'id="export-panel" class="card" aria-labelledby="export-heading" hx-swap-oob="true"' in fragment
+    assert reverse("exports:export-start", args=[rated.pk]) in fragment
+
+
+def test_it_shows_a_failure_in_plain_words(client, owner, rated):
+    client.force_login(owner)
+    run = AnalysisRun.objects.create(study=rated, status="failed", error="The job queue is unreachable: connection refused")
+    html = client.get(status(rated, run)).content.decode()
+    assert "failed" in html and "The job queue is unreachable: connection refused" in html
+    assert "hx-trigger" not in html
+
+
+def test_it_marks_a_run_stale_after_new_annotations(client, owner, rated, pool, items, django_capture_on_commit_callbacks):
+    client.force_login(owner)
+    start(client, rated, django_capture_on_commit_callbacks)
+    late = f.make_annotator(pool)
+    annotate(late, items[0])
+    annotate(late, items[1])
+    html = client.get(page(rated)).content.decode()
+    assert "stale: 2 new annotations since this analysis" in html
+    assert reverse("exports:export-start", args=[rated.pk]) not in html
+    assert "2 new annotations since the last analysis" in html
+
+
+def test_it_refuses_another_researchers_study(client, other_researcher, owner, rated):
+    run = AnalysisRun.objects.create(study=rated)
+    client.force_login(other_researcher)
+    assert client.get(page(rated)).status_code == 404
+    assert client.post(page(rated)).status_code == 404
+    assert client.get(status(rated, run)).status_code == 404
+    assert AnalysisRun.objects.count() == 1
+
+
+def test_it_refuses_a_run_of_another_study(client, owner, other_researcher, rated):
+    theirs = f.make_study(other_researcher, name="Theirs")
+    their_run = AnalysisRun.objects.create(study=theirs)
+    client.force_login(owner)
+    assert client.get(status(rated, their_run)).status_code == 404
+
+
+def test_it_sends_an_anonymous_visitor_to_login(client, rated):
+    run = AnalysisRun.objects.create(study=rated)
+    for response in (client.get(page(rated)), client.post(page(rated)), client.get(status(rated, run))):
+        assert response.status_code == 302
+        assert response["Location"].startswith(reverse("login"))
+    assert AnalysisRun.objects.count() == 1

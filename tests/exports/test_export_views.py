@@ -1,0 +1,121 @@
+"""Starting an export, polling it, and downloading the file: for the study's owner only."""
+
+import pytest
+from django.urls import reverse
+
+from exports.models import AnalysisRun, ExportJob
+from exports.services import analysis_run, export_build, export_start
+
+from .. import factories as f
+from .helpers import annotate, annotators
+
+
+def start_url(study):
+    return reverse("exports:export-start", args=[study.pk])
+
+
+def status_url(study, job):
+    return reverse("exports:export-status", args=[study.pk, job.pk])
+
+
+def download_url(study, job):
+    return reverse("exports:export-download", args=[study.pk, job.pk])
+
+
+@pytest.fixture
+def rated(study, pool, items):
+    for rater in annotators(pool, 2):
+        for item in items[:3]:
+            annotate(rater, item)
+    return study
+
+
+@pytest.fixture
+def analysed(rated, owner):
+    analysis_run(run_id=AnalysisRun.objects.create(study=rated, requested_by=owner).pk)
+    return rated
+
+
+@pytest.fixture
+def exported(analysed, owner):
+    return export_build(job_id=export_start(study=analysed, user=owner).pk)
+
+
+def test_it_refuses_to_export_without_an_analysis(client, owner, rated):
+    client.force_login(owner)
+    response = client.post(start_url(rated), follow=True)
+    assert response.redirect_chain[-1][0] == reverse("exports:analysis", args=[rated.pk])
+    assert "Run the analysis on the current data first: no analysis has finished yet." in response.content.decode()
+    assert not ExportJob.objects.exists()
+
+
+def test_it_refuses_to_export_stale_data(client, owner, analysed, pool, items):
+    annotate(f.make_annotator(pool), items[0])
+    client.force_login(owner)
+    response = client.post(start_url(analysed), follow=True)
+    assert "1 new annotation since the last analysis" in response.content.decode()
+    assert not ExportJob.objects.exists()
+
+
+def test_it_exports_and_offers_the_download(client, owner, analysed, django_capture_on_commit_callbacks):
+    client.force_login(owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(start_url(analysed))
+    assert response.status_code == 302
+    job = ExportJob.objects.get()
+    assert job.status == ExportJob.Status.DONE and job.rows == 6
+    html = client.get(reverse("exports:analysis", args=[analysed.pk])).content.decode()
+    assert download_url(analysed, job) in html
+    assert "Export of 6 annotations ready" in html
+
+
+def test_it_polls_a_running_export(client, owner, analysed):
+    job = export_start(study=analysed, user=owner)  # on_commit never fires here: stays queued
+    client.force_login(owner)
+    fragment = client.get(status_url(analysed, job)).content.decode()
+    assert f'hx-get="{status_url(analysed, job)}" hx-trigger="every 1s"' in fragment
+    assert "<progress" in fragment and 'role="status"' in fragment
+    export_build(job_id=job.pk)
+    fragment = client.get(status_url(analysed, job)).content.decode()
+    assert "hx-trigger" not in fragment
+    assert download_url(analysed, job) in fragment
+
+
+def test_it_streams_the_file(client, owner, exported, study):
+    client.force_login(owner)
+    response = client.get(download_url(study, exported))
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/csv"
+    assert response["Content-Disposition"].startswith("attachment;")
+    assert f"export-{exported.pk}.csv" in response["Content-Disposition"]
+    body = b"".join(response.streaming_content).decode()
+    lines = body.strip().splitlines()
+    assert lines[0].startswith("item_id,prompt,model,category,item_country,pool_country,annotator,alignment")
+    assert len(lines) == 7
+
+
+def test_it_has_nothing_to_download_before_the_export_is_done(client, owner, analysed):
+    job = export_start(study=analysed, user=owner)
+    client.force_login(owner)
+    assert client.get(download_url(analysed, job)).status_code == 404
+
+
+def test_it_refuses_another_researchers_exports(client, other_researcher, exported, study):
+    client.force_login(other_researcher)
+    assert client.post(start_url(study)).status_code == 404
+    assert client.get(status_url(study, exported)).status_code == 404
+    assert client.get(download_url(study, exported)).status_code == 404
+    assert ExportJob.objects.count() == 1
+
+
+def test_it_refuses_an_export_of_another_study_under_ones_own(client, owner, other_researcher, exported, study):
+    mine = f.make_study(owner, name="Mine too")
+    client.force_login(owner)
+    assert client.get(download_url(mine, exported)).status_code == 404
+    assert client.get(status_url(mine, exported)).status_code == 404
+
+
+def test_it_sends_an_anonymous_visitor_to_login(client, exported, study):
+    for response in (client.post(start_url(study)), client.get(status_url(study, exported)), client.get(download_url(study, exported))):
+        assert response.status_code == 302
+        assert response["Location"].startswith(reverse("login"))

@@ -16,13 +16,15 @@ UNREACHABLE_BROKER = "redis://127.0.0.1:1/0"
 
 
 def run_with_celery(tmp_path: Path, code: str, **env: str) -> dict:
+    # The production settings, not the test settings: this is the configuration that ships.
     environ = {
         key: value
         for key, value in os.environ.items()
-        if key not in {"CELERY_BROKER_URL", "DATABASE_URL", "DEBUG"}
+        if key not in {"CELERY_BROKER_URL", "DATABASE_URL", "DEBUG", "DJANGO_SETTINGS_MODULE"}
     }
     environ.update(
-        DJANGO_SETTINGS_MODULE="config.settings_test",
+        DJANGO_SETTINGS_MODULE="config.settings",
+        SECRET_KEY="tests-only-not-secret",
         TESSERA_VAR_DIR=str(tmp_path / "var"),
         MEDIA_ROOT=str(tmp_path / "media"),
     )

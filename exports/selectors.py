@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db.models import Count, Max, Sum
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Annotation, Annotator, Assignment
@@ -156,7 +157,7 @@ PROLIFIC_PARAMS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSI
 
 def entry_link(pool: CountryPool) -> str:
     """The pool's annotator entry link, with Prolific's placeholders, ready to paste into Prolific."""
-    return f"{settings.SITE_URL}/join/{pool.entry_key}/?{PROLIFIC_PARAMS}"
+    return f"{settings.SITE_URL}{reverse('annotation:entry', args=[pool.entry_key])}?{PROLIFIC_PARAMS}"
 
 
 def dashboard_pools(*, study: Study, now: datetime | None = None) -> list[PoolProgress]:

@@ -1,9 +1,7 @@
 """Who answers: annotators, their sessions, leases on items, and their annotations."""
 
-import hashlib
 import uuid
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -40,9 +38,13 @@ class Annotator(models.Model):
 
     @property
     def pseudonym(self) -> str:
-        """A stable id for exports that does not reveal the Prolific id."""
-        digest = hashlib.sha256(f"{settings.SECRET_KEY}:{self.study_id}:{self.prolific_pid}".encode()).hexdigest()
-        return f"a-{digest[:12]}"
+        return pseudonym_for(self.public_id)
+
+
+def pseudonym_for(public_id: uuid.UUID) -> str:
+    """The annotator's id in exports: random, stable across exports and key rotations, and not
+    derivable from (or to) the Prolific id."""
+    return f"a-{public_id.hex[:12]}"
 
 
 class Session(models.Model):

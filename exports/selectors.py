@@ -188,8 +188,3 @@ def dashboard_pools(*, study: Study, now: datetime | None = None) -> list[PoolPr
     for o in outcomes:
         rows[o["pool_id"]].outcomes[o["outcome"]] = o["n"]
     return list(rows.values())
-
-
-def export_file_names(*, study: Study) -> list[str]:
-    """The stored export files of a study (to delete with it: they hold its annotations)."""
-    return [name for name in study.export_jobs.exclude(file="").values_list("file", flat=True)]

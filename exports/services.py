@@ -24,7 +24,8 @@ from django.db import transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError as QueueUnreachable
 
-from annotation.models import Annotation, Annotator
+from annotation.models import Annotation, pseudonym_for
+from studies.models import study_files_prefix
 from studies.models import Study
 
 from . import csvformat
@@ -196,7 +197,7 @@ def export_build(*, job_id: int) -> ExportJob:
 
 def _export_name(job: ExportJob) -> str:
     stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
-    return f"exports/study-{job.study_id}/export-{job.pk}-{stamp}.csv"
+    return f"{study_files_prefix(job.study_id, 'exports')}/export-{job.pk}-{stamp}.csv"
 
 
 EXPORT_COLUMNS = (
@@ -206,7 +207,7 @@ EXPORT_COLUMNS = (
     "item__category",
     "item__country",
     "pool__country",
-    "annotator__prolific_pid",
+    "annotator__public_id",
     "answers",
     "surplus",
     "protocol_version",
@@ -226,7 +227,6 @@ def _write_csv(job: ExportJob, out) -> int:
     text = io.TextIOWrapper(out, encoding="utf-8", newline="")
     writer = csv.writer(text)
     writer.writerow(csvformat.header(protocol))
-    pseudonyms: dict[str, str] = {}
     rows = (
         Annotation.objects.filter(study=study, id__lte=fingerprint.max_id)
         .order_by("id")
@@ -235,13 +235,10 @@ def _write_csv(job: ExportJob, out) -> int:
     )
     written = 0
     for chunk in _chunks(rows, CHUNK_SIZE):
-        for external_id, prompt, model, category, country, pool_country, pid, answers, *rest in chunk:
-            if pid not in pseudonyms:
-                # One unsaved Annotator per annotator, not per row, so the pseudonym rule stays in one place.
-                pseudonyms[pid] = Annotator(study_id=study.pk, prolific_pid=pid).pseudonym
+        for external_id, prompt, model, category, country, pool_country, public_id, answers, *rest in chunk:
             surplus, version, spent_ms, started_at, submitted_at = rest
             writer.writerow(
-                [external_id, prompt, model, category, country, pool_country, pseudonyms[pid]]
+                [external_id, prompt, model, category, country, pool_country, pseudonym_for(public_id)]
                 + csvformat.answer_cells(protocol, answers)
                 + csvformat.trailing_cells(
                     surplus=surplus,

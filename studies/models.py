@@ -93,8 +93,17 @@ class CountryPool(models.Model):
         return [(key, question) for key, wanted, question in asked if wanted]
 
 
+STUDY_FILE_KINDS = ("items", "exports")
+
+
+def study_files_prefix(study_id: int, kind: str) -> str:
+    """Every file stored for a study lives under one of these folders, so it can go with the study."""
+    assert kind in STUDY_FILE_KINDS
+    return f"{kind}/{study_id}"
+
+
 def item_image_path(item, filename):
-    return f"items/{item.study_id}/{item.sha256[:2]}/{item.sha256}{_suffix(filename)}"
+    return f"{study_files_prefix(item.study_id, 'items')}/{item.sha256[:2]}/{item.sha256}{_suffix(filename)}"
 
 
 def _suffix(filename: str) -> str:

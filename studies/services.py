@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import F
 
 from . import protocol as protocol_engine
-from .models import CountryPool, Item, ItemQuota, Study
+from .models import STUDY_FILE_KINDS, CountryPool, Item, ItemQuota, Study, study_files_prefix
 
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
 
@@ -30,12 +31,23 @@ def study_create(*, owner: AbstractBaseUser, name: str, protocol: dict, **settin
 
 
 def study_delete(*, study: Study) -> None:
-    """Delete a study with everything collected for it, then its stored images once committed."""
-    image_field = Item._meta.get_field("image")
-    names = list(study.items.values_list("image", flat=True))
+    """Delete a study with everything collected for it, then (once committed) its stored files:
+    item images and exports, which hold annotators' answers."""
+    prefixes = [study_files_prefix(study.pk, kind) for kind in STUDY_FILE_KINDS]
     with transaction.atomic():
         study.delete()
-        transaction.on_commit(lambda: [image_field.storage.delete(name) for name in names])
+        transaction.on_commit(lambda: [_storage_delete_tree(default_storage, p) for p in prefixes])
+
+
+def _storage_delete_tree(storage, prefix: str) -> None:
+    try:
+        folders, files = storage.listdir(prefix)
+    except FileNotFoundError:
+        return
+    for name in files:
+        storage.delete(f"{prefix}/{name}")
+    for folder in folders:
+        _storage_delete_tree(storage, f"{prefix}/{folder}")
 
 
 def study_set_protocol(*, study: Study, protocol: dict) -> Study:

@@ -10,7 +10,6 @@ from django.core.files.storage import default_storage
 from django.db.models import RestrictedError
 
 from exports.models import AnalysisRun, ExportJob
-from exports.selectors import export_file_names
 from exports.services import ExportRefused, analysis_run, export_build, export_start
 from studies.services import study_delete
 
@@ -141,11 +140,18 @@ def test_it_queues_the_build_after_commit(rated, owner, django_capture_on_commit
     assert default_storage.exists(job.file.name)
 
 
-def test_it_lets_a_study_with_analyses_and_exports_be_deleted(rated, owner):
+def test_it_lets_a_study_with_analyses_and_exports_be_deleted_with_its_files(
+    rated, owner, django_capture_on_commit_callbacks
+):
     analyse(rated, owner)
-    build(rated, owner)
-    study_delete(study=rated)
+    job = build(rated, owner)
+    image = rated.items.first().image.name
+    assert default_storage.exists(job.file.name) and default_storage.exists(image)
+    with django_capture_on_commit_callbacks(execute=True):
+        study_delete(study=rated)
     assert not ExportJob.objects.exists() and not AnalysisRun.objects.exists()
+    assert not default_storage.exists(job.file.name)
+    assert not default_storage.exists(image)
 
 
 def test_it_keeps_an_analysis_that_an_export_refers_to(rated, owner):
@@ -153,4 +159,4 @@ def test_it_keeps_an_analysis_that_an_export_refers_to(rated, owner):
     job = build(rated, owner)
     with pytest.raises(RestrictedError):
         analysis.delete()
-    assert export_file_names(study=rated) == [job.file.name]
+    assert ExportJob.objects.get().file.name == job.file.name

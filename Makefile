@@ -5,11 +5,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.requirements-installed
 PYTEST_ARGS ?=
+PORT ?= 8000
 
 .PHONY: help install demo test migrate worker beat clean
 
 help:
-	@echo "make demo     create the venv, migrate, set up the demo study, run on http://127.0.0.1:8000"
+	@echo "make demo     create the venv, migrate, set up the demo study, run on http://127.0.0.1:8000 (PORT=...)"
 	@echo "make test     run the whole test suite (SQLite; PostgreSQL when DATABASE_URL is set)"
 	@echo "make migrate  apply migrations to the configured database"
 	@echo "make worker   run a Celery worker (needs CELERY_BROKER_URL)"
@@ -26,10 +27,11 @@ $(STAMP): requirements.txt | $(BIN)/python
 
 install: $(STAMP)
 
+# The demo's links use SITE_URL, which follows PORT unless SITE_URL is set.
 demo: $(STAMP)
 	DEBUG=1 $(BIN)/python manage.py migrate --noinput
-	DEBUG=1 $(BIN)/python manage.py demo_setup
-	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
+	DEBUG=1 SITE_URL=$${SITE_URL:-http://127.0.0.1:$(PORT)} $(BIN)/python manage.py demo_setup
+	DEBUG=1 SITE_URL=$${SITE_URL:-http://127.0.0.1:$(PORT)} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 test: $(STAMP)
 	$(BIN)/pytest $(PYTEST_ARGS)

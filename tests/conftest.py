@@ -50,3 +50,20 @@ def other_annotator(other_pool):
 @pytest.fixture
 def session(annotator):
     return f.make_session(annotator)
+
+
+@pytest.fixture(autouse=True)
+def _jobs_in_process_unless_worker_test(request):
+    """With CELERY_BROKER_URL set (CI's second stage), a test's jobs would go to the real worker,
+    which cannot see the test's uncommitted data; only tests marked celery_worker use it."""
+    from config.celery import app
+
+    if request.node.get_closest_marker("celery_worker"):
+        yield
+        return
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager = previous

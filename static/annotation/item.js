@@ -91,6 +91,7 @@
     if (zoom) zoom.addEventListener("click", openZoom);
     var dialog = document.getElementById("zoom-dialog");
     if (dialog) dialog.addEventListener("click", function (e) { if (e.target === dialog || e.target.tagName === "IMG") dialog.close(); });
+    panel().dataset.ready = "true";  // the form answers keys from here on
     var firstError = f.querySelector("fieldset.has-error:not([hidden])");
     if (firstError) focusFieldset(firstError);
     else document.getElementById("item-heading").focus({ preventScroll: true });

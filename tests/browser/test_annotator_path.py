@@ -38,7 +38,9 @@ def onboard(page, study):
 
 
 def heading(page, n):
+    """Wait for item n, with its form ready for keys (item.js has run on it)."""
     page.get_by_role("heading", name=f"Image {n} of 5").wait_for()
+    page.locator("#item-panel[data-ready=true]").wait_for()
 
 
 def test_an_annotator_completes_the_demo_study(page, live_server, demo):

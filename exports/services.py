@@ -13,6 +13,7 @@ import io
 import logging
 import tempfile
 from collections.abc import Iterable, Iterator
+from datetime import timedelta
 from functools import partial
 from itertools import islice
 from typing import Any
@@ -25,8 +26,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as QueueUnreachable
 
 from annotation.models import Annotation, pseudonym_for
-from studies.models import study_files_prefix
-from studies.models import Study
+from studies.models import Study, study_files_prefix
 
 from . import csvformat
 from .analysis import Ratings, Units, field_agreement
@@ -36,6 +36,7 @@ from .selectors import Fingerprint, analysis_latest_done, data_fingerprint, stal
 logger = logging.getLogger(__name__)
 
 CHUNK_SIZE = 2000
+REUSE_ACTIVE_RUN_FOR = timedelta(minutes=10)
 
 Status = AnalysisRun.Status  # shared by both job models
 
@@ -93,10 +94,20 @@ def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:
 
 
 def analysis_start(*, study: Study, user: AbstractBaseUser | None) -> AnalysisRun:
-    """Queue an agreement analysis of the study's current annotations."""
-    run = AnalysisRun.objects.create(
-        study=study, requested_by=user, data_fingerprint=data_fingerprint(study=study).text
-    )
+    """Queue an agreement analysis of the study's current annotations.
+
+    A recent run still queued or running on the same data is returned instead (a double click);
+    an older one may be an orphan of a crashed worker and does not block a new run."""
+    fingerprint = data_fingerprint(study=study).text
+    active = AnalysisRun.objects.filter(
+        study=study,
+        status__in=[Status.QUEUED, Status.RUNNING],
+        data_fingerprint=fingerprint,
+        created_at__gte=timezone.now() - REUSE_ACTIVE_RUN_FOR,
+    ).first()
+    if active is not None:
+        return active
+    run = AnalysisRun.objects.create(study=study, requested_by=user, data_fingerprint=fingerprint)
     transaction.on_commit(partial(_enqueue, AnalysisRun, run.pk, "analysis_run_task"))
     return run
 

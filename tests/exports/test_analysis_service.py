@@ -201,3 +201,30 @@ def test_it_finishes_on_a_study_without_annotations(study, pool, owner):
     assert run.status == AnalysisRun.Status.DONE, run.error
     assert run.result["annotations"] == 0
     assert all(f["overall"]["alpha"] is None for f in run.result["fields"])
+
+
+def test_a_second_start_on_the_same_data_returns_the_active_run(db, owner):
+    from exports.models import AnalysisRun
+    from exports.services import analysis_start
+    from tests import factories as f
+
+    study = f.make_study(owner)
+    first = analysis_start(study=study, user=owner)  # queued: on_commit never fires in this test
+    second = analysis_start(study=study, user=owner)
+    assert second.pk == first.pk
+    assert AnalysisRun.objects.count() == 1
+
+
+def test_an_old_unfinished_run_does_not_block_a_new_one(db, owner):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from exports.models import AnalysisRun
+    from exports.services import analysis_start
+    from tests import factories as f
+
+    study = f.make_study(owner)
+    orphan = analysis_start(study=study, user=owner)
+    AnalysisRun.objects.filter(pk=orphan.pk).update(status="running", created_at=timezone.now() - timedelta(hours=1))
+    assert analysis_start(study=study, user=owner).pk != orphan.pk

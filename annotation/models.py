@@ -5,7 +5,7 @@ import uuid
 from django.db import models
 from django.db.models import Q
 
-from studies.models import CountryPool, Item, Study
+from studies.models import CountryPool, Item, Study, study_files_prefix
 
 
 class Annotator(models.Model):
@@ -123,6 +123,28 @@ class Annotation(models.Model):
 
     def __str__(self):
         return f"annotation {self.pk} of {self.item}"
+
+
+def upload_path(upload, filename):
+    return f"{study_files_prefix(upload.study_id, 'uploads')}/{upload.sha256[:2]}/{upload.sha256}{upload.suffix}"
+
+
+class Upload(models.Model):
+    """An image an annotator supplied for an assignment (GlobalRG), verified with Pillow."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="+")
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="uploads")
+    token = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    file = models.FileField(upload_to=upload_path, max_length=300)
+    suffix = models.CharField(max_length=8)
+    original_name = models.CharField(max_length=255)
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+    sha256 = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"upload {self.token} ({self.width}×{self.height})"
 
 
 class MockAttempt(models.Model):

@@ -13,7 +13,8 @@ from django.utils import timezone
 from studies.models import CountryPool, ItemQuota
 from studies.protocol import Validation, validate
 
-from .models import Annotation, Annotator, Assignment, MockAttempt, Session
+from .context import assignment_context
+from .models import Annotation, Annotator, Assignment, MockAttempt, Session, Upload
 from .quota import PROLIFIC_PARAM_RE, max_items_per_annotator
 
 CANDIDATES = 40
@@ -81,10 +82,17 @@ def annotator_enter(*, pool: CountryPool, params: dict[str, str]) -> Session:
 
 def pool_has_room(*, pool: CountryPool, annotator: Annotator | None) -> bool:
     """Is there an item in the pool with a free slot that this annotator has not seen?"""
+    return _open_quotas(pool=pool, annotator=annotator).exists()
+
+
+def _open_quotas(*, pool: CountryPool, annotator: Annotator | None):
+    """Quotas of the pool with room, on items this annotator has not seen and did not write."""
     quotas = ItemQuota.objects.filter(pool=pool, leased__lt=F("wanted") - F("done"))
     if annotator is not None:
-        quotas = quotas.exclude(Exists(Assignment.objects.filter(annotator=annotator, item=OuterRef("item_id"))))
-    return quotas.exists()
+        quotas = quotas.exclude(
+            Exists(Assignment.objects.filter(annotator=annotator, item=OuterRef("item_id")))
+        ).exclude(item__author_pid=annotator.prolific_pid)
+    return quotas
 
 
 # --- onboarding -------------------------------------------------------------------------------
@@ -237,10 +245,8 @@ def _assignment_lease(*, session: Session, now: datetime) -> Assignment | None:
     cap = _annotator_cap(annotator)
     if cap is not None and annotator.assignments.exclude(status=Assignment.Status.EXPIRED).count() >= cap:
         return None
-    seen = Assignment.objects.filter(annotator=annotator, item=OuterRef("item_id"))
     candidates = list(
-        ItemQuota.objects.filter(pool=pool, leased__lt=F("wanted") - F("done"))
-        .exclude(Exists(seen))
+        _open_quotas(pool=pool, annotator=annotator)
         .order_by("done", "leased")
         .values_list("pk", "item_id", "done")[:CANDIDATES]
     )
@@ -296,7 +302,7 @@ def annotation_submit(*, assignment: Assignment, data, now: datetime | None = No
         return SubmitResult(validation=Validation(answers=existing.answers), annotation=existing, duplicate=True)
     item = assignment.item
     study = item.study
-    validation = validate(study.spec, data, item.text_context())
+    validation = validate(study.spec, data, assignment_context(assignment, study.spec))
     if not validation.ok:
         return SubmitResult(validation=validation)
     with transaction.atomic():
@@ -340,3 +346,34 @@ def _assignment_claim(assignment: Assignment) -> tuple[bool, bool]:
 def session_complete(*, session: Session, now: datetime | None = None) -> None:
     Session.objects.filter(pk=session.pk, completed_at__isnull=True).update(completed_at=now or timezone.now())
     session.refresh_from_db(fields=["completed_at"])
+
+
+class UploadRefused(Exception):
+    """An upload that is not a usable image; the message says why."""
+
+
+def upload_receive(*, assignment: Assignment, name: str, data: bytes) -> Upload:
+    """Verify an annotator's image with Pillow (real image, size and pixel limits) and store it.
+
+    Stored before the submit, so a refused form never asks for the image again.
+    """
+    from django.conf import settings
+    from django.core.files.base import ContentFile
+
+    from studies.importing import RowProblem, inspect_image
+
+    if assignment.status == Assignment.Status.SUBMITTED:
+        raise UploadRefused("This item is already submitted.")
+    if len(data) > settings.IMAGE_MAX_BYTES:
+        raise UploadRefused(f"The image is {len(data) / 1e6:.1f} MB; the limit is {settings.IMAGE_MAX_BYTES / 1e6:.0f} MB.")
+    try:
+        sha256, width, height, suffix = inspect_image(name, data, max_pixels=settings.IMAGE_MAX_PIXELS)
+    except RowProblem as problem:
+        raise UploadRefused(str(problem)) from None
+    upload = Upload(
+        study_id=assignment.pool.study_id, assignment=assignment, suffix=suffix, original_name=name[:255],
+        width=width, height=height, sha256=sha256,
+    )
+    upload.file.save(f"{sha256}{suffix}", ContentFile(data), save=False)
+    upload.save()
+    return upload

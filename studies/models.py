@@ -16,11 +16,16 @@ class Study(models.Model):
         OPEN = "open", "Open"
         CLOSED = "closed", "Closed"
 
+    class Routing(models.TextChoices):
+        COUNTRY = "country", "To the pool of the item's country"
+        ALL_POOLS = "all_pools", "To every pool"
+
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="studies")
     name = models.CharField(max_length=200)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     protocol = models.JSONField(help_text="The protocol spec: the questions asked of every item.")
     protocol_version = models.PositiveIntegerField(default=1, editable=False)
+    routing = models.CharField(max_length=10, choices=Routing.choices, default=Routing.COUNTRY)
     consent_md = models.TextField("consent text (Markdown)", blank=True)
     instructions_md = models.TextField("instructions (Markdown)", blank=True)
     items_per_session = models.PositiveSmallIntegerField(default=5)
@@ -54,6 +59,21 @@ class Study(models.Model):
     @property
     def is_open(self) -> bool:
         return self.status == self.Status.OPEN
+
+
+class ProtocolVersion(models.Model):
+    """Every spec a study has had, so an answer is always read with the spec it was given under."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="protocol_versions")
+    version = models.PositiveIntegerField()
+    spec = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["study", "version"], name="protocol_version_unique")]
+
+    def __str__(self):
+        return f"{self.study} v{self.version}"
 
 
 class CountryPool(models.Model):
@@ -93,7 +113,7 @@ class CountryPool(models.Model):
         return [(key, question) for key, wanted, question in asked if wanted]
 
 
-STUDY_FILE_KINDS = ("items", "exports")
+STUDY_FILE_KINDS = ("items", "exports", "uploads")
 
 
 def study_files_prefix(study_id: int, kind: str) -> str:
@@ -118,29 +138,63 @@ class Item(models.Model):
     external_id = models.CharField(max_length=200, help_text="The item's id in the researcher's own data.")
     country = models.CharField(max_length=2)
     prompt = models.TextField(blank=True)
+    caption = models.TextField(blank=True)
+    texts = models.JSONField(
+        default=dict, blank=True, help_text="Further named texts: question, background, reference, answer."
+    )
+    candidates = models.JSONField(
+        default=list, blank=True, help_text='Texts to choose among: [{"id": "sys-a", "text": "…"}, …].'
+    )
+    author_pid = models.CharField(
+        max_length=64, blank=True, help_text="Prolific id of the annotator who wrote this item; never assigned to them."
+    )
+    source = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="derived",
+        help_text="The item this one refers to (an answer item refers to its question's image).",
+    )
     model_name = models.CharField(max_length=200, blank=True)
     category = models.CharField(max_length=200, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
-    image = models.ImageField(upload_to=item_image_path, max_length=300)
-    width = models.PositiveIntegerField()
-    height = models.PositiveIntegerField()
-    sha256 = models.CharField(max_length=64)
+    image = models.ImageField(upload_to=item_image_path, max_length=300, blank=True)
+    width = models.PositiveIntegerField(null=True, blank=True)
+    height = models.PositiveIntegerField(null=True, blank=True)
+    sha256 = models.CharField(max_length=64, blank=True, help_text="Of the image file; empty for an item without one.")
     is_example = models.BooleanField(default=False, help_text="Used by the mock test; never assigned.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["study", "external_id"], name="item_external_id_unique"),
-            models.UniqueConstraint(fields=["study", "sha256"], name="item_image_unique"),
+            models.UniqueConstraint(
+                fields=["study", "sha256"], condition=~Q(sha256=""), name="item_image_unique"
+            ),
         ]
         indexes = [models.Index(fields=["study", "country"])]
 
     def __str__(self):
         return self.external_id
 
-    def text_context(self) -> dict[str, str]:
-        """The item texts a protocol field may refer to (e.g. a highlight over the prompt)."""
-        return {"prompt": self.prompt}
+    def text_map(self) -> dict[str, str]:
+        """The item texts a protocol field or the page may refer to, by name."""
+        texts = {name: str(value) for name, value in (self.texts or {}).items()}
+        return {**texts, "prompt": self.prompt, "caption": self.caption}
+
+
+class Document(models.Model):
+    """A document shown with an item (RAVENEA: a retrieved Wikipedia article)."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="documents")
+    position = models.PositiveSmallIntegerField()
+    title = models.CharField(max_length=500)
+    url = models.URLField(max_length=1000, blank=True)
+    text = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [models.UniqueConstraint(fields=["item", "position"], name="document_position_unique")]
+
+    def __str__(self):
+        return self.title
 
 
 class ItemQuota(models.Model):

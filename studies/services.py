@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import secrets
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -11,23 +13,66 @@ from django.db import transaction
 from django.db.models import F
 
 from . import protocol as protocol_engine
-from .models import STUDY_FILE_KINDS, CountryPool, Item, ItemQuota, Study, study_files_prefix
+from .models import STUDY_FILE_KINDS, CountryPool, Item, ItemQuota, ProtocolVersion, Study, study_files_prefix
 
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
 
 
-def preset_load(name: str) -> dict:
+@dataclass(frozen=True)
+class Preset:
+    """A ready protocol of a published study, with the study settings it is meant to run with."""
+
+    name: str
+    title: str
+    description: str
+    protocol: dict
+    study: dict
+
+
+def presets_list() -> list[Preset]:
+    return [preset_get(path.stem) for path in sorted(PRESETS_DIR.glob("*.json"))]
+
+
+def preset_get(name: str) -> Preset:
     path = PRESETS_DIR / f"{name}.json"
     if not path.is_file():
         known = ", ".join(sorted(p.stem for p in PRESETS_DIR.glob("*.json")))
         raise ValueError(f"no preset named {name!r} (known: {known})")
-    return json.loads(path.read_text())
+    raw = json.loads(path.read_text())
+    return Preset(
+        name=name, title=raw["title"], description=raw.get("description", ""),
+        protocol=raw["protocol"], study=raw.get("study", {}),
+    )
+
+
+def preset_load(name: str) -> dict:
+    """The protocol spec of a preset (a fresh copy: the study may edit it)."""
+    return preset_get(name).protocol
 
 
 def study_create(*, owner: AbstractBaseUser, name: str, protocol: dict, **settings) -> Study:
     """Create a study; the protocol spec is checked first (SpecError names every problem)."""
     protocol_engine.parse_spec(protocol)
-    return Study.objects.create(owner=owner, name=name, protocol=protocol, **settings)
+    with transaction.atomic():
+        study = Study.objects.create(owner=owner, name=name, protocol=protocol, **settings)
+        ProtocolVersion.objects.create(study=study, version=study.protocol_version, spec=protocol)
+    return study
+
+
+def study_create_from_preset(*, owner: AbstractBaseUser, preset: str, name: str = "", **settings) -> Study:
+    """A study that runs a preset: its protocol (a copy to edit) and its study settings.
+
+    Completion codes are generated when not given; ``settings`` override the preset's.
+    """
+    chosen = preset_get(preset)
+    codes = {f"code_{kind}": _code() for kind in ("completed", "failed_mock", "not_eligible", "no_consent")}
+    return study_create(
+        owner=owner, name=name or chosen.title, protocol=chosen.protocol, **{**codes, **chosen.study, **settings}
+    )
+
+
+def _code() -> str:
+    return secrets.token_hex(4).upper()
 
 
 def study_delete(*, study: Study) -> None:
@@ -54,19 +99,29 @@ def study_set_protocol(*, study: Study, protocol: dict) -> Study:
     """Replace the spec; answers already given keep the version they were given under."""
     protocol_engine.parse_spec(protocol)
     if protocol != study.protocol:
-        Study.objects.filter(pk=study.pk).update(protocol=protocol, protocol_version=F("protocol_version") + 1)
-        study.refresh_from_db(fields=["protocol", "protocol_version"])
+        with transaction.atomic():
+            Study.objects.filter(pk=study.pk).update(protocol=protocol, protocol_version=F("protocol_version") + 1)
+            study.refresh_from_db(fields=["protocol", "protocol_version"])
+            ProtocolVersion.objects.create(study=study, version=study.protocol_version, spec=protocol)
         study.__dict__.pop("spec", None)
     return study
 
 
+def _routed_to(pool: CountryPool):
+    items = Item.objects.filter(study_id=pool.study_id, is_example=False)
+    if pool.study.routing == Study.Routing.COUNTRY:
+        items = items.filter(country=pool.country)
+    return items
+
+
 def quotas_sync(*, pool: CountryPool) -> int:
-    """Give every item routed to the pool (by its country) a quota; raise, never lower below use.
+    """Give every item routed to the pool (by its country, or every item) a quota; raise the
+    wanted number, never lower it below what is done or leased.
 
     Returns the number of quotas created.
     """
     with transaction.atomic():
-        items = Item.objects.filter(study_id=pool.study_id, country=pool.country, is_example=False)
+        items = _routed_to(pool)
         have = set(ItemQuota.objects.filter(pool=pool).values_list("item_id", flat=True))
         new = [
             ItemQuota(item_id=pk, pool=pool, wanted=pool.annotations_per_item)
@@ -82,14 +137,18 @@ def quotas_sync(*, pool: CountryPool) -> int:
 
 
 def quotas_for_items(*, items: list[Item]) -> int:
-    """Route freshly imported items to the pool of their country."""
+    """Route freshly imported items: to the pool of their country, or to every pool."""
     if not items:
         return 0
-    pools = {p.country: p for p in CountryPool.objects.filter(study_id=items[0].study_id)}
+    study = items[0].study
+    pools = list(CountryPool.objects.filter(study=study))
+    by_country = {p.country: p for p in pools}
     quotas = [
-        ItemQuota(item=item, pool=pools[item.country], wanted=pools[item.country].annotations_per_item)
+        ItemQuota(item=item, pool=pool, wanted=pool.annotations_per_item)
         for item in items
-        if not item.is_example and item.country in pools
+        if not item.is_example
+        for pool in (pools if study.routing == Study.Routing.ALL_POOLS else [by_country.get(item.country)])
+        if pool is not None
     ]
     ItemQuota.objects.bulk_create(quotas, batch_size=1000)
     return len(quotas)

@@ -1,31 +1,20 @@
 """The item pages: one item at a time, swapped in by htmx, with drafts kept on the server."""
 
-from dataclasses import dataclass
-
 from django.http import HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from studies.files import image_response
-from studies.protocol import Field, Token, tokenize, walk
+from studies.protocol import bind
 
 from .. import services
+from ..context import assignment_context, candidate_order
 from ..models import Assignment
 from ..selectors import assignment_for_session
 from .flow import annotator_required, hx_redirect
 
-
-@dataclass
-class BoundField:
-    field: Field
-    values: list[str]
-    error: str | None
-    shown: bool
-    tokens: list[Token]
-
-    @property
-    def template(self) -> str:
-        return f"annotation/fields/_{self.field.type}.html"
+UPLOAD_MAX_READ = 64 * 1024 * 1024
 
 
 def _form_data(request) -> dict[str, list[str]]:
@@ -38,24 +27,21 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
         return None
     study = session.annotator.study
     spec = study.spec
-    context = assignment.item.text_context()
+    context = assignment_context(assignment, spec)
     raw = data if data is not None else assignment.draft
-    _, shown = walk(spec, raw, context)
-    fields = [
-        BoundField(
-            field=f,
-            values=[str(v) for v in raw.get(f.key, [])],
-            error=(errors or {}).get(f.key),
-            shown=f.key in shown,
-            tokens=tokenize(context.get(f.over, "")) if f.over else [],
-        )
-        for f in spec.fields
-    ]
+    fields = bind(spec, raw, context, errors)
     done = services.session_submitted_count(session)
     return render(request, "annotation/_item_panel.html" if request.headers.get("HX-Request") else "annotation/item.html", {
         "study": study,
+        "spec": spec,
+        "display": spec.display,
         "assignment": assignment,
         "item": assignment.item,
+        "texts": context.texts,
+        "documents": assignment.item.documents.all() if "documents" in spec.display.show else [],
+        "candidates": candidate_order(assignment) if spec.display.show and "candidates" in spec.display.show else [],
+        "uploads": {str(u.token): u for u in assignment.uploads.all()} if any(f.field.type == "upload" for f in fields) else {},
+        "skip_reason": (raw.get("_skip") or [""])[-1],
         "fields": fields,
         "number": done + 1,
         "total": session.items_target,
@@ -102,6 +88,28 @@ def item_draft(request, session, pk):
     assignment = assignment_for_session(session, pk)
     saved = services.assignment_save_draft(assignment=assignment, data=_form_data(request))
     return JsonResponse({"saved": saved}, status=200 if saved else 409)
+
+
+@require_POST
+@annotator_required("items")
+def item_upload(request, session, pk):
+    """Receive the image of an upload field; answers with the upload's token and size (JSON)."""
+    assignment = assignment_for_session(session, pk)
+    file = request.FILES.get("file")
+    if file is None:
+        return JsonResponse({"error": "Choose an image file to upload."}, status=400)
+    try:
+        upload = services.upload_receive(assignment=assignment, name=file.name, data=file.read(UPLOAD_MAX_READ))
+    except services.UploadRefused as refused:
+        return JsonResponse({"error": str(refused)}, status=400)
+    return JsonResponse({"token": str(upload.token), "width": upload.width, "height": upload.height,
+                         "url": reverse("annotation:item-upload-image", args=[assignment.pk, upload.token])})
+
+
+@annotator_required()
+def item_upload_image(request, session, pk, token):
+    assignment = assignment_for_session(session, pk)
+    return image_response(get_object_or_404(assignment.uploads, token=token).file)
 
 
 @annotator_required()

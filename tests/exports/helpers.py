@@ -6,7 +6,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from annotation.models import Annotation, Assignment, Session
-from studies.protocol import validate
+from studies.protocol import ItemContext, validate
 
 from .. import factories as f
 
@@ -16,7 +16,7 @@ _positions = itertools.count(1)
 def answers_for(item, **overrides) -> dict:
     """Clean answers as the protocol engine stores them (validated, hidden fields left out)."""
     form = f.valid_answers(**{k: [str(x) for x in v] if isinstance(v, list) else str(v) for k, v in overrides.items()})
-    result = validate(item.study.spec, form, item.text_context())
+    result = validate(item.study.spec, form, ItemContext(texts=item.text_map()))
     assert result.ok, result.errors
     return result.answers
 

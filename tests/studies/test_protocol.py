@@ -2,11 +2,11 @@ import json
 
 import pytest
 
-from studies.protocol import SpecError, evaluate, parse_spec, tokenize, validate
+from studies.protocol import ItemContext, SpecError, evaluate, parse_spec, tokenize, validate
 from studies.services import preset_load
 from tests.factories import valid_answers
 
-PROMPT = {"prompt": "A family sharing a meal at a festival"}
+PROMPT = ItemContext(texts={"prompt": "A family sharing a meal at a festival"})
 
 
 @pytest.fixture(scope="module")

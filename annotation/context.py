@@ -1,0 +1,36 @@
+"""The item context of an assignment: what its protocol's fields may refer to."""
+
+from __future__ import annotations
+
+import random
+
+from studies.protocol import CandidateRef, DocumentRef, ItemContext, Protocol, UploadRef
+
+from .models import Assignment
+
+
+def candidate_order(assignment: Assignment) -> list[dict]:
+    """The item's candidates in this assignment's own random order (stable across reloads)."""
+    candidates = list(assignment.item.candidates or [])
+    random.Random(f"order:{assignment.pk}").shuffle(candidates)
+    return candidates
+
+
+def assignment_context(assignment: Assignment, spec: Protocol) -> ItemContext:
+    """Build the context, querying documents and uploads only when the protocol uses them."""
+    item = assignment.item
+    types = {f.type for f in spec.fields}
+    documents = (
+        [DocumentRef(d.pk, d.title) for d in item.documents.only("pk", "title")] if "per_document" in types else []
+    )
+    candidates = (
+        [CandidateRef(str(c["id"]), str(c.get("text", ""))) for c in candidate_order(assignment)]
+        if "pick_one" in types else []
+    )
+    uploads = (
+        {str(u.token): UploadRef(str(u.token), u.width, u.height, u.sha256, u.original_name)
+         for u in assignment.uploads.all()}
+        if "upload" in types else {}
+    )
+    image = (item.width, item.height) if item.image and item.width else None
+    return ItemContext(texts=item.text_map(), image=image, documents=documents, candidates=candidates, uploads=uploads)

@@ -1,0 +1,19 @@
+"""The protocol engine: a study's questions as a declarative JSON spec.
+
+One spec is used three times: to render the form (``bind``), to validate a submission on the
+server (``validate``), and to tell the analysis each field's level of measurement
+(``Protocol.analysable``). Pure Python, no Django. Conditions are evaluated identically by
+``static/annotation/conditions.js``.
+"""
+
+from .conditions import COMPARATORS, evaluate
+from .fields import FIELD_TYPES, CandidateRef, DocumentRef, ItemContext, Token, UploadRef, tokenize
+from .spec import LEVELS, Choice, Display, Field, Protocol, Skip, SpecError, parse_spec, value_token
+from .submission import SKIP, Bound, Validation, bind, validate, walk
+
+__all__ = [
+    "COMPARATORS", "FIELD_TYPES", "LEVELS", "SKIP",
+    "Bound", "CandidateRef", "Choice", "Display", "DocumentRef", "Field", "ItemContext", "Protocol",
+    "Skip", "SpecError", "Token", "UploadRef", "Validation",
+    "bind", "evaluate", "parse_spec", "tokenize", "validate", "value_token", "walk",
+]

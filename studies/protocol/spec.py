@@ -1,0 +1,232 @@
+"""A protocol spec parsed into typed objects; every problem is reported with the field it is in."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .conditions import condition_errors
+
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+ITEM_TEXTS = ("prompt", "caption", "question", "background", "reference", "answer")
+SHOWABLE = ("image", *ITEM_TEXTS, "documents", "candidates")
+KEY_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+
+
+class SpecError(ValueError):
+    """A protocol spec that cannot be used; ``errors`` lists every problem found."""
+
+    def __init__(self, errors: list[str]):
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+def value_token(value: Any) -> str:
+    """A choice's value as it travels in an HTML form."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Choice:
+    value: Any
+    label: str
+    description: str = ""
+
+    @property
+    def token(self) -> str:
+        return value_token(self.value)
+
+
+@dataclass(frozen=True)
+class Field:
+    key: str
+    type: str
+    label: str
+    help: str = ""
+    choices: tuple[Choice, ...] = ()
+    level: str | None = None
+    required: bool = True
+    required_message: str = ""
+    show_if: dict | None = None
+    required_if: dict | None = None
+    min: int | None = None
+    max: int | None = None
+    min_chars: int | None = None
+    max_chars: int | None = None
+    min_words: int | None = None
+    max_words: int | None = None
+    max_area_ratio: float | None = None
+    over: str | None = None
+    fields: tuple[Field, ...] = ()
+
+    def choice_for(self, token: str) -> Choice | None:
+        return next((c for c in self.choices if c.token == token), None)
+
+
+@dataclass(frozen=True)
+class Skip:
+    label: str
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Display:
+    """What the item page shows, and what it calls an item ("Image 2 of 5", "Prompt 3 of 10")."""
+
+    noun: str = "Image"
+    show: tuple[str, ...] = ("image", "prompt")
+    collapsed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Protocol:
+    fields: tuple[Field, ...]
+    title: str = ""
+    display: Display = field(default_factory=Display)
+    skip: Skip | None = None
+
+    def field(self, key: str) -> Field:
+        return next(f for f in self.fields if f.key == key)
+
+    def analysable(self) -> list[Field]:
+        """Top-level fields that carry a level of measurement, in spec order."""
+        return [f for f in self.fields if f.level]
+
+
+_SETTINGS = set(Field.__dataclass_fields__) | {"choices", "fields"}
+_WHOLE = ("min", "max", "min_chars", "max_chars", "min_words", "max_words")
+
+
+def _choices(key: str, raw: Any, errors: list[str]) -> tuple[Choice, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        errors.append(f"field '{key}': 'choices' must be a list")
+        return ()
+    out = []
+    for item in raw:
+        if isinstance(item, dict) and "value" in item:
+            label = str(item.get("label", value_token(item["value"])))
+            out.append(Choice(item["value"], label, str(item.get("description", ""))))
+        elif isinstance(item, (str, int, float)) and not isinstance(item, bool):
+            out.append(Choice(item, value_token(item)))
+        else:
+            errors.append(f"field '{key}': each choice is a value or {{'value', 'label', 'description'}}")
+    if len({c.token for c in out}) != len(out):
+        errors.append(f"field '{key}': choices repeat a value")
+    return tuple(out)
+
+
+def _parse_fields(raws: Any, errors: list[str], *, where: str, nested: bool) -> tuple[Field, ...]:
+    from .fields import FIELD_TYPES  # the registry knows each type's rules
+
+    if not isinstance(raws, list) or not raws:
+        errors.append(f"{where}: 'fields' must be a non-empty list")
+        return ()
+    fields: list[Field] = []
+    seen: set[str] = set()
+    prefix = f"{where} " if nested else ""
+    for position, raw in enumerate(raws, start=1):
+        if not isinstance(raw, dict):
+            errors.append(f"{prefix}field #{position}: must be an object")
+            continue
+        key = raw.get("key")
+        if not isinstance(key, str) or not KEY_RE.match(key):
+            errors.append(f"{prefix}field #{position}: 'key' must be lowercase letters, digits and _ (got {key!r})")
+            continue
+        name = f"{prefix}field '{key}'"
+        if key in seen:
+            errors.append(f"{name}: duplicate key")
+            continue
+        seen.add(key)
+        unknown = set(raw) - _SETTINGS
+        if unknown:
+            errors.append(f"{name}: unknown setting(s) {', '.join(sorted(unknown))}")
+        ftype = FIELD_TYPES.get(raw.get("type"))
+        if ftype is None:
+            errors.append(f"{name}: unknown type {raw.get('type')!r} (known: {', '.join(FIELD_TYPES)})")
+            continue
+        if nested and raw["type"] == "per_document":
+            errors.append(f"{name}: per_document fields cannot be nested")
+            continue
+        choices = _choices(key, raw.get("choices"), errors)
+        if ftype.needs_choices and not choices:
+            errors.append(f"{name}: a {raw['type']} field needs at least one choice")
+        level = raw.get("level")
+        if level is not None and level not in ftype.levels:
+            allowed = ", ".join(ftype.levels) or "none"
+            errors.append(f"{name}: level {level!r} does not fit a {raw['type']} field (allowed: {allowed})")
+        for cond in ("show_if", "required_if"):
+            if raw.get(cond) is not None:
+                errors.extend(condition_errors(f"{name} {cond}", raw[cond], seen - {key}))
+        children = ()
+        if raw["type"] == "per_document":
+            children = _parse_fields(raw.get("fields"), errors, where=f"field '{key}'", nested=True)
+        f = Field(
+            key=key,
+            type=raw["type"],
+            label=str(raw.get("label", key)),
+            help=str(raw.get("help", "")),
+            choices=choices,
+            level=level,
+            required=bool(raw.get("required", True)),
+            required_message=str(raw.get("required_message", "")),
+            show_if=raw.get("show_if"),
+            required_if=raw.get("required_if"),
+            **{name_: raw.get(name_) for name_ in _WHOLE},
+            max_area_ratio=raw.get("max_area_ratio"),
+            over=raw.get("over"),
+            fields=children,
+        )
+        for setting in _WHOLE:
+            value = getattr(f, setting)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+                errors.append(f"{name}: '{setting}' must be a whole number ≥ 0")
+        errors.extend(f"{name}: {e}" for e in ftype.spec_errors(f, fields))
+        fields.append(f)
+    return tuple(fields)
+
+
+def _parse_display(raw: Any, errors: list[str]) -> Display:
+    if raw is None:
+        return Display()
+    if not isinstance(raw, dict) or set(raw) - {"noun", "show", "collapsed"}:
+        errors.append("display: an object with 'noun', 'show' and 'collapsed'")
+        return Display()
+    show = tuple(raw.get("show", Display.show))
+    collapsed = tuple(raw.get("collapsed", ()))
+    for name in (*show, *collapsed):
+        if name not in SHOWABLE:
+            errors.append(f"display: cannot show {name!r} (known: {', '.join(SHOWABLE)})")
+    return Display(noun=str(raw.get("noun", "Image")), show=show, collapsed=collapsed)
+
+
+def _parse_skip(raw: Any, errors: list[str]) -> Skip | None:
+    if raw is None:
+        return None
+    reasons = raw.get("reasons") if isinstance(raw, dict) else None
+    if not isinstance(reasons, list) or not reasons or not all(isinstance(r, str) and r for r in reasons):
+        errors.append("skip: needs 'reasons', a non-empty list of texts")
+        return None
+    return Skip(label=str(raw.get("label", "Skip this item")), reasons=tuple(reasons))
+
+
+def parse_spec(spec: Any) -> Protocol:
+    """Parse and check a spec; raise SpecError naming every problem and the field it is in."""
+    if not isinstance(spec, dict):
+        raise SpecError(["a protocol is an object with a non-empty 'fields' list"])
+    errors: list[str] = []
+    unknown = set(spec) - {"title", "fields", "display", "skip"}
+    if unknown:
+        errors.append(f"unknown protocol setting(s) {', '.join(sorted(unknown))}")
+    fields = _parse_fields(spec.get("fields"), errors, where="protocol", nested=False)
+    display = _parse_display(spec.get("display"), errors)
+    skip = _parse_skip(spec.get("skip"), errors)
+    if errors:
+        raise SpecError(errors)
+    return Protocol(fields=fields, title=str(spec.get("title", "")), display=display, skip=skip)

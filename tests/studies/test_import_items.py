@@ -12,6 +12,7 @@ from PIL import Image
 
 from studies import importing
 from studies.models import Item, ItemQuota
+from studies.services import study_create_from_preset
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -265,7 +266,7 @@ def test_a_failed_write_deletes_the_images_already_stored(study, pools, tmp_path
     def boom(*, items):
         raise RuntimeError("database went away")
 
-    monkeypatch.setattr(importing, "quotas_for_items", boom)
+    monkeypatch.setattr(importing.service, "quotas_for_items", boom)
     images = folder(tmp_path, {"1.png": png(1), "2.png": png(2)})
     with pytest.raises(RuntimeError):
         importing.items_import(study=study, rows_file=csv_file(tmp_path, [row(1), row(2)]), images=images)
@@ -276,9 +277,247 @@ def test_a_failed_write_deletes_the_images_already_stored(study, pools, tmp_path
 def test_a_concurrent_import_of_the_same_id_is_refused_cleanly(study, pools, tmp_path, media, monkeypatch):
     images = folder(tmp_path, {"1.png": png(1)})
     f.make_item(study, external_id="p1")  # appears after the checks: a second import raced this one
-    monkeypatch.setattr(importing, "_already_in_study", lambda **kwargs: [])
+    monkeypatch.setattr(importing.service, "_already_in_study", lambda **kwargs: [])
 
     with pytest.raises(importing.ItemImportError, match="added to the study meanwhile"):
         importing.items_import(study=study, rows_file=csv_file(tmp_path, [row(1)]), images=images)
     assert list(Item.objects.values_list("external_id", flat=True)) == ["p1"]
     assert len(list(Path(media).rglob("*.png"))) == 1  # only the racing item's image
+
+
+# --- the item parts of every protocol ---------------------------------------------------------
+
+
+def preset_study(owner, preset: str, countries=("IN", "JP")):
+    study = study_create_from_preset(owner=owner, preset=preset, status="open")
+    for country in countries:
+        f.make_pool(study, country, {"IN": "India", "JP": "Japan", "BR": "Brazil"}[country])
+    return study
+
+
+def jsonl_file(tmp_path: Path, lines: list[dict]) -> Path:
+    path = tmp_path / "items.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+CANDIDATES = [{"id": "sys-a", "text": "Women light diyas"}, {"id": "sys-b", "text": "A lamp"}, {"id": "sys-c", "text": "Fire"}]
+DOCUMENTS = [
+    {"title": "Diwali", "url": "https://en.wikipedia.org/wiki/Diwali", "text": "The festival of lights."},
+    {"title": "Diya (lamp)", "url": "http://en.wikipedia.org/wiki/Diya_(lamp)"},
+]
+
+
+def test_it_imports_every_item_part_from_jsonl(owner, tmp_path):
+    study = preset_study(owner, "culturalvqa-judgment")
+    images = folder(tmp_path, {"1.png": png(1)})
+    line = {
+        "id": "q1", "image": "1.png", "country": "IN", "caption": "Diyas at dusk", "question": "What is lit?",
+        "background": "Lamps lit for Diwali.", "reference": ["Diya", "Deepam"], "answer": "Candle",
+        "candidates": CANDIDATES, "documents": DOCUMENTS, "author": "pidauthor1",
+    }
+
+    out = run(study, jsonl_file(tmp_path, [line]), images)
+
+    assert "Imported 1 items (IN: 1), with 2 documents" in out
+    item = Item.objects.get(study=study)
+    assert item.caption == "Diyas at dusk"
+    assert item.texts == {"question": "What is lit?", "background": "Lamps lit for Diwali.",
+                          "reference": "Diya | Deepam", "answer": "Candle"}
+    assert item.candidates == CANDIDATES
+    assert item.author_pid == "pidauthor1" and item.metadata == {}
+    docs = list(item.documents.values_list("position", "title", "url", "text"))
+    assert docs == [
+        (1, "Diwali", "https://en.wikipedia.org/wiki/Diwali", "The festival of lights."),
+        (2, "Diya (lamp)", "http://en.wikipedia.org/wiki/Diya_(lamp)", ""),
+    ]
+
+
+def test_it_imports_every_item_part_from_csv(owner, tmp_path):
+    study = preset_study(owner, "ravenea-doc-relevance")
+    images = folder(tmp_path, {"1.png": png(1), "2.png": png(2)})
+    rows = [
+        row(1, caption="Diyas at dusk", question="What is lit?", reference="Diya |  Deepam", answer="Candle",
+            background="Lamps.", candidates=json.dumps(CANDIDATES), documents=json.dumps(DOCUMENTS), author="pid1"),
+        row(2, "JP", documents=json.dumps(DOCUMENTS[:1])),
+    ]
+
+    out = run(study, csv_file(tmp_path, rows), images)
+
+    assert "Imported 2 items (IN: 1, JP: 1), with 3 documents" in out
+    first = Item.objects.get(external_id="p1")
+    assert first.texts == {"question": "What is lit?", "background": "Lamps.", "reference": "Diya | Deepam",
+                           "answer": "Candle"}
+    assert (first.caption, first.candidates, first.author_pid) == ("Diyas at dusk", CANDIDATES, "pid1")
+    assert first.documents.count() == 2
+    second = Item.objects.get(external_id="p2")
+    assert (second.texts, second.candidates, second.author_pid) == ({}, [], "")
+    assert list(second.documents.values_list("title", flat=True)) == ["Diwali"]
+
+
+def test_items_without_an_image_are_imported_when_the_protocol_shows_none(owner, tmp_path, media):
+    study = preset_study(owner, "culturalframes-prompt-filter")
+    rows_file = csv_file(tmp_path, [{"id": "fp1", "prompt": "A family at dinner", "country": "IN"}],
+                         columns=["id", "prompt", "country"])
+
+    out = io.StringIO()
+    call_command("import_items", str(study.pk), str(rows_file), stdout=out)  # no --images at all
+
+    assert "Imported 1 items (IN: 1)" in out.getvalue()
+    item = Item.objects.get(study=study)
+    assert (item.image.name, item.width, item.height, item.sha256) == ("", None, None, "")
+    assert ItemQuota.objects.filter(item=item).count() == 1
+    assert not list(Path(media).rglob("*.*"))
+
+
+def test_items_without_an_image_can_sit_beside_items_with_one(owner, tmp_path):
+    study = preset_study(owner, "globalrg-grounding")
+    images = folder(tmp_path, {"1.png": png(1)})
+    lines = [{"id": "c1", "prompt": "Dosa", "country": "IN"}, {"id": "c2", "prompt": "Sushi", "country": "JP"},
+             {"id": "c3", "prompt": "Sari", "country": "IN", "image": "1.png"}]
+
+    run(study, jsonl_file(tmp_path, lines), images)
+
+    assert list(Item.objects.filter(sha256="").order_by("external_id").values_list("external_id", flat=True)) == ["c1", "c2"]
+
+
+def test_it_refuses_a_missing_image_when_the_protocol_shows_images(owner, tmp_path, media):
+    study = preset_study(owner, "caire-relevance")
+    images = folder(tmp_path, {})
+    message = refused(study, jsonl_file(tmp_path, [{"id": "a", "country": "IN"}]), images, media)
+    assert "line 1: 'image' is missing or empty: this study's protocol shows each item's image" in message
+
+
+def test_it_refuses_a_csv_without_an_image_column_when_the_protocol_shows_images(owner, tmp_path, media):
+    study = preset_study(owner, "culturalvqa-answer")
+    rows_file = csv_file(tmp_path, [{"id": "a", "country": "IN", "question": "What?"}], columns=["id", "country", "question"])
+    message = refused(study, rows_file, folder(tmp_path, {}), media)
+    assert "line 1: missing required column(s): image" in message
+
+
+def test_it_refuses_a_named_image_without_an_images_folder(owner, tmp_path, media):
+    study = preset_study(owner, "culturalframes-prompt-filter")
+    rows_file = jsonl_file(tmp_path, [{"id": "a", "country": "IN", "prompt": "A", "image": "1.png"}])
+    with pytest.raises(CommandError, match="line 1: image '1.png' given, but no images folder or .zip"):
+        call_command("import_items", str(study.pk), str(rows_file))
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("[{not json", "line 2: 'candidates' is not valid JSON"),
+        ('{"id": "a", "text": "x"}', "line 2: 'candidates' must be a JSON list of objects"),
+        ("[]", "line 2: 'candidates' is an empty list"),
+        ('[{"id": "a", "text": "x"}, {"id": "a", "text": "y"}]', "line 2: candidate 2: duplicate id 'a' (already candidate 1)"),
+        ('[{"id": "a", "text": "  "}]', "line 2: candidate 1: 'text' is missing or empty"),
+        ('[{"text": "x"}]', "line 2: candidate 1: 'id' is missing or empty"),
+        ('[{"id": "a", "text": "x", "system": "m"}]', "line 2: candidate 1: unknown key(s) system (use id and text)"),
+    ],
+)
+def test_it_refuses_bad_candidates(owner, tmp_path, media, value, expected):
+    study = preset_study(owner, "ravenea-caption-choice")
+    images = folder(tmp_path, {"1.png": png(1)})
+    message = refused(study, csv_file(tmp_path, [row(1, candidates=value)]), images, media)
+    assert expected in message
+
+
+def test_it_refuses_an_item_without_candidates_when_the_protocol_picks_one(owner, tmp_path, media):
+    study = preset_study(owner, "ravenea-caption-choice")
+    images = folder(tmp_path, {"1.png": png(1)})
+    message = refused(study, csv_file(tmp_path, [row(1)]), images, media)
+    assert "line 2: 'candidates' is missing: this study's protocol asks to choose among them" in message
+
+
+@pytest.mark.parametrize(
+    "documents, expected",
+    [
+        ([{"url": "https://en.wikipedia.org/wiki/Diwali"}], "line 1: document 1: 'title' is missing or empty"),
+        ([{"title": "Diwali", "url": "ftp://example.org/x"}],
+         "line 1: document 1: url 'ftp://example.org/x' is not a web address (http:// or https://)"),
+        ([DOCUMENTS[0], {"title": "Diya", "url": "en.wikipedia.org/wiki/Diya"}], "line 1: document 2: url 'en.wikipedia.org"),
+        ([{"title": "Diwali", "link": "https://x.org"}], "line 1: document 1: unknown key(s) link (use title, url and text)"),
+        ([{"title": 5}], "line 1: document 1: 'title' must be text"),
+        ("[{", "line 1: 'documents' is not valid JSON"),
+        ([], "line 1: 'documents' is an empty list"),
+    ],
+)
+def test_it_refuses_bad_documents(owner, tmp_path, media, documents, expected):
+    study = preset_study(owner, "ravenea-doc-relevance")
+    images = folder(tmp_path, {"1.png": png(1)})
+    message = refused(study, jsonl_file(tmp_path, [{**row(1), "documents": documents}]), images, media)
+    assert expected in message
+
+
+def test_it_refuses_an_item_without_documents_when_the_protocol_asks_about_them(owner, tmp_path, media):
+    study = preset_study(owner, "ravenea-doc-relevance")
+    images = folder(tmp_path, {"1.png": png(1)})
+    message = refused(study, csv_file(tmp_path, [row(1)]), images, media)
+    assert "line 2: 'documents' is missing: this study's protocol asks about each document" in message
+
+
+@pytest.mark.parametrize(
+    "extra, expected",
+    [
+        ({"reference": ["Naan", ""]}, "line 1: 'reference' has an empty answer"),
+        ({"reference": "Naan || Roti"}, "line 1: 'reference' has an empty answer"),
+        ({"reference": {"a": 1}}, "line 1: 'reference' must be a text or a list of texts"),
+        ({"question": ["What?"]}, "line 1: 'question' must be text"),
+        ({"author": "x" * 65}, "line 1: 'author' is longer than 64 characters"),
+    ],
+)
+def test_it_refuses_bad_texts(owner, tmp_path, media, extra, expected):
+    study = preset_study(owner, "culturalvqa-judgment")
+    images = folder(tmp_path, {"1.png": png(1)})
+    message = refused(study, jsonl_file(tmp_path, [{**row(1), **extra}]), images, media)
+    assert expected in message
+
+
+# --- routing ----------------------------------------------------------------------------------
+
+
+def test_routing_to_every_pool_gives_each_item_a_quota_in_every_pool(owner, tmp_path):
+    study = preset_study(owner, "caire-relevance", countries=("IN", "JP", "BR"))
+    assert study.routing == "all_pools"
+    images = folder(tmp_path, {"1.png": png(1), "2.png": png(2)})
+
+    out = run(study, csv_file(tmp_path, [row(1, "IN"), row(2, "us")]), images)
+
+    assert "Imported 2 items (IN: 1, US: 1)" in out  # a country without a pool: where the image comes from
+    assert Item.objects.get(external_id="p2").country == "US"
+    quotas = set(ItemQuota.objects.values_list("item__external_id", "pool__country"))
+    assert quotas == {(ext, c) for ext in ("p1", "p2") for c in ("IN", "JP", "BR")}
+
+
+def test_routing_to_every_pool_still_checks_the_country_code(owner, tmp_path, media):
+    study = preset_study(owner, "caire-relevance")
+    images = folder(tmp_path, {"1.png": png(1)})
+    message = refused(study, csv_file(tmp_path, [row(1, "India")]), images, media)
+    assert "line 2: country 'India' is not a two-letter ISO code" in message
+
+
+@pytest.mark.parametrize(
+    "preset, needs",
+    [
+        ("caire-relevance", importing.ItemNeeds(image=True)),
+        ("culturalframes-prompt-filter", importing.ItemNeeds(image=False)),
+        ("culturalframes-rating", importing.ItemNeeds(image=True)),
+        ("ravenea-doc-relevance", importing.ItemNeeds(image=True, documents=True)),
+        ("ravenea-caption-choice", importing.ItemNeeds(image=True, candidates=True)),
+        ("globalrg-grounding", importing.ItemNeeds(image=False)),  # the box is drawn on the annotator's upload
+        ("culturalvqa-question", importing.ItemNeeds(image=True)),
+        ("culturalvqa-answer", importing.ItemNeeds(image=True)),
+        ("culturalvqa-judgment", importing.ItemNeeds(image=True)),
+    ],
+)
+def test_what_each_preset_needs_of_an_item(preset, needs):
+    from studies.protocol import parse_spec
+    from studies.services import preset_load
+
+    assert importing.item_needs(parse_spec(preset_load(preset))) == needs
+
+
+def test_a_box_on_the_item_image_needs_an_image_even_when_the_page_does_not_list_it():
+    from studies.protocol import parse_spec
+
+    spec = parse_spec({"fields": [{"key": "box", "type": "bbox", "over": "image"}], "display": {"show": ["prompt"]}})
+    assert importing.item_needs(spec).image

@@ -1,4 +1,4 @@
-"""python manage.py import_items STUDY FILE --images PATH: the command line of items_import."""
+"""python manage.py import_items STUDY FILE [--images PATH]: the command line of items_import."""
 
 from pathlib import Path
 
@@ -10,17 +10,23 @@ from studies.models import Study
 
 class Command(BaseCommand):
     help = (
-        "Import items into a study from a .csv or .jsonl file (columns id, prompt, image, country, "
-        "model, category, is_example; other columns go to the item's metadata) and a folder or .zip "
-        "of images. Every row is checked first: a file with any problem imports nothing."
+        "Import items into a study from a .csv or .jsonl file and a folder or .zip of images. "
+        "Columns: id, country, image (required when the protocol shows the image), prompt, caption, "
+        "question, background, reference (answers separated by '|', or a JSON list), answer, "
+        "candidates (JSON list of {id, text}), documents (JSON list of {title, url, text}), "
+        "author (Prolific id of the item's writer), model, category, is_example; other columns go to "
+        "the item's metadata. Every row is checked first: a file with any problem imports nothing."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("study", type=int, help="The study's id (pk).")
         parser.add_argument("file", type=Path, help="The rows: a .csv or .jsonl file.")
-        parser.add_argument("--images", type=Path, required=True, help="A folder or .zip holding the images.")
+        parser.add_argument(
+            "--images", type=Path, default=None,
+            help="A folder or .zip holding the images (not needed when no row names an image).",
+        )
 
-    def handle(self, *args, study: int, file: Path, images: Path, **options):
+    def handle(self, *args, study: int, file: Path, images: Path | None, **options):
         target = Study.objects.filter(pk=study).first()
         if target is None:
             raise CommandError(f"no study with id {study}")

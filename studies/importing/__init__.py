@@ -1,0 +1,19 @@
+"""Import items into a study: rows from a CSV or JSONL file, images from a folder or a .zip.
+
+Every row and every image is checked first and every problem is reported with its line; only a
+clean file is written, in one transaction, so a refused file leaves nothing behind (neither rows
+nor stored images). Images are read one row at a time, never the whole set at once.
+
+``rows`` reads and types the rows and ``images`` reads and checks the images (neither touches
+the database); ``service`` checks them against the study and writes them.
+"""
+
+from .images import FORMAT_NAMES, FORMATS, FolderImages, ZipImages, images_source, inspect_image, safe_name
+from .rows import KNOWN, ItemImportError, ItemNeeds, Row, RowProblem, item_needs, parse_row, read_rows
+from .service import ImportReport, items_import
+
+__all__ = [
+    "FORMATS", "FORMAT_NAMES", "KNOWN",
+    "FolderImages", "ImportReport", "ItemImportError", "ItemNeeds", "Row", "RowProblem", "ZipImages",
+    "images_source", "inspect_image", "item_needs", "items_import", "parse_row", "read_rows", "safe_name",
+]

@@ -1,0 +1,325 @@
+"""Reading the rows of an import (a .csv or .jsonl file) into typed rows. No Django.
+
+Every problem of a row is collected, so one pass over the file reports them all.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..protocol import Field, Protocol
+
+TEXTS = ("question", "background", "reference", "answer")  # → Item.texts
+KNOWN = (
+    "id", "prompt", "image", "country", "model", "category", "is_example", "metadata",
+    "caption", *TEXTS, "candidates", "documents", "author",
+)
+MAX_CHARS = {"id": 200, "model": 200, "category": 200, "author": 64}
+DOCUMENT_MAX_CHARS = {"title": 500, "url": 1000}
+REFERENCE_SEPARATOR = " | "
+FLAGS = {"": False, "0": False, "false": False, "no": False, "1": True, "true": True, "yes": True}
+
+
+class ItemImportError(Exception):
+    """A file that was not imported; ``errors`` lists every problem, each naming its line."""
+
+    def __init__(self, errors: list[str]):
+        super().__init__(f"nothing imported, {len(errors)} problem(s): " + "; ".join(errors[:5]))
+        self.errors = errors
+
+
+class RowProblem(Exception):
+    """One reason a row cannot be imported."""
+
+
+@dataclass(frozen=True)
+class ItemNeeds:
+    """What every item of a study must carry for its protocol to be answerable."""
+
+    image: bool = True
+    candidates: bool = False
+    documents: bool = False
+
+    @property
+    def required_columns(self) -> tuple[str, ...]:
+        return ("id", "image", "country") if self.image else ("id", "country")
+
+
+def _all_fields(fields: tuple[Field, ...]) -> Iterator[Field]:
+    for f in fields:
+        yield f
+        yield from _all_fields(f.fields)
+
+
+def item_needs(spec: Protocol) -> ItemNeeds:
+    """An image when the page shows it or a box is drawn on it; candidates for a pick_one field;
+    documents for a per_document field."""
+    fields = list(_all_fields(spec.fields))
+    return ItemNeeds(
+        image="image" in spec.display.show or any(f.type == "bbox" and f.over == "image" for f in fields),
+        candidates=any(f.type == "pick_one" for f in fields),
+        documents=any(f.type == "per_document" for f in fields),
+    )
+
+
+@dataclass
+class Row:
+    line: int
+    external_id: str
+    image: str
+    country: str
+    prompt: str = ""
+    caption: str = ""
+    texts: dict[str, str] = field(default_factory=dict)
+    candidates: list[dict[str, str]] = field(default_factory=list)
+    documents: list[dict[str, str]] = field(default_factory=list)
+    author_pid: str = ""
+    model_name: str = ""
+    category: str = ""
+    is_example: bool = False
+    metadata: dict[str, Any] = field(default_factory=dict)
+    sha256: str = ""
+    width: int | None = None
+    height: int | None = None
+    suffix: str = ""
+
+
+# --- the file ----------------------------------------------------------------------------------
+
+
+def read_rows(path: Path, *, required: tuple[str, ...] = ("id", "image", "country")) -> Iterator[tuple[int, dict | str]]:
+    """Yield (line, raw row) or (line, problem) for every row of a .csv or .jsonl file."""
+    readers = {".csv": _csv_rows, ".jsonl": _jsonl_rows, ".ndjson": _jsonl_rows}
+    reader = readers.get(path.suffix.lower())
+    if reader is None:
+        yield 0, f"{path.name}: use a .csv or .jsonl file"
+        return
+    if not path.is_file():
+        yield 0, f"{path}: no such file"
+        return
+    try:
+        yield from reader(path, required)
+    except UnicodeDecodeError:
+        yield 0, f"{path.name} is not UTF-8 text"
+    except csv.Error as exc:
+        yield 0, f"{path.name} is not a readable CSV file ({exc})"
+
+
+def _csv_rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict | str]]:
+    with path.open(newline="", encoding="utf-8-sig") as fh:
+        reader = csv.DictReader(fh)
+        header = [name.strip() for name in reader.fieldnames or []]
+        missing = [name for name in required if name not in header]
+        if missing:
+            yield 1, f"missing required column(s): {', '.join(missing)}"
+            return
+        reader.fieldnames = header
+        for raw in reader:
+            if None in raw:
+                yield reader.line_num, "more values than there are columns"
+                continue
+            yield reader.line_num, {key: value or "" for key, value in raw.items() if key}
+
+
+def _jsonl_rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict | str]]:
+    with path.open(encoding="utf-8-sig") as fh:
+        for line, text in enumerate(fh, start=1):
+            if not text.strip():
+                continue
+            try:
+                raw = json.loads(text)
+            except json.JSONDecodeError as exc:
+                yield line, f"not valid JSON ({exc.msg}, column {exc.colno})"
+                continue
+            yield (line, raw) if isinstance(raw, dict) else (line, "not a JSON object")
+
+
+# --- one row -----------------------------------------------------------------------------------
+
+
+def parse_row(line: int, raw: dict, *, needs: ItemNeeds = ItemNeeds()) -> tuple[Row, list[str]]:
+    """The typed row and the problems of its fields (a row with problems is never imported)."""
+    problems: list[str] = []
+    keys = ("id", "image", "country", "prompt", "caption", "model", "category", "author")
+    values = {key: _text(raw, key, problems) for key in keys}
+    for key in needs.required_columns:
+        if not values[key]:
+            why = ": this study's protocol shows each item's image" if key == "image" else ""
+            problems.append(f"'{key}' is missing or empty{why}")
+    for key, limit in MAX_CHARS.items():
+        if len(values[key]) > limit:
+            problems.append(f"'{key}' is longer than {limit} characters")
+    country = values["country"].upper()
+    if country and not (len(country) == 2 and country.isascii() and country.isalpha()):
+        problems.append(f"country {values['country']!r} is not a two-letter ISO code")
+    row = Row(
+        line=line,
+        external_id=values["id"],
+        image=values["image"],
+        country=country,
+        prompt=values["prompt"],
+        caption=values["caption"],
+        texts=_texts(raw, problems),
+        candidates=_candidates(raw.get("candidates"), problems),
+        documents=_documents(raw.get("documents"), problems),
+        author_pid=values["author"],
+        model_name=values["model"],
+        category=values["category"],
+        is_example=_flag(raw.get("is_example"), problems),
+        metadata=_metadata(raw, problems),
+    )
+    needed = (("candidates", needs.candidates, "asks to choose among them"),
+              ("documents", needs.documents, "asks about each document"))
+    for key, wanted, why in needed:
+        if wanted and _blank(raw.get(key)):
+            problems.append(f"'{key}' is missing: this study's protocol {why}")
+    return row, problems
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def _text(raw: dict, key: str, problems: list[str]) -> str:
+    value = raw.get(key)
+    if value is None:
+        return ""
+    if isinstance(value, (dict, list, bool)):
+        problems.append(f"'{key}' must be text")
+        return ""
+    return str(value).strip()
+
+
+def _texts(raw: dict, problems: list[str]) -> dict[str, str]:
+    texts = {key: _text(raw, key, problems) for key in TEXTS if key != "reference"}
+    texts["reference"] = _reference(raw.get("reference"), problems)
+    return {key: value for key, value in texts.items() if value}
+
+
+def _reference(value: Any, problems: list[str]) -> str:
+    """Reference answers: a JSON list, or one text with the answers separated by '|'.
+    Stored as one text, joined by ' | ', like every other item text."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        value = value.split("|") if value.strip() else []
+    if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
+        problems.append("'reference' must be a text or a list of texts")
+        return ""
+    answers = [str(v).strip() for v in value]
+    if any(not answer for answer in answers):
+        problems.append("'reference' has an empty answer")
+        return ""
+    return REFERENCE_SEPARATOR.join(answers)
+
+
+def _json_list(value: Any, key: str, problems: list[str]) -> list | None:
+    """A list given as JSON (a JSONL value, or a CSV cell holding JSON); None when absent."""
+    if _blank(value):
+        return None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            problems.append(f"'{key}' is not valid JSON ({exc.msg}, column {exc.colno})")
+            return None
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        problems.append(f"'{key}' must be a JSON list of objects")
+        return None
+    return value
+
+
+def _candidates(value: Any, problems: list[str]) -> list[dict[str, str]]:
+    """[{"id", "text"}, …]: ids unique and non-empty, texts non-empty."""
+    given = _json_list(value, "candidates", problems)
+    if given is None:
+        return []
+    if not given:
+        problems.append("'candidates' is an empty list")
+    out: list[dict[str, str]] = []
+    seen: dict[str, int] = {}
+    for n, candidate in enumerate(given, start=1):
+        unknown = set(candidate) - {"id", "text"}
+        if unknown:
+            problems.append(f"candidate {n}: unknown key(s) {', '.join(sorted(unknown))} (use id and text)")
+        ident = candidate.get("id")
+        ident = "" if ident is None or isinstance(ident, (bool, dict, list)) else str(ident).strip()
+        text = candidate.get("text")
+        text = text.strip() if isinstance(text, str) else ""
+        if not ident:
+            problems.append(f"candidate {n}: 'id' is missing or empty")
+        elif ident in seen:
+            problems.append(f"candidate {n}: duplicate id {ident!r} (already candidate {seen[ident]})")
+        else:
+            seen[ident] = n
+        if not text:
+            problems.append(f"candidate {n}: 'text' is missing or empty")
+        out.append({"id": ident, "text": text})
+    return out
+
+
+def _documents(value: Any, problems: list[str]) -> list[dict[str, str]]:
+    """[{"title", "url", "text"}, …]: a title each; a URL, when given, on http(s)."""
+    given = _json_list(value, "documents", problems)
+    if given is None:
+        return []
+    if not given:
+        problems.append("'documents' is an empty list")
+    out: list[dict[str, str]] = []
+    for n, document in enumerate(given, start=1):
+        unknown = set(document) - {"title", "url", "text"}
+        if unknown:
+            problems.append(f"document {n}: unknown key(s) {', '.join(sorted(unknown))} (use title, url and text)")
+        values = {}
+        for key in ("title", "url", "text"):
+            value = document.get(key)
+            if value is not None and not isinstance(value, str):
+                problems.append(f"document {n}: '{key}' must be text")
+                value = ""
+            values[key] = (value or "").strip()
+        if not values["title"]:
+            problems.append(f"document {n}: 'title' is missing or empty")
+        for key, limit in DOCUMENT_MAX_CHARS.items():
+            if len(values[key]) > limit:
+                problems.append(f"document {n}: '{key}' is longer than {limit} characters")
+        if values["url"] and not _is_web_address(values["url"]):
+            problems.append(f"document {n}: url {values['url']!r} is not a web address (http:// or https://)")
+        out.append(values)
+    return out
+
+
+def _is_web_address(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.netloc) and not any(c.isspace() for c in url)
+
+
+def _flag(value: Any, problems: list[str]) -> bool:
+    if isinstance(value, bool):
+        return value
+    token = "" if value is None else str(value).strip().lower()
+    if token not in FLAGS:
+        problems.append(f"'is_example' must be true or false, not {value!r}")
+        return False
+    return FLAGS[token]
+
+
+def _metadata(raw: dict, problems: list[str]) -> dict[str, Any]:
+    extra = {key: value for key, value in raw.items() if key not in KNOWN}
+    given = raw.get("metadata")
+    if isinstance(given, str) and given.strip():
+        try:
+            given = json.loads(given)
+        except json.JSONDecodeError:
+            given = None
+    if given in (None, ""):
+        return extra
+    if not isinstance(given, dict):
+        problems.append("'metadata' must be a JSON object")
+        return extra
+    return {**extra, **given}

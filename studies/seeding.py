@@ -1,0 +1,245 @@
+"""One study seeded from the annotations of another.
+
+- CulturalVQA: the questions written in a question study become the items of an answer study;
+  each keeps its author's Prolific id, so the author is never given their own question
+  (``annotation.services._open_quotas`` excludes it), and is routed to its country's pool, so it
+  is answered by *other* annotators of the same country.
+- CulturalFrames: a prompt of the filter study is kept when at least 2 of its 3 annotators say
+  Yes; the kept prompts are written to a file that the researcher completes with the file names
+  of the images the T2I models drew for them, and imports into a rating study with import_items.
+
+The decisions are plain functions without the ORM. The two readers of annotations
+(``_written_questions``, ``_prompt_votes``) import the annotation app inside the function:
+annotations live in the layer above studies, and studies must not import it at module level.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from django.db import transaction
+
+from .models import Item, ItemQuota, Study
+from .protocol import SKIP, Protocol, value_token
+from .services import quotas_for_items
+
+MAX_EXTERNAL_ID = 200
+YES, NO = "yes", "no"
+_TOKENS = {"yes": YES, "true": YES, "1": YES, "no": NO, "false": NO, "0": NO}
+
+Decision = Literal["kept", "dropped", "pending"]
+
+
+class SeedError(ValueError):
+    """A seeding that cannot be done; the message says why, and nothing was written."""
+
+
+# --- decisions (no ORM) ------------------------------------------------------------------------
+
+
+def vote_token(value: Any) -> str | None:
+    """A Yes/No answer as "yes" or "no" (None for anything else), whatever the choice's value."""
+    return _TOKENS.get(value_token(value).strip().lower()) if value is not None else None
+
+
+def prompt_kept(votes: Iterable[Any], *, min_yes: int = 2) -> bool:
+    """CulturalFrames: a prompt is kept when at least ``min_yes`` of its annotators say Yes."""
+    return sum(vote_token(v) == YES for v in votes) >= min_yes
+
+
+def prompt_decision(*, yes: int, no: int, wanted: int, min_yes: int = 2) -> Decision:
+    """Kept once enough say Yes; dropped once the votes still to come cannot make it; else pending."""
+    if yes >= min_yes:
+        return "kept"
+    if yes + max(wanted - yes - no, 0) < min_yes:
+        return "dropped"
+    return "pending"
+
+
+def vote_field(spec: Protocol) -> str:
+    """The key of the filter's Yes/No question: the first choice field whose choices are Yes and No."""
+    for f in spec.fields:
+        if f.type == "choice" and {vote_token(c.value) for c in f.choices} == {YES, NO}:
+            return f.key
+    raise SeedError("the source study's protocol has no Yes/No choice field to count votes from")
+
+
+def question_field(spec: Protocol) -> str:
+    """The key of the written question: the text field named 'question', else the only text field."""
+    texts = [f.key for f in spec.fields if f.type == "text"]
+    if "question" in texts:
+        return "question"
+    if len(texts) == 1:
+        return texts[0]
+    raise SeedError("the source study's protocol has no text field 'question' (nor a single text field)")
+
+
+def answer_item_id(question_item_id: str, annotation_id: int) -> str:
+    """The id of the answer item made from one written question; stable, so seeding is idempotent."""
+    suffix = f"-q{annotation_id}"
+    return f"{question_item_id[: MAX_EXTERNAL_ID - len(suffix)]}{suffix}"
+
+
+# --- CulturalVQA: written questions become answer items ----------------------------------------
+
+
+@dataclass(frozen=True)
+class WrittenQuestion:
+    annotation_id: int
+    item_id: int
+    text: str
+    author_pid: str
+
+
+def _written_questions(source: Study, key: str) -> list[WrittenQuestion]:
+    from annotation.models import Annotation  # the layer above studies: see the module docstring
+
+    rows = Annotation.objects.filter(study=source).order_by("pk").values_list(
+        "pk", "item_id", "answers", "annotator__prolific_pid"
+    )
+    return [
+        WrittenQuestion(pk, item_id, str(answers[key]).strip(), pid)
+        for pk, item_id, answers, pid in rows
+        if SKIP not in answers and str(answers.get(key) or "").strip()
+    ]
+
+
+def seed_answer_items(*, source: Study, target: Study) -> int:
+    """Make an item of ``target`` for every question written (not skipped) in ``source``.
+
+    The item shows the question's image (the stored file is shared, not copied) and the question,
+    carries its author's Prolific id, refers to the question's item, and goes to the pool of its
+    country. Running it again creates only the items of questions written since. Returns how
+    many items were created.
+    """
+    if source.pk == target.pk:
+        raise SeedError("the source and target must be two studies")
+    if target.routing != Study.Routing.COUNTRY:
+        raise SeedError(
+            "the target study must route items to the pool of their country: a question is answered "
+            "by other annotators of its own country"
+        )
+    questions = _written_questions(source, question_field(source.spec))
+    sources = Item.objects.in_bulk({q.item_id for q in questions})
+    ids = {q.annotation_id: answer_item_id(sources[q.item_id].external_id, q.annotation_id) for q in questions}
+    have = set(Item.objects.filter(study=target, external_id__in=ids.values()).values_list("external_id", flat=True))
+    new = [q for q in questions if ids[q.annotation_id] not in have]
+    pools = set(target.pools.values_list("country", flat=True))
+    missing = sorted({sources[q.item_id].country for q in new} - pools)
+    if missing:
+        raise SeedError(f"the target study has no pool for {', '.join(missing)}: add one, then seed again")
+    items = [_answer_item(target, sources[q.item_id], q, ids[q.annotation_id]) for q in new]
+    with transaction.atomic():
+        Item.objects.bulk_create(items, batch_size=500)
+        quotas_for_items(items=items)
+    return len(items)
+
+
+def _answer_item(target: Study, question_item: Item, question: WrittenQuestion, external_id: str) -> Item:
+    item = Item(
+        study=target,
+        external_id=external_id,
+        country=question_item.country,
+        texts={"question": question.text},
+        author_pid=question.author_pid,
+        source=question_item,
+        category=question_item.category,
+        width=question_item.width,
+        height=question_item.height,
+        sha256=question_item.sha256,
+    )
+    item.image.name = question_item.image.name  # the same stored file: no second upload
+    return item
+
+
+# --- CulturalFrames: the prompts kept by the filter --------------------------------------------
+
+
+@dataclass(frozen=True)
+class PromptTally:
+    """The Yes/No votes on one prompt in one pool."""
+
+    id: str
+    prompt_id: str
+    prompt: str
+    country: str
+    category: str
+    yes: int
+    no: int
+    wanted: int
+
+    def decision(self, min_yes: int) -> Decision:
+        return prompt_decision(yes=self.yes, no=self.no, wanted=self.wanted, min_yes=min_yes)
+
+
+@dataclass(frozen=True)
+class KeptPromptsReport:
+    kept: int
+    dropped: int
+    pending: int
+    path: Path
+
+    def summary(self) -> str:
+        return (
+            f"Wrote {self.kept} kept prompt(s) to {self.path} ({self.dropped} dropped, {self.pending} still "
+            "waiting for votes). Fill in the image (and model) of each row, copying a row per image, then "
+            "import the file into the rating study with import_items."
+        )
+
+
+def _prompt_votes(source: Study, key: str) -> list[PromptTally]:
+    from annotation.models import Annotation  # the layer above studies: see the module docstring
+
+    votes: dict[tuple[int, int], list[Any]] = defaultdict(list)
+    for item_id, pool_id, answers in Annotation.objects.filter(study=source).values_list("item_id", "pool_id", "answers"):
+        if key in answers:
+            votes[item_id, pool_id].append(answers[key])
+    quotas = ItemQuota.objects.filter(item__study=source, item__is_example=False).select_related("item", "pool")
+    tallies = []
+    for quota in quotas.order_by("item__external_id", "pool__country"):
+        item, country = quota.item, quota.pool.country
+        cast = [vote_token(v) for v in votes.get((item.pk, quota.pool_id), [])]
+        tallies.append(PromptTally(
+            id=item.external_id if country == item.country else f"{item.external_id}-{country}",
+            prompt_id=item.external_id, prompt=item.prompt, country=country, category=item.category,
+            yes=cast.count(YES), no=cast.count(NO), wanted=quota.wanted,
+        ))
+    return tallies
+
+
+KEPT_COLUMNS = ("id", "prompt_id", "prompt", "country", "category", "image", "model", "yes_votes", "no_votes")
+
+
+def seed_kept_prompts(*, source: Study, out: Path, min_yes: int = 2) -> KeptPromptsReport:
+    """Write the prompts of a filter study kept by its annotators (``min_yes`` Yes votes) to a
+    .csv or .jsonl file in import_items' format, with empty image and model columns to fill in."""
+    out = Path(out)
+    if out.suffix.lower() not in (".csv", ".jsonl"):
+        raise SeedError(f"{out.name}: write to a .csv or .jsonl file")
+    tallies = _prompt_votes(source, vote_field(source.spec))
+    decisions = [t.decision(min_yes) for t in tallies]
+    kept = [t for t, d in zip(tallies, decisions) if d == "kept"]
+    rows = [
+        {**{k: v for k, v in asdict(t).items() if k not in ("yes", "no", "wanted")},
+         "image": "", "model": "", "yes_votes": t.yes, "no_votes": t.no}
+        for t in kept
+    ]
+    _write_rows(out, rows)
+    return KeptPromptsReport(kept=len(kept), dropped=decisions.count("dropped"), pending=decisions.count("pending"), path=out)
+
+
+def _write_rows(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        if path.suffix.lower() == ".jsonl":
+            fh.writelines(json.dumps({k: row[k] for k in KEPT_COLUMNS}, ensure_ascii=False) + "\n" for row in rows)
+        else:
+            writer = csv.DictWriter(fh, fieldnames=KEPT_COLUMNS)
+            writer.writeheader()
+            writer.writerows(rows)

@@ -3,7 +3,14 @@ from django.contrib import admin
 
 from . import protocol as protocol_engine
 from .models import CountryPool, Item, MockQuestion, Study
-from .services import preset_load, quotas_sync
+from .services import (
+    preset_load, presets_list, quotas_sync, study_create, study_create_from_preset, study_set_protocol,
+)
+
+START_PRESET = "culturalframes-rating"  # the protocol the add form starts with
+CODE_FIELDS = ("code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent")
+# Set by the service or the database, never taken from the add form.
+NOT_SETTINGS = {"id", "owner", "name", "protocol", "protocol_version", "created_at"}
 
 
 class OwnedAdmin(admin.ModelAdmin):
@@ -21,13 +28,45 @@ class OwnedAdmin(admin.ModelAdmin):
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
+def _preset_choices():
+    return [("", "— none: use the protocol below —")] + [(p.name, f"{p.title} ({p.name})") for p in presets_list()]
+
+
 class StudyForm(forms.ModelForm):
+    preset = forms.ChoiceField(
+        label="Start from a preset",
+        required=False,
+        choices=_preset_choices,
+        help_text=(
+            "Creates the study with the preset's protocol and its settings (routing, session size, instructions, "
+            "consent); completion codes left empty are generated. Settings you change below take precedence. "
+            "Leave the protocol below as it is, or empty: the preset's replaces it (edit it after creation)."
+        ),
+    )
+
     class Meta:
         model = Study
         exclude = ["owner"]
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "routing" in self.fields:  # an older form that does not post it keeps the study's routing
+            self.fields["routing"].required = False
+        if self.instance.pk:
+            del self.fields["preset"]
+            return
+        self.fields["protocol"].required = False  # checked in clean(): needed unless a preset is chosen
+        if self.data.get("preset"):
+            for name in ("name", *CODE_FIELDS):
+                self.fields[name].required = False
+
+    def clean_routing(self):
+        return self.cleaned_data.get("routing") or self.instance.routing
+
     def clean_protocol(self):
         spec = self.cleaned_data["protocol"]
+        if spec in (None, "", {}) and not self.instance.pk:
+            return None
         try:
             protocol_engine.parse_spec(spec)
         except protocol_engine.SpecError as exc:
@@ -36,10 +75,27 @@ class StudyForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
-        codes = [data.get(k) for k in ("code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent")]
+        codes = [data.get(k) for k in CODE_FIELDS]
         if all(codes) and len(set(codes)) != len(codes):
             raise forms.ValidationError("Each completion code must be different: Prolific tells outcomes apart by code.")
+        if self.instance.pk:
+            return data
+        preset = data.get("preset")
+        if not preset and data.get("protocol") is None and "protocol" not in self.errors:
+            self.add_error("protocol", "Give the protocol, or choose a preset above.")
+        elif preset and data.get("protocol") not in (None, preset_load(START_PRESET)):
+            self.add_error(
+                "protocol",
+                f"You chose the preset {preset}: leave the protocol as it was, or empty, to use the preset's "
+                "(you can edit it once the study exists), or choose no preset to use this protocol.",
+            )
         return data
+
+    def settings_given(self) -> dict:
+        """The study settings the researcher changed on the add form (away from the model's defaults,
+        which the form starts with): these win over the preset's."""
+        fields = [f for f in Study._meta.concrete_fields if f.name not in NOT_SETTINGS and f.name in self.cleaned_data]
+        return {f.name: self.cleaned_data[f.name] for f in fields if self.cleaned_data[f.name] != f.get_default()}
 
 
 class PoolInline(admin.TabularInline):
@@ -90,7 +146,7 @@ class StudyAdmin(OwnedAdmin):
     inlines = [PoolInline, MockQuestionInline]
     fieldsets = [
         (None, {"fields": ["name", "status", "prolific_study_id"]}),
-        ("Sessions", {"fields": ["items_per_session", "lease_minutes", "mock_attempts_allowed"]}),
+        ("Sessions", {"fields": ["routing", "items_per_session", "lease_minutes", "mock_attempts_allowed"]}),
         ("Completion codes", {"fields": ["code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent"]}),
         ("Texts", {"fields": ["consent_md", "instructions_md"]}),
         ("Protocol", {"fields": ["protocol", "protocol_version", "created_at"]}),
@@ -98,21 +154,49 @@ class StudyAdmin(OwnedAdmin):
 
     def get_changeform_initial_data(self, request):
         initial = super().get_changeform_initial_data(request)
-        initial.setdefault("protocol", preset_load("culturalframes-rating"))
+        initial.setdefault("protocol", preset_load(START_PRESET))
         return initial
+
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is None:
+            fieldsets = [("Preset", {"fields": ["preset"]}), *fieldsets]
+        return fieldsets
 
     def save_model(self, request, obj, form, change):
         if not change:
-            obj.owner = request.user
+            _become(obj, self._create(request, obj, form))
         elif "protocol" in form.changed_data:
-            obj.protocol_version += 1
-        super().save_model(request, obj, form, change)
+            # Save the other fields with the old spec, then replace it through the service, which keeps
+            # every version (answers are read with the spec they were given under).
+            protocol, obj.protocol = obj.protocol, form.initial["protocol"]
+            super().save_model(request, obj, form, change)
+            study_set_protocol(study=obj, protocol=protocol)
+        else:
+            super().save_model(request, obj, form, change)
+
+    def _create(self, request, obj, form) -> Study:
+        preset = form.cleaned_data.get("preset")
+        if preset:
+            return study_create_from_preset(owner=request.user, preset=preset, name=obj.name, **form.settings_given())
+        settings = {
+            f.name: getattr(obj, f.attname) for f in Study._meta.concrete_fields if f.name not in NOT_SETTINGS
+        }
+        return study_create(owner=request.user, name=obj.name, protocol=obj.protocol, **settings)
 
     def save_formset(self, request, form, formset, change):
         super().save_formset(request, form, formset, change)
         if formset.model is CountryPool:
             for pool in form.instance.pools.all():
                 quotas_sync(pool=pool)
+
+
+def _become(obj: Study, saved: Study) -> None:
+    """Make the admin's unsaved study the one the service created, so its inlines attach to it."""
+    for f in Study._meta.concrete_fields:
+        setattr(obj, f.attname, getattr(saved, f.attname))
+    obj._state.adding, obj._state.db = False, saved._state.db
+    obj.__dict__.pop("spec", None)
 
 
 @admin.register(CountryPool)

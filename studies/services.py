@@ -180,3 +180,14 @@ def researcher_create(*, username: str, password: str, email: str = ""):
         user.save()
     user.groups.add(group)
     return user
+
+
+# --- presets (helper B) ---
+
+
+def pool_create(*, study: Study, country: str, country_name: str, **settings) -> CountryPool:
+    """Add a country pool to a study and give every item routed to it a quota."""
+    with transaction.atomic():
+        pool = CountryPool.objects.create(study=study, country=country, country_name=country_name, **settings)
+        quotas_sync(pool=pool)
+    return pool

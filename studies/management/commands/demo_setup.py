@@ -1,16 +1,19 @@
-"""python manage.py demo_setup [--reset]: a CulturalFrames demo study to click through locally.
+"""python manage.py demo_setup [--reset]: a demo study for every preset, to click through locally.
 
-Idempotent: a second run finds the study and only prints the links again. The items go through
-the real import path (studies.importing.items_import); their images are drawn here with Pillow
-(shapes and the prompt's key words, no downloads) the first time they are missing.
+Each folder of fixtures/demo/ is one demo: ``study.json`` (the study, its two pools and its mock
+questions) and ``items.csv`` or ``items.jsonl`` (its items, in import_items' format: examples for
+researchers of every item part). Idempotent: a second run finds the studies and only prints the
+links again. The items go through the real import path (studies.importing.items_import); their
+images are drawn here with Pillow (shapes and a few key words, no downloads) the first time they
+are missing.
 """
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import random
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -20,16 +23,21 @@ from django.db import transaction
 from django.urls import NoReverseMatch, reverse
 from PIL import Image, ImageDraw, ImageFont
 
-from studies.importing import ImportReport, ItemImportError, items_import
+from studies.importing import ImportReport, ItemImportError, items_import, read_rows
 from studies.models import CountryPool, Item, MockQuestion, Study
-from studies.services import preset_load, researcher_create, study_create, study_delete
+from studies.services import researcher_create, study_create_from_preset, study_delete
 
 DEMO_USERNAME = "researcher"
 DEMO_PASSWORD = "tessera-demo"  # only for the local demo; DEMO_PASSWORD in the environment overrides it
 DEFAULT_FIXTURES = Path(settings.BASE_DIR) / "fixtures" / "demo"
+ORDER = (  # CulturalFrames first: the README and the browser test walk through it (study id 1)
+    "culturalframes-rating", "culturalframes-prompt-filter", "caire-relevance", "ravenea-doc-relevance",
+    "ravenea-caption-choice", "globalrg-grounding", "culturalvqa-question", "culturalvqa-answer", "culturalvqa-judgment",
+)
+ROWS_FILES = ("items.csv", "items.jsonl")
 SIZE = W, H = 512, 384
 GROUND_Y = 250
-PALETTES = {  # (sky, ground, accents): model-b paints at dusk, model-a at noon
+PALETTES = {  # (sky, ground, accents): model-b paints at dusk, model-a (and a photo) at noon
     "model-a": ((170, 205, 235), (150, 190, 120), [(200, 60, 50), (240, 170, 40), (60, 90, 170), (120, 60, 140)]),
     "model-b": ((245, 190, 150), (120, 110, 90), [(170, 30, 60), (250, 200, 80), (30, 120, 110), (90, 50, 40)]),
 }
@@ -151,8 +159,8 @@ MOTIFS = {
 }
 
 
-def demo_image(*, motif: str, caption: str, model: str, seed: str) -> Image.Image:
-    """A 512x384 picture: a simple scene for the motif, the prompt's key words on a banner."""
+def demo_image(*, motif: str, banner: str, model: str = "", seed: str) -> Image.Image:
+    """A 512x384 picture: a simple scene for the motif, a few key words on a banner."""
     rng = random.Random(seed)
     sky, ground, accents = PALETTES.get(model, PALETTES["model-a"])
     image = Image.new("RGB", SIZE, sky)
@@ -160,46 +168,93 @@ def demo_image(*, motif: str, caption: str, model: str, seed: str) -> Image.Imag
     draw.rectangle([0, GROUND_Y, W, H], fill=ground)
     MOTIFS.get(motif, _people)(draw, rng, accents)
     draw.rectangle([0, H - 52, W, H], fill=(255, 255, 255))
-    draw.text((W // 2, H - 26), caption, font=ImageFont.load_default(size=26), fill=(25, 25, 25), anchor="mm")
-    draw.text((10, 8), model, font=ImageFont.load_default(size=16), fill=(40, 40, 40))
+    draw.text((W // 2, H - 26), banner, font=ImageFont.load_default(size=26), fill=(25, 25, 25), anchor="mm")
+    if model:
+        draw.text((10, 8), model, font=ImageFont.load_default(size=16), fill=(40, 40, 40))
     return image
 
 
 def images_generate(*, rows_file: Path, folder: Path) -> int:
-    """Draw the image of every row whose file is missing; returns how many were drawn."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Draw the image of every row that names one whose file is missing; returns how many were drawn.
+
+    A row says what to draw in its (metadata) columns ``motif`` and ``banner``.
+    """
     made = 0
-    with rows_file.open(newline="", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            path = folder / row["image"]
-            if path.exists():
-                continue
-            image = demo_image(motif=row["motif"], caption=row["caption"], model=row["model"], seed=row["id"])
-            partial = path.with_name(f".{path.name}.partial")
-            image.save(partial, format="PNG")
-            partial.replace(path)
-            made += 1
+    for _, row in read_rows(rows_file, required=()):
+        if not isinstance(row, dict) or not row.get("image"):
+            continue
+        path = folder / str(row["image"])
+        if path.exists():
+            continue
+        banner = str(row.get("banner") or row.get("prompt") or row["id"])
+        image = demo_image(motif=str(row.get("motif", "")), banner=banner, model=str(row.get("model") or ""),
+                           seed=str(row["id"]))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f".{path.name}.partial")
+        image.save(partial, format="PNG")
+        partial.replace(path)
+        made += 1
     return made
 
 
-# --- the study ---------------------------------------------------------------------------------
+# --- the demo studies --------------------------------------------------------------------------
 
 
-def study_build(*, spec: dict, owner, fixtures: Path) -> tuple[Study, ImportReport]:
-    fields = {key: "\n".join(v) if isinstance(v, list) else v for key, v in spec["study"].items()}
+@dataclass(frozen=True)
+class Demo:
+    """One folder of fixtures/demo: a study spec and its items."""
+
+    folder: Path
+    spec: dict
+
+    @property
+    def name(self) -> str:
+        return self.spec["study"]["name"]
+
+    @property
+    def preset(self) -> str:
+        return self.spec["study"]["protocol_preset"]
+
+    @property
+    def rows_file(self) -> Path:
+        found = [self.folder / name for name in ROWS_FILES if (self.folder / name).is_file()]
+        if len(found) != 1:
+            raise CommandError(f"{self.folder}: needs one of {' or '.join(ROWS_FILES)}")
+        return found[0]
+
+    @property
+    def images(self) -> Path | None:
+        folder = self.folder / "images"
+        return folder if folder.is_dir() else None
+
+
+def demos_load(fixtures: Path) -> list[Demo]:
+    """The demo of ``fixtures`` itself when it holds a study.json, else one per sub-folder."""
+    if (fixtures / "study.json").is_file():
+        folders = [fixtures]
+    else:
+        found = [p for p in fixtures.iterdir() if (p / "study.json").is_file()] if fixtures.is_dir() else []
+        folders = sorted(found, key=lambda p: (ORDER.index(p.name) if p.name in ORDER else len(ORDER), p.name))
+    if not folders:
+        raise CommandError(f"{fixtures}: no study.json, nor folders holding one")
+    return [Demo(folder, json.loads((folder / "study.json").read_text(encoding="utf-8"))) for folder in folders]
+
+
+def study_build(*, demo: Demo, owner) -> tuple[Study, ImportReport]:
+    fields = {key: "\n".join(v) if isinstance(v, list) else v for key, v in demo.spec["study"].items()}
     name, preset = fields.pop("name"), fields.pop("protocol_preset")
-    study = study_create(owner=owner, name=name, protocol=preset_load(preset), **fields)
-    for pool in spec["pools"]:
+    study = study_create_from_preset(owner=owner, preset=preset, name=name, **fields)
+    for pool in demo.spec["pools"]:
         CountryPool.objects.create(study=study, **pool)
     try:
-        report = items_import(study=study, rows_file=fixtures / "items.csv", images=fixtures / "images")
+        report = items_import(study=study, rows_file=demo.rows_file, images=demo.images)
     except ItemImportError as exc:
-        raise CommandError("The demo items could not be imported:\n" + "\n".join(exc.errors)) from None
-    for position, question in enumerate(spec["mock_questions"], start=1):
+        raise CommandError(f"The items of {name!r} could not be imported:\n" + "\n".join(exc.errors)) from None
+    for position, question in enumerate(demo.spec.get("mock_questions", []), start=1):
         question = dict(question)
         item = Item.objects.get(study=study, external_id=question.pop("item"), is_example=True)
         if question["expected"] not in question["choices"]:
-            raise CommandError(f"mock question {position}: expected answer is not one of its choices")
+            raise CommandError(f"{name}: mock question {position}: expected answer is not one of its choices")
         MockQuestion.objects.create(study=study, item=item, position=position, **question)
     return study, report
 
@@ -214,36 +269,41 @@ def entry_url(pool: CountryPool, number: int) -> str:
 
 
 class Command(BaseCommand):
-    help = "Create (once) the CulturalFrames demo study with a researcher account, and print its links."
+    help = "Create (once) a demo study for every preset with a researcher account, and print their links."
 
     def add_arguments(self, parser):
-        parser.add_argument("--reset", action="store_true", help="Delete the demo study and create it again.")
+        parser.add_argument("--reset", action="store_true", help="Delete the demo studies and create them again.")
         parser.add_argument(
-            "--fixtures", type=Path, default=DEFAULT_FIXTURES, help="Folder of study.json and items.csv."
+            "--fixtures", type=Path, default=DEFAULT_FIXTURES,
+            help="A folder of demo folders (each with study.json and items.csv or items.jsonl), or one demo folder.",
         )
 
     def handle(self, *args, reset: bool, fixtures: Path, **options):
-        spec = json.loads((fixtures / "study.json").read_text(encoding="utf-8"))
-        drawn = images_generate(rows_file=fixtures / "items.csv", folder=fixtures / "images")
+        demos = demos_load(fixtures)
+        drawn = sum(images_generate(rows_file=demo.rows_file, folder=demo.folder / "images") for demo in demos)
         if drawn:
-            self.stdout.write(f"Drew {drawn} demo images into {fixtures / 'images'}")
+            self.stdout.write(f"Drew {drawn} demo images under {fixtures}")
         password = os.environ.get("DEMO_PASSWORD") or DEMO_PASSWORD
         with transaction.atomic():
             researcher = researcher_create(username=DEMO_USERNAME, password=password)
-            study = Study.objects.filter(owner=researcher, name=spec["study"]["name"]).first()
-            if study is not None and reset:
-                study_delete(study=study)
-                self.stdout.write(f"Deleted the demo study (id {study.pk}).")
-                study = None
-            if study is None:
-                study, report = study_build(spec=spec, owner=researcher, fixtures=fixtures)
-                self.stdout.write(f"Created the demo study {study.name!r} (id {study.pk}).")
-                self.stdout.write(f"{report.summary()}.")
-            else:
-                self.stdout.write(f"The demo study {study.name!r} (id {study.pk}) exists; --reset recreates it.")
-        self._print_links(study, password_from_env=bool(os.environ.get("DEMO_PASSWORD")))
+            studies = [(demo, self._study(demo, researcher, reset=reset)) for demo in demos]
+        self._print_links(studies, password_from_env=bool(os.environ.get("DEMO_PASSWORD")))
 
-    def _print_links(self, study: Study, *, password_from_env: bool) -> None:
+    def _study(self, demo: Demo, researcher, *, reset: bool) -> Study:
+        study = Study.objects.filter(owner=researcher, name=demo.name).first()
+        if study is not None and reset:
+            pk = study.pk
+            study_delete(study=study)
+            self.stdout.write(f"Deleted the demo study {demo.name!r} (id {pk}).")
+            study = None
+        if study is None:
+            study, report = study_build(demo=demo, owner=researcher)
+            self.stdout.write(f"Created the demo study {study.name!r} (id {study.pk}). {report.summary()}.")
+        else:
+            self.stdout.write(f"The demo study {study.name!r} (id {study.pk}) exists; --reset recreates it.")
+        return study
+
+    def _print_links(self, studies: list[tuple[Demo, Study]], *, password_from_env: bool) -> None:
         shown = "(the value of DEMO_PASSWORD)" if password_from_env else (
             f"{DEMO_PASSWORD}   (fixed password of this local demo only; set DEMO_PASSWORD to choose another)"
         )
@@ -253,5 +313,7 @@ class Command(BaseCommand):
         write(f"  username: {DEMO_USERNAME}")
         write(f"  password: {shown}")
         write("\nAnnotator entry links (as Prolific would send them; one participant per pool)")
-        for number, pool in enumerate(study.pools.order_by("country"), start=1):
-            write(f"  {pool.country_name} ({pool.country}): {entry_url(pool, number)}")
+        for demo, study in studies:
+            write(f"\n  {study.name}  (preset {demo.preset}, study id {study.pk})")
+            for number, pool in enumerate(study.pools.order_by("country"), start=1):
+                write(f"    {pool.country_name} ({pool.country}): {entry_url(pool, number)}")

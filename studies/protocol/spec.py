@@ -102,6 +102,10 @@ _SETTINGS = set(Field.__dataclass_fields__) | {"choices", "fields"}
 _WHOLE = ("min", "max", "min_chars", "max_chars", "min_words", "max_words")
 
 
+def _a(word: str) -> str:
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
+
+
 def _choices(key: str, raw: Any, errors: list[str]) -> tuple[Choice, ...]:
     if raw is None:
         return ()
@@ -156,11 +160,11 @@ def _parse_fields(raws: Any, errors: list[str], *, where: str, nested: bool) -> 
             continue
         choices = _choices(key, raw.get("choices"), errors)
         if ftype.needs_choices and not choices:
-            errors.append(f"{name}: a {raw['type']} field needs at least one choice")
+            errors.append(f"{name}: {_a(raw['type'])} field needs at least one choice")
         level = raw.get("level")
         if level is not None and level not in ftype.levels:
             allowed = ", ".join(ftype.levels) or "none"
-            errors.append(f"{name}: level {level!r} does not fit a {raw['type']} field (allowed: {allowed})")
+            errors.append(f"{name}: level {level!r} does not fit {_a(raw['type'])} field (allowed: {allowed})")
         for cond in ("show_if", "required_if"):
             if raw.get(cond) is not None:
                 errors.extend(condition_errors(f"{name} {cond}", raw[cond], seen - {key}))
@@ -203,6 +207,9 @@ def _parse_display(raw: Any, errors: list[str]) -> Display:
     for name in (*show, *collapsed):
         if name not in SHOWABLE:
             errors.append(f"display: cannot show {name!r} (known: {', '.join(SHOWABLE)})")
+    for name in collapsed:
+        if name in SHOWABLE and name not in show:
+            errors.append(f"display: {name!r} is collapsed but not shown (add it to 'show')")
     return Display(noun=str(raw.get("noun", "Image")), show=show, collapsed=collapsed)
 
 

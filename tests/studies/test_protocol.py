@@ -128,3 +128,16 @@ def test_analysable_fields_carry_their_level(spec):
     assert [(f.key, f.level) for f in spec.analysable()] == [
         ("alignment", "ordinal"), ("stereotype", "nominal"), ("quality", "ordinal"), ("overall", "ordinal")
     ]
+
+
+def test_a_collapsed_part_must_be_shown():
+    spec = {"fields": [{"key": "a", "type": "text"}], "display": {"show": ["image"], "collapsed": ["background"]}}
+    with pytest.raises(SpecError) as exc:
+        parse_spec(spec)
+    assert exc.value.errors == ["display: 'background' is collapsed but not shown (add it to 'show')"]
+
+
+def test_messages_use_the_right_article():
+    with pytest.raises(SpecError) as exc:
+        parse_spec({"fields": [{"key": "u", "type": "upload", "level": "nominal"}]})
+    assert "does not fit an upload field" in exc.value.errors[0]

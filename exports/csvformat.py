@@ -1,44 +1,198 @@
-"""The export's CSV layout: columns from the protocol, one row per annotation. Pure: no Django."""
+"""The export's CSV layout. Pure: no Django.
+
+Two tables. ``annotations.csv``: one row per annotation, with columns from the protocol (every
+version the answers were given under; see ``protocols.ProtocolSet``). ``documents.csv``, only for
+a protocol with a per_document field: one row per (annotation, per_document field, document),
+with the document, each sub-field's answer and RAVENEA's combined score. Both name the annotation
+by (item_id, annotator), which is unique: an annotator never gets the same item twice.
+
+How each field type becomes cells (``field_columns`` / ``field_cells``):
+
+- scale, choice, text: the value; multi: the values joined by "|";
+- highlight: ``<key>`` the words and ``<key>_indices`` their token indices, joined by "|";
+- bbox: ``<key>`` the JSON list of boxes ``{"x", "y", "w", "h"}`` in pixels, ``<key>_count``;
+- upload: ``<key>_sha256``, ``<key>_width``, ``<key>_height``, ``<key>_name`` (the file name given);
+- url_list: the JSON list of ``{"title", "url"}``;
+- pick_one: ``<key>`` the chosen candidate id, ``<key>_order`` the ids in the order shown, by "|";
+- per_document: ``<key>_documents``, the number of documents answered (the rest is in documents.csv).
+
+An item-level skip fills the ``skipped`` column with its reason and leaves every answer empty.
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from studies.protocol import Protocol, value_token
+from studies.protocol import SKIP, Field, Protocol, value_token
+
+from .protocols import ProtocolSet
+from .scores import DEFAULT_MAPPING, Scorer, scored_fields
 
 ITEM_COLUMNS = ["item_id", "prompt", "model", "category", "item_country", "pool_country", "annotator"]
+SKIP_COLUMN = "skipped"
 TRAILING_COLUMNS = ["surplus", "protocol_version", "time_spent_s", "started_at", "submitted_at"]
 
-
-def header(protocol: Protocol) -> list[str]:
-    columns = list(ITEM_COLUMNS)
-    for f in protocol.fields:
-        columns.append(f.key)
-        if f.type == "highlight":
-            columns.append(f"{f.key}_indices")
-    return columns + TRAILING_COLUMNS
+DOCUMENT_LEAD_COLUMNS = ["item_id", "pool_country", "annotator"]
+DOCUMENT_COLUMNS = ["field", "document_id", "document_position", "document_title", "document_url"]
+SCORE_COLUMN = "combined_score"
+DOCUMENT_TRAILING_COLUMNS = ["protocol_version"]
 
 
-def answer_cells(protocol: Protocol, answers: Mapping[str, Any]) -> list[str]:
-    """The protocol's fields as cells: lists joined by "|", a highlight as its words and indices."""
+@dataclass(frozen=True)
+class DocumentInfo:
+    id: int
+    position: int | str = ""
+    title: str = ""
+    url: str = ""
+
+
+# --- one field ---------------------------------------------------------------------------------
+
+
+def field_columns(f: Field) -> list[str]:
+    k = f.key
+    return {
+        "highlight": [k, f"{k}_indices"],
+        "bbox": [k, f"{k}_count"],
+        "upload": [f"{k}_sha256", f"{k}_width", f"{k}_height", f"{k}_name"],
+        "pick_one": [k, f"{k}_order"],
+        "per_document": [f"{k}_documents"],
+    }.get(f.type, [k])
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (dict, list)):
+        return _json(value)
+    return value_token(value)
+
+
+def _dicts(value: Any) -> list[Mapping]:
+    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+
+
+def field_cells(f: Field, value: Any) -> dict[str, str]:
+    """The cells of one answer, by column name; a missing answer gives no cell (an empty one)."""
+    k = f.key
+    if value is None:
+        return {}
+    if f.type == "highlight":
+        words = _dicts(value)
+        return {k: "|".join(str(w.get("text", "")) for w in words), f"{k}_indices": "|".join(str(w.get("index", "")) for w in words)}
+    if f.type == "bbox":
+        boxes = [{side: box.get(side) for side in ("x", "y", "w", "h")} for box in _dicts(value)]
+        return {k: _json(boxes), f"{k}_count": str(len(boxes))}
+    if f.type == "upload":
+        upload = value if isinstance(value, Mapping) else {}
+        return {f"{k}_{part}": _scalar(upload.get(part)) for part in ("sha256", "width", "height", "name")}
+    if f.type == "url_list":
+        return {k: _json([{"title": r.get("title", ""), "url": r.get("url", "")} for r in _dicts(value)])}
+    if f.type == "pick_one":
+        picked = value if isinstance(value, Mapping) else {"choice": value}
+        order = picked.get("order") if isinstance(picked.get("order"), list) else []
+        return {k: _scalar(picked.get("choice")), f"{k}_order": "|".join(_scalar(c) for c in order)}
+    if f.type == "per_document":
+        return {f"{k}_documents": str(len(value)) if isinstance(value, list) else ""}
+    if isinstance(value, list):
+        return {k: "|".join(_scalar(v) for v in value)}
+    return {k: _scalar(value)}
+
+
+def _unique(columns: list[str]) -> list[str]:
+    return list(dict.fromkeys(columns))
+
+
+# --- the layout of both tables --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The columns of an export, from every protocol version its answers were given under."""
+
+    answer_columns: list[str]
+    skip: bool
+    document_fields: list[str]  # keys of the per_document fields, of any version
+    sub_columns: list[str]
+    scored: bool
+    scorer: Scorer
+
+    @property
+    def has_documents(self) -> bool:
+        return bool(self.document_fields)
+
+
+def layout_for(protocols: ProtocolSet, mapping: Mapping[str, float] = DEFAULT_MAPPING) -> Layout:
+    groups = protocols.groups()
+    answer_columns = _unique([c for variants in groups for f in variants for c in field_columns(f)])
+    documents = [variants[0].key for variants in groups if any(f.type == "per_document" for f in variants)]
+    sub_groups = [g for key in documents for g in protocols.sub_groups(key)]
+    per_document = [f for p in protocols.newest_first() for f in p.fields if f.type == "per_document"]
+    return Layout(
+        answer_columns=answer_columns,
+        skip=protocols.has_skip,
+        document_fields=documents,
+        sub_columns=_unique([c for variants in sub_groups for f in variants for c in field_columns(f)]),
+        scored=any(scored_fields(f.fields, mapping) for f in per_document),
+        scorer=Scorer(mapping),
+    )
+
+
+def header(layout: Layout) -> list[str]:
+    return ITEM_COLUMNS + ([SKIP_COLUMN] if layout.skip else []) + layout.answer_columns + TRAILING_COLUMNS
+
+
+def answer_cells(layout: Layout, protocol: Protocol, answers: Mapping[str, Any]) -> list[str]:
+    """The skip reason (when the layout has the column) and the answers, read with ``protocol``:
+    the spec of the version they were given under."""
     if not isinstance(answers, Mapping):
         answers = {}
-    cells: list[str] = []
+    lead = [str(answers.get(SKIP, ""))] if layout.skip else []
+    if SKIP in answers:
+        return lead + [""] * len(layout.answer_columns)
+    cells: dict[str, str] = {}
     for f in protocol.fields:
-        value = answers.get(f.key)
-        if f.type == "highlight":
-            words = value if isinstance(value, list) else []
-            cells.append("|".join(str(w.get("text", "")) for w in words if isinstance(w, Mapping)))
-            cells.append("|".join(str(w.get("index", "")) for w in words if isinstance(w, Mapping)))
-        elif value is None:
-            cells.append("")
-        elif isinstance(value, list):
-            cells.append("|".join(value_token(v) for v in value))
-        else:
-            cells.append(value_token(value))
-    return cells
+        cells.update(field_cells(f, answers.get(f.key)))
+    return lead + [cells.get(c, "") for c in layout.answer_columns]
+
+
+def document_header(layout: Layout) -> list[str]:
+    score = [SCORE_COLUMN] if layout.scored else []
+    return DOCUMENT_LEAD_COLUMNS + DOCUMENT_COLUMNS + layout.sub_columns + score + DOCUMENT_TRAILING_COLUMNS
+
+
+def document_rows(
+    layout: Layout, protocol: Protocol, answers: Mapping[str, Any], documents: Mapping[int, DocumentInfo]
+) -> list[list[str]]:
+    """The documents.csv cells of one annotation, between its lead and trailing columns."""
+    if not isinstance(answers, Mapping) or SKIP in answers:
+        return []
+    rows = []
+    for f in protocol.fields:
+        if f.type != "per_document":
+            continue
+        for entry in _dicts(answers.get(f.key)):
+            doc = documents.get(entry.get("document")) or DocumentInfo(entry.get("document", ""))
+            cells: dict[str, str] = {}
+            for sub in f.fields:
+                cells.update(field_cells(sub, entry.get(sub.key)))
+            row = [f.key, str(doc.id), str(doc.position), doc.title, doc.url]
+            row += [cells.get(c, "") for c in layout.sub_columns]
+            if layout.scored:
+                row.append(_scalar(layout.scorer(entry, f.fields)))
+            rows.append(row)
+    return rows
+
+
+# --- times and flags ------------------------------------------------------------------------
 
 
 def iso_utc(moment: datetime | None) -> str:

@@ -48,3 +48,8 @@ class ExportJob(Job):
     )
     file = models.FileField(upload_to="exports/", blank=True)
     rows = models.PositiveIntegerField(default=0)
+
+    @property
+    def is_zip(self) -> bool:
+        """A ZIP of annotations.csv and documents.csv (a protocol with per_document fields), else one CSV."""
+        return self.file.name.endswith(".zip")

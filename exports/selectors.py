@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -13,9 +14,19 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Annotation, Annotator, Assignment
-from studies.models import CountryPool, ItemQuota, Study
+from studies.models import (
+    CountryPool,
+    Document,
+    Item,
+    ItemQuota,
+    ProtocolVersion,
+    Study,
+)
+from studies.protocol import SpecError, parse_spec
 
+from .csvformat import DocumentInfo
 from .models import AnalysisRun, ExportJob
+from .protocols import ProtocolSet
 
 # --- data fingerprint -------------------------------------------------------------------------
 
@@ -66,6 +77,47 @@ def staleness(job_fingerprint: str, now: Fingerprint) -> Staleness:
     return Staleness(current=False, new_annotations=max(0, now.count - then.count) if then else 0)
 
 
+# --- protocol versions and documents ---------------------------------------------------------
+
+
+def protocol_set(*, study: Study, max_id: int) -> ProtocolSet:
+    """The specs of every protocol version the study's annotations up to ``max_id`` were given under.
+
+    A version whose spec row is missing (or no longer parses) is read with the current spec, and
+    listed in ``fallback``."""
+    present = set(
+        Annotation.objects.filter(study=study, id__lte=max_id).order_by().values_list("protocol_version", flat=True).distinct()
+    )
+    present.discard(study.protocol_version)
+    versions, fallback = {}, set()
+    rows = ProtocolVersion.objects.filter(study=study, version__in=present).values_list("version", "spec")
+    for version, spec in rows:
+        try:
+            versions[version] = parse_spec(spec)
+        except SpecError:
+            fallback.add(version)
+    fallback |= present - set(versions)
+    return ProtocolSet(
+        current=study.spec, current_version=study.protocol_version, versions=versions, fallback=frozenset(fallback)
+    )
+
+
+def documents_of_items(*, item_ids: Iterable[int]) -> dict[int, DocumentInfo]:
+    """The documents of these items, by id, for the per-document export table."""
+    rows = Document.objects.filter(item_id__in=list(item_ids)).values_list("pk", "position", "title", "url")
+    return {pk: DocumentInfo(pk, position, title, url) for pk, position, title, url in rows}
+
+
+def item_names(*, study: Study) -> dict[int, str]:
+    """The study's items: id → the researcher's own id (``external_id``)."""
+    return dict(Item.objects.filter(study=study).values_list("pk", "external_id"))
+
+
+def document_positions(*, study: Study) -> dict[int, int]:
+    """The documents of the study's items: id → position within its item."""
+    return dict(Document.objects.filter(item__study=study).values_list("pk", "position"))
+
+
 # --- jobs -------------------------------------------------------------------------------------
 
 
@@ -104,6 +156,7 @@ class ExportPanel:
     analysis: AnalysisRun | None  # the latest finished analysis
     staleness: Staleness | None
     job: ExportJob | None
+    documents: bool = False  # the protocol asks questions per document: a second table, in a ZIP
 
     @property
     def allowed(self) -> bool:
@@ -118,6 +171,7 @@ def export_panel(*, study: Study) -> ExportPanel:
         analysis=done,
         staleness=staleness(done.data_fingerprint, now) if done else None,
         job=export_latest(study=study),
+        documents=any(f.type == "per_document" for f in study.spec.fields),
     )
 
 

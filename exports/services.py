@@ -11,7 +11,9 @@ from __future__ import annotations
 import csv
 import io
 import logging
+import shutil
 import tempfile
+import zipfile
 from collections.abc import Iterable, Iterator
 from datetime import timedelta
 from functools import partial
@@ -29,9 +31,18 @@ from annotation.models import Annotation, pseudonym_for
 from studies.models import Study, study_files_prefix
 
 from . import csvformat
-from .analysis import Ratings, Units, field_agreement
+from .analysis import DocumentRatings, Ratings, Units, field_agreement
 from .models import AnalysisRun, ExportJob
-from .selectors import Fingerprint, analysis_latest_done, data_fingerprint, staleness
+from .selectors import (
+    Fingerprint,
+    analysis_latest_done,
+    data_fingerprint,
+    document_positions,
+    documents_of_items,
+    item_names,
+    protocol_set,
+    staleness,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -139,29 +150,47 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
         p.pk: {"country": p.country, "country_name": p.country_name}
         for p in study.pools.order_by("country").only("pk", "country", "country_name")
     }
-    ratings = Ratings(study.spec.analysable())
+    protocols = protocol_set(study=study, max_id=fingerprint.max_id)
+    ratings = Ratings(protocols)
     rows = (
         Annotation.objects.filter(study=study, id__lte=fingerprint.max_id)
         .order_by("id")
-        .values_list("item_id", "pool_id", "answers")
+        .values_list("item_id", "pool_id", "protocol_version", "answers")
         .iterator(chunk_size=CHUNK_SIZE)
     )
     for chunk in _chunks(rows, CHUNK_SIZE):
         ratings.add_rows(chunk)
         _progress(AnalysisRun, run.pk, 5 + 85 * len(ratings) // max(fingerprint.count, 1))
-    units = Units.from_ratings(ratings)
-    fields = []
-    for done, coder in enumerate(ratings.coders, start=1):
+    units = Units.from_keys(ratings.pool_ids, ratings.item_ids)
+    steps = len(ratings.coders) + len(ratings.documents)
+    fields, documents = [], []
+    for coder in ratings.coders:
         fields.append(field_agreement(coder, units, pools))
-        _progress(AnalysisRun, run.pk, 90 + 10 * done // len(ratings.coders))
+        _progress(AnalysisRun, run.pk, 90 + 10 * len(fields) // steps)
+    for docs in ratings.documents:
+        documents.append({**docs.agreement(pools), "score": _score_summary(study, docs)})
+        _progress(AnalysisRun, run.pk, 90 + 10 * (len(fields) + len(documents)) // steps)
     result = {
         "unit": "item within pool",
         "annotations": len(ratings),
+        "n_skipped": ratings.n_skipped,
+        "skipped_pools": [
+            {"pool_id": pk, **labels, "n_skipped": ratings.skipped.get(pk, 0)} for pk, labels in pools.items()
+        ],
         "units": len(units.pool),
         "protocol_version": study.protocol_version,
+        "older_versions": sorted(protocols.versions),
+        "fallback_versions": sorted(protocols.fallback),
         "fields": fields,
+        "documents": documents,
     }
     return result, fingerprint
+
+
+def _score_summary(study: Study, docs: DocumentRatings) -> dict[str, Any] | None:
+    if not docs.scored:
+        return None
+    return docs.score_summary(items=item_names(study=study), positions=document_positions(study=study))
 
 
 # --- export -----------------------------------------------------------------------------------
@@ -187,15 +216,17 @@ def export_start(*, study: Study, user: AbstractBaseUser | None) -> ExportJob:
 
 
 def export_build(*, job_id: int) -> ExportJob:
-    """The body of an export: write the CSV to a temporary file, store it only when complete."""
+    """The body of an export: write to temporary files, store the export only when complete.
+
+    A plain CSV, or, when the protocol has a per_document field, a ZIP of annotations.csv and
+    documents.csv (one file, so the two tables always come from the same data)."""
     if _claim(ExportJob, job_id):
         stored = None
         try:
             job = ExportJob.objects.select_related("study").get(pk=job_id)
-            with tempfile.TemporaryFile() as tmp:
-                rows = _write_csv(job, tmp)
-                tmp.seek(0)
-                stored = default_storage.save(_export_name(job), File(tmp, name="export.csv"))
+            with tempfile.TemporaryFile() as main, tempfile.TemporaryFile() as documents:
+                rows, with_documents = _write_csvs(job, main, documents)
+                stored = _store(job, main, documents if with_documents else None)
             ExportJob.objects.filter(pk=job_id).update(
                 status=Status.DONE, progress=100, rows=rows, file=stored, finished_at=timezone.now()
             )
@@ -206,12 +237,27 @@ def export_build(*, job_id: int) -> ExportJob:
     return ExportJob.objects.get(pk=job_id)
 
 
-def _export_name(job: ExportJob) -> str:
+def _store(job: ExportJob, main, documents) -> str:
     stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
-    return f"{study_files_prefix(job.study_id, 'exports')}/export-{job.pk}-{stamp}.csv"
+    name = f"{study_files_prefix(job.study_id, 'exports')}/export-{job.pk}-{stamp}"
+    if documents is None:
+        main.seek(0)
+        return default_storage.save(f"{name}.csv", File(main, name="export.csv"))
+    with tempfile.TemporaryFile() as bundle:
+        with zipfile.ZipFile(bundle, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            for member, tmp in ((ANNOTATIONS_CSV, main), (DOCUMENTS_CSV, documents)):
+                tmp.seek(0)
+                with zf.open(member, "w") as out:
+                    shutil.copyfileobj(tmp, out)
+        bundle.seek(0)
+        return default_storage.save(f"{name}.zip", File(bundle, name="export.zip"))
 
+
+ANNOTATIONS_CSV = "annotations.csv"
+DOCUMENTS_CSV = "documents.csv"
 
 EXPORT_COLUMNS = (
+    "item_id",
     "item__external_id",
     "item__prompt",
     "item__model_name",
@@ -228,16 +274,26 @@ EXPORT_COLUMNS = (
 )
 
 
-def _write_csv(job: ExportJob, out) -> int:
-    """Write the export of the job's data (the annotations its fingerprint counted) to ``out`` (binary)."""
+def _csv_writer(out):
+    text = io.TextIOWrapper(out, encoding="utf-8", newline="")
+    return text, csv.writer(text)
+
+
+def _write_csvs(job: ExportJob, out, documents_out) -> tuple[int, bool]:
+    """Write the export of the job's data (the annotations its fingerprint counted) to ``out``,
+    and its per-document table to ``documents_out`` (both binary); each answer is read with the
+    spec of the version it was given under. Returns the rows written and whether there are documents."""
     study = job.study
-    protocol = study.spec
     fingerprint = Fingerprint.parse(job.data_fingerprint)
     if fingerprint is None:
         raise ValueError(f"export {job.pk} has no data fingerprint")
-    text = io.TextIOWrapper(out, encoding="utf-8", newline="")
-    writer = csv.writer(text)
-    writer.writerow(csvformat.header(protocol))
+    protocols = protocol_set(study=study, max_id=fingerprint.max_id)
+    layout = csvformat.layout_for(protocols)
+    text, writer = _csv_writer(out)
+    writer.writerow(csvformat.header(layout))
+    doc_text, doc_writer = _csv_writer(documents_out)
+    if layout.has_documents:
+        doc_writer.writerow(csvformat.document_header(layout))
     rows = (
         Annotation.objects.filter(study=study, id__lte=fingerprint.max_id)
         .order_by("id")
@@ -246,11 +302,14 @@ def _write_csv(job: ExportJob, out) -> int:
     )
     written = 0
     for chunk in _chunks(rows, CHUNK_SIZE):
-        for external_id, prompt, model, category, country, pool_country, public_id, answers, *rest in chunk:
+        documents = documents_of_items(item_ids={row[0] for row in chunk}) if layout.has_documents else {}
+        for _, external_id, prompt, model, category, country, pool_country, public_id, answers, *rest in chunk:
             surplus, version, spent_ms, started_at, submitted_at = rest
+            protocol = protocols.for_version(version)
+            annotator = pseudonym_for(public_id)
             writer.writerow(
-                [external_id, prompt, model, category, country, pool_country, pseudonym_for(public_id)]
-                + csvformat.answer_cells(protocol, answers)
+                [external_id, prompt, model, category, country, pool_country, annotator]
+                + csvformat.answer_cells(layout, protocol, answers)
                 + csvformat.trailing_cells(
                     surplus=surplus,
                     protocol_version=version,
@@ -259,8 +318,11 @@ def _write_csv(job: ExportJob, out) -> int:
                     submitted_at=submitted_at,
                 )
             )
+            for cells in csvformat.document_rows(layout, protocol, answers, documents):
+                doc_writer.writerow([external_id, pool_country, annotator, *cells, str(version)])
         written += len(chunk)
         _progress(ExportJob, job.pk, 95 * written // max(fingerprint.count, 1))
-    text.flush()
-    text.detach()  # hand the binary file back without closing it
-    return written
+    for t in (text, doc_text):
+        t.flush()
+        t.detach()  # hand the binary file back without closing it
+    return written, layout.has_documents

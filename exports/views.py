@@ -78,5 +78,6 @@ def export_status(request, pk: int, job_pk: int):
 def export_download(request, pk: int, job_pk: int):
     study = study_for_user(request.user, pk)
     job = selectors.export_file_for_study(study=study, pk=job_pk)
-    filename = f"{slugify(study.name) or 'study'}-{study.pk}-export-{job.pk}.csv"
-    return FileResponse(job.file.open("rb"), as_attachment=True, filename=filename, content_type="text/csv")
+    kind, content_type = ("zip", "application/zip") if job.is_zip else ("csv", "text/csv")
+    filename = f"{slugify(study.name) or 'study'}-{study.pk}-export-{job.pk}.{kind}"
+    return FileResponse(job.file.open("rb"), as_attachment=True, filename=filename, content_type=content_type)

@@ -6,7 +6,9 @@ from datetime import timedelta
 from django.utils import timezone
 
 from annotation.models import Annotation, Assignment, Session
-from studies.protocol import ItemContext, validate
+from studies.models import Document, Study
+from studies.protocol import CandidateRef, DocumentRef, ItemContext, validate
+from studies.services import study_create
 
 from .. import factories as f
 
@@ -51,3 +53,38 @@ def annotate(annotator, item, answers=None, *, surplus=False, time_spent_ms=42_0
 
 def annotators(pool, n):
     return [f.make_annotator(pool) for _ in range(n)]
+
+
+# --- studies with an inline protocol, and answers of every field type -------------------------
+
+
+def inline_study(owner, protocol, *, name="Inline study", **settings) -> Study:
+    """An open study running ``protocol`` (a spec written in the test)."""
+    codes = {"code_completed": "DONE1", "code_failed_mock": "FAIL1", "code_not_eligible": "NOTEL1", "code_no_consent": "NOCON1"}
+    return study_create(owner=owner, name=name, protocol=protocol, status=Study.Status.OPEN, **{**codes, **settings})
+
+
+def add_documents(item, n=2) -> list[Document]:
+    return [
+        Document.objects.create(
+            item=item, position=i, title=f"{item.external_id} article {i}",
+            url=f"https://en.wikipedia.org/wiki/{item.external_id}_{i}", text="An article.",
+        )
+        for i in range(n)
+    ]
+
+
+def submitted(item, form: dict, *, documents=(), candidates=None, uploads=()) -> dict:
+    """Answers as the protocol engine stores them for ``form`` (what the page posts), in the
+    context of ``item``: its documents, its candidates in the order shown, the uploads made."""
+    ctx = ItemContext(
+        texts=item.text_map(),
+        image=(item.width, item.height) if item.width else None,
+        documents=[DocumentRef(d.pk, d.title) for d in documents],
+        candidates=[CandidateRef(str(c["id"]), str(c["text"])) for c in (candidates or item.candidates)],
+        uploads={u.token: u for u in uploads},
+    )
+    data = {k: v if isinstance(v, list) else [v] for k, v in form.items()}
+    result = validate(item.study.spec, data, ctx)
+    assert result.ok, result.errors
+    return result.answers

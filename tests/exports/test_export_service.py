@@ -116,11 +116,11 @@ def test_it_leaves_no_file_when_it_fails(rated, owner, settings):
     calls = {"n": 0}
     real = __import__("exports.csvformat", fromlist=["answer_cells"]).answer_cells
 
-    def fail_on_third(protocol, answers):
+    def fail_on_third(layout, protocol, answers):
         calls["n"] += 1
         if calls["n"] == 3:
             raise OSError("disk full")
-        return real(protocol, answers)
+        return real(layout, protocol, answers)
 
     with mock.patch("exports.services.csvformat.answer_cells", side_effect=fail_on_third):
         job = build(rated, owner)

@@ -63,7 +63,7 @@ def assert_error(spec: dict, message: str):
         ([{"key": "best", "type": "pick_one", "level": "interval"}],
          "field 'best': level 'interval' does not fit a pick_one field (allowed: nominal)"),
         ([{"key": "photo", "type": "upload", "level": "nominal"}],
-         "field 'photo': level 'nominal' does not fit a upload field"),
+         "field 'photo': level 'nominal' does not fit an upload field"),
         ([{"key": "missing", "type": "url_list", "max": 2.5}],
          "field 'missing': 'max' must be a whole number ≥ 0"),
         ([{"key": "answer", "type": "text", "max_words": -3}],

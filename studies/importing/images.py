@@ -80,7 +80,7 @@ class NoImages:
     """The images of a file whose rows name none (a protocol that shows no image)."""
 
     def read(self, name: str, max_bytes: int) -> bytes:
-        raise RowProblem(f"image {name!r} given, but no images folder or .zip (--images) was")
+        raise RowProblem(f"image {name!r} is named, but no images folder or .zip was given (--images)")
 
 
 ImageSource = FolderImages | ZipImages | NoImages

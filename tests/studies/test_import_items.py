@@ -398,7 +398,7 @@ def test_it_refuses_a_csv_without_an_image_column_when_the_protocol_shows_images
 def test_it_refuses_a_named_image_without_an_images_folder(owner, tmp_path, media):
     study = preset_study(owner, "culturalframes-prompt-filter")
     rows_file = jsonl_file(tmp_path, [{"id": "a", "country": "IN", "prompt": "A", "image": "1.png"}])
-    with pytest.raises(CommandError, match="line 1: image '1.png' given, but no images folder or .zip"):
+    with pytest.raises(CommandError, match=r"line 1: image '1.png' is named, but no images folder or .zip was given \(--images\)"):
         call_command("import_items", str(study.pk), str(rows_file))
 
 

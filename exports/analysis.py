@@ -215,7 +215,7 @@ class Ratings:
         groups = protocols.groups()
         self.coders = [FieldCoder(g[0]) for g in groups if g[0].level]
         self.documents = [
-            DocumentRatings(doc, protocols.sub_groups(doc.key), mapping)
+            DocumentRatings(doc, protocols.sub_groups(doc.key), doc.score or mapping)
             for g in groups
             for doc in [next((f for f in g if f.type == "per_document"), None)]
             if doc is not None

@@ -136,6 +136,7 @@ def layout_for(protocols: ProtocolSet, mapping: Mapping[str, float] = DEFAULT_MA
     documents = [variants[0].key for variants in groups if any(f.type == "per_document" for f in variants)]
     sub_groups = [g for key in documents for g in protocols.sub_groups(key)]
     per_document = [f for p in protocols.newest_first() for f in p.fields if f.type == "per_document"]
+    mapping = next((f.score for f in per_document if f.score), mapping)  # the newest spec's own, if set
     return Layout(
         answer_columns=answer_columns,
         skip=protocols.has_skip,

@@ -253,7 +253,15 @@ class PerDocumentType(FieldType):
     """Sub-fields repeated for each document of the item; walked by the submission module."""
 
     def spec_errors(self, f, earlier):
-        return [] if f.fields else ["a per_document field needs 'fields'"]
+        errors = [] if f.fields else ["a per_document field needs 'fields'"]
+        if any(sub.key == "document" for sub in f.fields):
+            errors.append("'document' is reserved for the document's id; name the sub-field otherwise")
+        if f.score is not None and not (
+            isinstance(f.score, dict) and f.score
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in f.score.values())
+        ):
+            errors.append("'score' maps answer values to numbers, e.g. {\"yes\": 1, \"no\": -1}")
+        return errors
 
 
 FIELD_TYPES: dict[str, FieldType] = {

@@ -63,6 +63,7 @@ class Field:
     max_area_ratio: float | None = None
     over: str | None = None
     fields: tuple[Field, ...] = ()
+    score: dict | None = None  # per_document: answer value → points of the combined score
 
     def choice_for(self, token: str) -> Choice | None:
         return next((c for c in self.choices if c.token == token), None)
@@ -186,11 +187,14 @@ def _parse_fields(raws: Any, errors: list[str], *, where: str, nested: bool) -> 
             max_area_ratio=raw.get("max_area_ratio"),
             over=raw.get("over"),
             fields=children,
+            score=raw.get("score"),
         )
         for setting in _WHOLE:
             value = getattr(f, setting)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
                 errors.append(f"{name}: '{setting}' must be a whole number ≥ 0")
+        if f.score is not None and f.type != "per_document":
+            errors.append(f"{name}: 'score' belongs on per_document fields")
         errors.extend(f"{name}: {e}" for e in ftype.spec_errors(f, fields))
         fields.append(f)
     return tuple(fields)

@@ -141,3 +141,32 @@ def test_messages_use_the_right_article():
     with pytest.raises(SpecError) as exc:
         parse_spec({"fields": [{"key": "u", "type": "upload", "level": "nominal"}]})
     assert "does not fit an upload field" in exc.value.errors[0]
+
+
+@pytest.mark.parametrize(
+    "field, message",
+    [
+        ({"key": "d", "type": "per_document", "fields": [{"key": "document", "type": "text"}]},
+         "field 'd': 'document' is reserved for the document's id"),
+        ({"key": "d", "type": "per_document", "fields": [{"key": "a", "type": "text"}], "score": {"yes": "many"}},
+         "field 'd': 'score' maps answer values to numbers"),
+        ({"key": "t", "type": "text", "score": {"yes": 1}}, "field 't': 'score' belongs on per_document fields"),
+    ],
+)
+def test_per_document_settings_are_checked(field, message):
+    with pytest.raises(SpecError) as exc:
+        parse_spec({"fields": [field]})
+    assert any(e.startswith(message) for e in exc.value.errors), exc.value.errors
+
+
+def test_a_study_may_set_its_own_document_score():
+    from exports.csvformat import layout_for
+    from exports.protocols import ProtocolSet
+
+    yes_no = [{"value": "yes"}, {"value": "no"}]
+    spec = parse_spec({"fields": [{
+        "key": "docs", "type": "per_document", "score": {"yes": 2, "no": 0},
+        "fields": [{"key": "a", "type": "choice", "choices": yes_no}, {"key": "b", "type": "choice", "choices": yes_no}],
+    }]})
+    layout = layout_for(ProtocolSet(current=spec, current_version=1))
+    assert layout.scorer({"a": "yes", "b": "yes"}, spec.fields[0].fields) == 4

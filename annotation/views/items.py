@@ -1,12 +1,14 @@
 """The item pages: one item at a time, swapped in by htmx, with drafts kept on the server."""
 
+from dataclasses import dataclass
+
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from studies.files import image_response
-from studies.protocol import bind
+from studies.protocol import SKIP, bind
 
 from .. import services
 from ..context import assignment_context, candidate_order
@@ -21,33 +23,96 @@ def _form_data(request) -> dict[str, list[str]]:
     return {k: request.POST.getlist(k) for k in request.POST if k != "csrfmiddlewaretoken"}
 
 
+TEXT_LABELS = {
+    "prompt": "Prompt", "caption": "Caption", "question": "Question", "background": "Background",
+    "reference": "Reference answers", "answer": "Answer",
+}
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of the item shown above the questions: a text, the documents or the candidates."""
+
+    name: str
+    label: str
+    text: str = ""
+    collapsed: bool = False
+
+
+def _parts(display, texts: dict[str, str], *, documents, candidates, has_pick_one, has_per_document) -> list[Part]:
+    """What of the item the page shows, in the spec's order; a part in ``collapsed`` is folded away.
+
+    Documents are shown with their own questions when a per_document field asks about them, and
+    candidates as the pick_one field's options; an empty text is left out.
+    """
+    parts = []
+    for name in dict.fromkeys((*display.show, *display.collapsed)):
+        collapsed = name in display.collapsed
+        if name in TEXT_LABELS and texts.get(name, "").strip():
+            label = "Concept" if name == "prompt" and display.noun == "Concept" else TEXT_LABELS[name]
+            parts.append(Part(name, label, texts[name], collapsed))
+        elif name == "documents" and documents and not has_per_document:
+            parts.append(Part(name, "Documents", collapsed=collapsed))
+        elif name == "candidates" and candidates and not has_pick_one:
+            parts.append(Part(name, "Candidates", collapsed=collapsed))
+    return parts
+
+
+def _show_documents_in_fields(fields, documents) -> None:
+    """Give each per_document group its whole document (title, URL, text) instead of the engine's ref."""
+    by_id = {d.pk: d for d in documents}
+    for bf in fields:
+        if bf.documents:
+            bf.documents = [(by_id.get(ref.id, ref), subs) for ref, subs in bf.documents]
+
+
 def _panel(request, session, assignment: Assignment | None, data=None, errors=None, status=200):
     """Render the item panel for ``assignment`` (None: the session is over)."""
     if assignment is None:
         return None
     study = session.annotator.study
     spec = study.spec
+    display = spec.display
     context = assignment_context(assignment, spec)
     raw = data if data is not None else assignment.draft
     fields = bind(spec, raw, context, errors)
+    types = {f.type for f in spec.fields} | {sub.type for f in spec.fields for sub in f.fields}
+    shown = {*display.show, *display.collapsed}
+    documents = list(assignment.item.documents.all()) if "per_document" in types or "documents" in shown else []
+    candidates = candidate_order(assignment) if "pick_one" in types or "candidates" in shown else []
+    _show_documents_in_fields(fields, documents)
     done = services.session_submitted_count(session)
-    return render(request, "annotation/_item_panel.html" if request.headers.get("HX-Request") else "annotation/item.html", {
+    template = "annotation/_item_panel.html" if request.headers.get("HX-Request") else "annotation/item.html"
+    return render(request, template, {
         "study": study,
         "spec": spec,
-        "display": spec.display,
+        "display": display,
+        "noun": display.noun.lower(),
         "assignment": assignment,
         "item": assignment.item,
+        "show_image": "image" in shown and bool(assignment.item.image),
+        "parts": _parts(display, context.texts, documents=documents, candidates=candidates,
+                        has_pick_one="pick_one" in types, has_per_document="per_document" in types),
         "texts": context.texts,
-        "documents": assignment.item.documents.all() if "documents" in spec.display.show else [],
-        "candidates": candidate_order(assignment) if spec.display.show and "candidates" in spec.display.show else [],
-        "uploads": {str(u.token): u for u in assignment.uploads.all()} if any(f.field.type == "upload" for f in fields) else {},
-        "skip_reason": (raw.get("_skip") or [""])[-1],
+        "documents": documents,
+        "document_texts": "documents" in shown,
+        "candidates": candidates,
+        "uploads": {str(u.token): u for u in assignment.uploads.all()} if "upload" in types else {},
+        "skip_reason": (raw.get(SKIP) or [""])[-1],
+        "skip_label": _skip_label(spec.skip, display.noun),
+        "skip_error": (errors or {}).get(SKIP),
         "fields": fields,
         "number": done + 1,
         "total": session.items_target,
         "percent": round(100 * done / session.items_target),
         "errors": errors,
     }, status=status)
+
+
+def _skip_label(skip, noun: str) -> str:
+    if skip is None:
+        return ""
+    return f"Skip this {noun.lower()}" if skip.label == "Skip this item" else skip.label
 
 
 def _next(request, session):
@@ -76,9 +141,12 @@ def item_page(request, session):
 @annotator_required("items")
 def item_submit(request, session, pk):
     assignment = assignment_for_session(session, pk)
-    result = services.annotation_submit(assignment=assignment, data=_form_data(request))
+    data = _form_data(request)
+    result = services.annotation_submit(assignment=assignment, data=data)
     if not result.validation.ok:
-        return _panel(request, session, assignment, data=_form_data(request), errors=result.validation.errors, status=422)
+        if SKIP in data:  # the skip form posts only the reason: keep the answers drafted so far
+            data = {**assignment.draft, SKIP: data[SKIP]}
+        return _panel(request, session, assignment, data=data, errors=result.validation.errors, status=422)
     return _next(request, session)
 
 

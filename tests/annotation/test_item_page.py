@@ -1,0 +1,194 @@
+"""The item page shows what the protocol's display names, and a field template for every type."""
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from annotation.context import candidate_order
+from annotation.models import Annotation, Assignment
+from annotation.selectors import SESSION_KEY
+from tests import factories as f
+from tests.browser.helpers import add_items, preset_study
+
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+def on_items(client, preset, n=2, **item_fields):
+    """An onboarded annotator of a new ``preset`` study, on its item pages: (client, assignment, page)."""
+    study, pool = preset_study(preset)
+    add_items(study, n, **item_fields)
+    session = f.make_session(f.make_annotator(pool))
+    s = client.session
+    s[SESSION_KEY] = session.pk
+    s.save()
+    page = client.get(reverse("annotation:items")).content.decode()
+    return client, Assignment.objects.get(session=session, status="leased"), page
+
+
+def submit(client, assignment, data):
+    return client.post(reverse("annotation:item-submit", args=[assignment.pk]), data, **HX)
+
+
+@pytest.mark.django_db
+def test_a_prompt_study_shows_the_prompt_in_one_column_and_no_image(client):
+    _, a, page = on_items(client, "culturalframes-prompt-filter", prompt="Neighbours sharing sweets at Eid")
+    assert "Prompt 1 of 10" in page and "<title>Prompt 1 of 10" in page
+    assert 'class="item-grid single"' in page
+    assert reverse("annotation:item-image", args=[a.pk]) not in page and "zoom-dialog" not in page
+    assert '<p class="part-label muted">Prompt</p>' in page and "<q>Neighbours sharing sweets at Eid</q>" in page
+    assert 'data-field="fits_culture"' in page
+
+
+@pytest.mark.django_db
+def test_an_image_study_shows_only_the_image_and_not_the_prompt(client):
+    _, a, page = on_items(client, "caire-relevance", prompt="A realistic photo of breakfast in India")
+    assert "Image 1 of 10" in page and 'class="item-grid"' in page
+    assert reverse("annotation:item-image", args=[a.pk]) in page
+    assert "breakfast in India" not in page
+
+
+@pytest.mark.django_db
+def test_the_concept_of_a_grounding_item_is_labelled_concept(client):
+    _, a, page = on_items(client, "globalrg-grounding", prompt="Kathakali")
+    assert "Concept 1 of 5" in page and '<p class="part-label muted">Concept</p>' in page
+    assert reverse("annotation:item-upload", args=[a.pk]) in page
+    assert 'data-type="upload"' in page and 'data-type="bbox"' in page and 'data-over="photo"' in page
+    assert 'data-max-ratio="0.3"' in page and 'name="box" value=""' in page
+    assert reverse("annotation:item-image", args=[a.pk]) not in page  # the box is drawn on the upload
+
+
+@pytest.mark.django_db
+def test_a_collapsed_part_is_behind_a_click_to_expand_and_a_skip_is_offered(client):
+    _, _, page = on_items(client, "culturalvqa-question", texts={"background": "Onam is a harvest festival of Kerala."})
+    assert '<details class="item-part collapsed part-background"><summary>Background <span class="muted">(click to expand)</span></summary>' in page
+    assert "<p>Onam is a harvest festival of Kerala.</p>" in page
+    assert "data-skip-open" in page and ">Skip this image</button>" in page
+    assert 'value="I am not familiar with what it shows" required>' in page
+    assert 'data-min-words="3"' in page
+
+
+@pytest.mark.django_db
+def test_an_empty_text_part_is_left_out(client):
+    _, _, page = on_items(client, "culturalvqa-question")
+    assert "part-background" not in page
+
+
+@pytest.mark.django_db
+def test_a_judgment_shows_the_question_the_reference_and_the_answer(client):
+    texts = {"question": "What is this dish called?", "reference": "Appam", "answer": "Rice pancake"}
+    _, _, page = on_items(client, "culturalvqa-judgment", texts=texts)
+    for label, text in (("Question", "What is this dish called?"), ("Reference answers", "Appam"), ("Answer", "Rice pancake")):
+        assert f'<p class="part-label muted">{label}</p>' in page and f"<p>{text}</p>" in page
+    assert "Answer 1 of 10" in page
+
+
+DOCUMENTS = [
+    ("Onam", "https://en.wikipedia.org/wiki/Onam", "Onam is an annual harvest festival."),
+    ("Pookalam", "https://en.wikipedia.org/wiki/Pookalam", ""),
+]
+
+
+@pytest.mark.django_db
+def test_each_document_is_shown_with_its_own_questions(client):
+    _, a, page = on_items(client, "ravenea-doc-relevance", caption="A flower carpet for Onam.", documents=DOCUMENTS)
+    assert '<p class="part-label muted">Caption</p>' in page
+    assert page.count('class="document-group"') == 2
+    assert '<a href="https://en.wikipedia.org/wiki/Onam" target="_blank" rel="noopener">Onam</a>' in page
+    assert "<p>Onam is an annual harvest festival.</p>" in page
+    assert page.count('class="document-text"') == 1  # the second has no text
+    for i in (0, 1):
+        for sub in ("country", "topic", "visual"):
+            assert f'name="documents.{i}.{sub}"' in page
+    assert 'name="missing_documents.title"' in page and "Add another article" in page
+    assert "part-documents" not in page  # not listed a second time above the questions
+
+
+@pytest.mark.django_db
+def test_a_refused_document_answer_is_marked_on_its_document(client):
+    _, a, _ = on_items(client, "ravenea-doc-relevance", documents=DOCUMENTS)
+    data = {"caption_correct": "yes", "documents.0.country": "yes", "documents.0.topic": "no",
+            "documents.0.visual": "no", "documents.1.country": "maybe", "documents.1.topic": "no",
+            "documents.1.visual": "no", "missing_documents.title": ["Sadhya"], "missing_documents.url": ["sadhya"]}
+    response = submit(client, a, data)
+    page = response.content.decode()
+    assert response.status_code == 422
+    assert '<p class="error" id="err-documents.1.country">Choose one of the options.</p>' in page
+    assert 'aria-describedby="err-documents.1.country"' in page
+    assert 'id="err-missing_documents">Row 1:' in page
+    assert 'name="missing_documents.title" value="Sadhya"' in page  # the rows are kept
+    assert 'name="documents.0.topic" value="no" data-v="&quot;no&quot;" checked' in page
+    assert not Annotation.objects.exists()
+
+
+@pytest.mark.django_db
+def test_candidates_are_shown_in_the_assignments_order(client):
+    candidates = [{"id": f"sys-{c}", "text": f"Caption {c}"} for c in "abc"]
+    _, a, page = on_items(client, "ravenea-caption-choice", candidates=candidates)
+    shown = [c["id"] for c in candidate_order(a)]
+    positions = [page.index(f'value="{cid}"') for cid in shown]
+    assert positions == sorted(positions)
+    assert "keys 1–3" in page and "Caption a" in page
+    submit(client, a, {"best_caption": shown[2]})
+    assert Annotation.objects.get().answers == {"best_caption": {"choice": shown[2], "order": shown}}
+
+
+@pytest.mark.django_db
+def test_a_skip_stores_only_the_reason(client):
+    _, a, _ = on_items(client, "culturalvqa-question")
+    response = submit(client, a, {"_skip": "The image is not culturally relevant", "question": "Half a question"})
+    assert response.status_code == 200 and "Image 2 of 10" in response.content.decode()
+    assert Annotation.objects.get().answers == {"_skip": "The image is not culturally relevant"}
+
+
+@pytest.mark.django_db
+def test_a_skip_with_an_unknown_reason_is_refused_and_keeps_the_draft(client):
+    _, a, _ = on_items(client, "culturalvqa-question")
+    client.post(reverse("annotation:item-draft", args=[a.pk]), {"question": "What is the name of this dance?"})
+    response = submit(client, a, {"_skip": "I am bored"})
+    page = response.content.decode()
+    assert response.status_code == 422
+    assert 'id="skip-dialog" class="skip-dialog" aria-labelledby="skip-heading" data-open' in page
+    assert '<p class="error" id="err-skip">Choose one of the reasons to skip.</p>' in page
+    assert "What is the name of this dance?</textarea>" in page
+    assert not Annotation.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_word_limited_text_gets_a_one_line_box_and_its_rule(client):
+    _, _, page = on_items(client, "culturalvqa-answer", texts={"question": "What is this?"})
+    assert 'data-min-words="1" data-max-words="3" rows="1"' in page
+    assert "1 to 3 words." in page
+
+
+@pytest.mark.django_db
+def test_a_drafted_box_and_upload_are_shown_again(client):
+    from annotation.services import upload_receive
+
+    _, a, _ = on_items(client, "globalrg-grounding", prompt="Kathakali")
+    upload = upload_receive(assignment=a, name="k.png", data=f.png_bytes(size=(100, 80)))
+    box = json.dumps([[10, 10, 20, 20]])
+    client.post(reverse("annotation:item-draft", args=[a.pk]), {"photo": str(upload.token), "box": box})
+    page = client.get(reverse("annotation:items")).content.decode()
+    assert reverse("annotation:item-upload-image", args=[a.pk, upload.token]) in page
+    assert 'data-width="100" data-height="80"' in page
+    assert 'name="box" value="[[10, 10, 20, 20]]"' in page
+
+
+@pytest.mark.django_db
+def test_documents_without_questions_are_listed_above_the_form(client):
+    from tests.browser.helpers import spec_study
+
+    study, pool = spec_study({
+        "fields": [{"key": "useful", "type": "choice", "label": "Are these articles useful?", "choices": ["yes", "no"]}],
+        "display": {"show": ["image", "documents"], "collapsed": ["documents"]},
+    })
+    add_items(study, 1, documents=DOCUMENTS)
+    session = f.make_session(f.make_annotator(pool))
+    s = client.session
+    s[SESSION_KEY] = session.pk
+    s.save()
+    page = client.get(reverse("annotation:items")).content.decode()
+    assert '<details class="item-part collapsed part-documents"><summary>Documents' in page
+    assert '<a href="https://en.wikipedia.org/wiki/Pookalam" target="_blank" rel="noopener">Pookalam</a>' in page
+    assert page.index("part-documents") < page.index('id="item-form"')

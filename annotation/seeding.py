@@ -8,9 +8,8 @@
   Yes; the kept prompts are written to a file that the researcher completes with the file names
   of the images the T2I models drew for them, and imports into a rating study with import_items.
 
-The decisions are plain functions without the ORM. The two readers of annotations
-(``_written_questions``, ``_prompt_votes``) import the annotation app inside the function:
-annotations live in the layer above studies, and studies must not import it at module level.
+The decisions are plain functions without the ORM; the services read annotations, so they live
+in the annotation app, above the studies they create items in.
 """
 
 from __future__ import annotations
@@ -25,9 +24,13 @@ from typing import Any, Literal
 
 from django.db import transaction
 
-from .models import Item, ItemQuota, Study
-from .protocol import SKIP, Protocol, value_token
-from .services import quotas_for_items
+from django.core.files import File
+
+from studies.models import Item, ItemQuota, Study
+from studies.protocol import SKIP, Protocol, value_token
+from studies.services import quotas_for_items
+
+from .models import Annotation
 
 MAX_EXTERNAL_ID = 200
 YES, NO = "yes", "no"
@@ -98,7 +101,6 @@ class WrittenQuestion:
 
 
 def _written_questions(source: Study, key: str) -> list[WrittenQuestion]:
-    from annotation.models import Annotation  # the layer above studies: see the module docstring
 
     rows = Annotation.objects.filter(study=source).order_by("pk").values_list(
         "pk", "item_id", "answers", "annotator__prolific_pid"
@@ -113,7 +115,8 @@ def _written_questions(source: Study, key: str) -> list[WrittenQuestion]:
 def seed_answer_items(*, source: Study, target: Study) -> int:
     """Make an item of ``target`` for every question written (not skipped) in ``source``.
 
-    The item shows the question's image (the stored file is shared, not copied) and the question,
+    The item shows the question's image (copied once per image into the target study, so each
+    study owns its files and deleting one never removes another's) and the question,
     carries its author's Prolific id, refers to the question's item, and goes to the pool of its
     country. Running it again creates only the items of questions written since. Returns how
     many items were created.
@@ -135,10 +138,31 @@ def seed_answer_items(*, source: Study, target: Study) -> int:
     if missing:
         raise SeedError(f"the target study has no pool for {', '.join(missing)}: add one, then seed again")
     items = [_answer_item(target, sources[q.item_id], q, ids[q.annotation_id]) for q in new]
-    with transaction.atomic():
-        Item.objects.bulk_create(items, batch_size=500)
-        quotas_for_items(items=items)
+    copied: dict[str, str] = {}  # sha256 → the copy's name in the target study
+    try:
+        with transaction.atomic():
+            for item in items:
+                _copy_image(item, sources[item.source_id], copied)
+            Item.objects.bulk_create(items, batch_size=500)
+            quotas_for_items(items=items)
+    except Exception:
+        storage = Item._meta.get_field("image").storage
+        for name in copied.values():
+            storage.delete(name)
+        raise
     return len(items)
+
+
+def _copy_image(item: Item, question_item: Item, copied: dict[str, str]) -> None:
+    """Give the answer item its own stored copy of the question's image (one per image)."""
+    if not question_item.image:
+        return
+    if item.sha256 in copied:
+        item.image.name = copied[item.sha256]
+        return
+    with question_item.image.open("rb") as source:
+        item.image.save(question_item.image.name.rsplit("/", 1)[-1], File(source), save=False)
+    copied[item.sha256] = item.image.name
 
 
 def _answer_item(target: Study, question_item: Item, question: WrittenQuestion, external_id: str) -> Item:
@@ -149,12 +173,12 @@ def _answer_item(target: Study, question_item: Item, question: WrittenQuestion, 
         texts={"question": question.text},
         author_pid=question.author_pid,
         source=question_item,
+        derived=True,
         category=question_item.category,
         width=question_item.width,
         height=question_item.height,
         sha256=question_item.sha256,
     )
-    item.image.name = question_item.image.name  # the same stored file: no second upload
     return item
 
 
@@ -194,7 +218,6 @@ class KeptPromptsReport:
 
 
 def _prompt_votes(source: Study, key: str) -> list[PromptTally]:
-    from annotation.models import Annotation  # the layer above studies: see the module docstring
 
     votes: dict[tuple[int, int], list[Any]] = defaultdict(list)
     for item_id, pool_id, answers in Annotation.objects.filter(study=source).values_list("item_id", "pool_id", "answers"):

@@ -148,8 +148,11 @@ class Item(models.Model):
     author_pid = models.CharField(
         max_length=64, blank=True, help_text="Prolific id of the annotator who wrote this item; never assigned to them."
     )
+    derived = models.BooleanField(
+        default=False, editable=False, help_text="Made from another study's annotations (seeding), not imported."
+    )
     source = models.ForeignKey(
-        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="derived",
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="derivatives",
         help_text="The item this one refers to (an answer item refers to its question's image).",
     )
     model_name = models.CharField(max_length=200, blank=True)
@@ -165,8 +168,10 @@ class Item(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["study", "external_id"], name="item_external_id_unique"),
+            # An image is imported once per study; items derived from another study's annotations
+            # (answer items of several questions on one image) may share it.
             models.UniqueConstraint(
-                fields=["study", "sha256"], condition=~Q(sha256=""), name="item_image_unique"
+                fields=["study", "sha256"], condition=~Q(sha256="") & Q(derived=False), name="item_image_unique"
             ),
         ]
         indexes = [models.Index(fields=["study", "country"])]

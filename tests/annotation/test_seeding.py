@@ -3,12 +3,16 @@
 import csv
 import io
 import json
+from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db.models import F
+from django.utils import timezone
 
+from annotation import seeding
+from annotation.models import Assignment
 from annotation.services import annotation_submit, assignment_current
-from studies import seeding
 from studies.models import Item, ItemQuota
 from studies.protocol import parse_spec
 from studies.services import preset_load, quotas_for_items, study_create_from_preset
@@ -134,13 +138,39 @@ def test_every_written_question_becomes_an_answer_item(questions, answers):
     item = items["What is this sweet called?"]
     assert item.external_id == f"{first.item.external_id}-q{first.pk}"
     assert (item.author_pid, item.source_id, item.country) == (AUTHOR, first.item_id, "IN")
-    assert item.image.name == first.item.image.name  # the stored file is shared, not copied
+    assert item.image.name != first.item.image.name  # the target study owns a copy
+    assert item.image.name.startswith(f"items/{answers.pk}/")
     assert (item.width, item.height, item.sha256) == (first.item.width, first.item.height, first.item.sha256)
     assert item.image.read() == first.item.image.read()
     pool = answers.pools.get(country="IN")
     assert set(ItemQuota.objects.filter(item__study=answers).values_list("pool", "wanted")) == {
         (pool.pk, pool.annotations_per_item)
     }
+
+
+@pytest_db
+def test_two_questions_on_one_image_share_one_copy_that_outlives_the_source(
+    questions, answers, django_capture_on_commit_callbacks
+):
+    from studies.services import study_delete
+
+    image = questions.items.filter(country="IN").first()
+    for pid, text in ((AUTHOR, "What is this sweet called?"), ("5f0000000000000000000002", "Who makes it?")):
+        annotator = f.make_annotator(questions.pools.get(country="IN"), pid)
+        assignment = Assignment.objects.create(
+            session=f.make_session(annotator), annotator=annotator, item=image, pool=annotator.pool, position=1,
+            leased_at=timezone.now(), expires_at=timezone.now() + timedelta(minutes=30),
+        )
+        ItemQuota.objects.filter(item=image).update(leased=F("leased") + 1)  # the lease a real one takes
+        assert annotation_submit(assignment=assignment, data={"question": [text]}).annotation
+
+    assert seeding.seed_answer_items(source=questions, target=answers) == 2
+
+    seeded = list(Item.objects.filter(study=answers))
+    assert len({i.image.name for i in seeded}) == 1
+    with django_capture_on_commit_callbacks(execute=True):
+        study_delete(study=questions)
+    assert seeded[0].image.storage.exists(seeded[0].image.name)
 
 
 @pytest_db

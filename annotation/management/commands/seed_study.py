@@ -11,7 +11,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from studies.models import Study
-from studies.seeding import SeedError, seed_answer_items, seed_kept_prompts
+from annotation.seeding import SeedError, seed_answer_items, seed_kept_prompts
 
 KINDS = ("vqa-answers",)
 

@@ -144,8 +144,8 @@ def item_submit(request, session, pk):
     data = _form_data(request)
     result = services.annotation_submit(assignment=assignment, data=data)
     if not result.validation.ok:
-        if SKIP in data:  # the skip form posts only the reason: keep the answers drafted so far
-            data = {**assignment.draft, SKIP: data[SKIP]}
+        if SKIP in data:  # the skip form posts only the reason: show the answers drafted so far
+            data = {k: v for k, v in assignment.draft.items() if k != SKIP}
         return _panel(request, session, assignment, data=data, errors=result.validation.errors, status=422)
     return _next(request, session)
 

@@ -151,6 +151,8 @@ def test_a_skip_with_an_unknown_reason_is_refused_and_keeps_the_draft(client):
     assert 'id="skip-dialog" class="skip-dialog" aria-labelledby="skip-heading" data-open' in page
     assert '<p class="error" id="err-skip">Choose one of the reasons to skip.</p>' in page
     assert "What is the name of this dance?</textarea>" in page
+    question = page[page.index('data-field="question"'):]
+    assert not question[:question.index(">")].endswith(" hidden")
     assert not Annotation.objects.exists()
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+from django.db.models import prefetch_related_objects
+
 from studies.protocol import CandidateRef, DocumentRef, ItemContext, Protocol, UploadRef
 
 from .models import Assignment
@@ -20,9 +22,9 @@ def assignment_context(assignment: Assignment, spec: Protocol) -> ItemContext:
     """Build the context, querying documents and uploads only when the protocol uses them."""
     item = assignment.item
     types = {f.type for f in spec.fields}
-    documents = (
-        [DocumentRef(d.pk, d.title) for d in item.documents.only("pk", "title")] if "per_document" in types else []
-    )
+    if "per_document" in types or "documents" in spec.display.show:
+        prefetch_related_objects([item], "documents")  # one query, shared with the page that shows them
+    documents = [DocumentRef(d.pk, d.title) for d in item.documents.all()] if "per_document" in types else []
     candidates = (
         [CandidateRef(str(c["id"]), str(c.get("text", ""))) for c in candidate_order(assignment)]
         if "pick_one" in types else []

@@ -367,6 +367,8 @@ def upload_receive(*, assignment: Assignment, name: str, data: bytes) -> Upload:
     if len(data) > settings.IMAGE_MAX_BYTES:
         raise UploadRefused(f"The image is {len(data) / 1e6:.1f} MB; the limit is {settings.IMAGE_MAX_BYTES / 1e6:.0f} MB.")
     try:
+        inspect_image(name, data, max_pixels=settings.IMAGE_MAX_PIXELS)
+        data = _upright(data)
         sha256, width, height, suffix = inspect_image(name, data, max_pixels=settings.IMAGE_MAX_PIXELS)
     except RowProblem as problem:
         raise UploadRefused(str(problem)) from None
@@ -377,3 +379,20 @@ def upload_receive(*, assignment: Assignment, name: str, data: bytes) -> Upload:
     upload.file.save(f"{sha256}{suffix}", ContentFile(data), save=False)
     upload.save()
     return upload
+
+
+def _upright(data: bytes) -> bytes:
+    """Apply a photo's EXIF rotation to its pixels, so the stored size is the size browsers show
+    and boxes drawn on it are checked against the right dimensions. Other images are kept as sent."""
+    import io
+
+    from PIL import Image, ImageOps
+
+    with Image.open(io.BytesIO(data)) as im:
+        if im.getexif().get(0x0112, 1) == 1:  # Orientation: already upright
+            return data
+        kind = im.format
+        upright = ImageOps.exif_transpose(im)
+        out = io.BytesIO()
+        upright.save(out, format=kind, **({"quality": 95} if kind == "JPEG" else {}))
+    return out.getvalue()

@@ -120,3 +120,23 @@ def test_a_junk_token_in_a_draft_does_not_break_the_page(grounding):
     client.post(reverse("annotation:item-draft", args=[a.pk]), {"photo": "../../etc/passwd", "box": "not json"})
     response = client.get(reverse("annotation:items"))
     assert response.status_code == 200 and "upload-preview" not in response.content.decode()
+
+
+def test_a_rotated_phone_photo_is_stored_upright_with_its_upright_size(tmp_path):
+    import io
+
+    from PIL import Image
+
+    from annotation.services import _upright
+
+    im = Image.new("RGB", (40, 20), (200, 10, 10))
+    exif = im.getexif()
+    exif[0x0112] = 6  # rotate 90° clockwise to display
+    buf = io.BytesIO()
+    im.save(buf, format="JPEG", exif=exif)
+    upright = Image.open(io.BytesIO(_upright(buf.getvalue())))
+    assert upright.size == (20, 40)
+    assert upright.getexif().get(0x0112, 1) == 1
+    plain = io.BytesIO()
+    Image.new("RGB", (40, 20)).save(plain, format="PNG")
+    assert _upright(plain.getvalue()) == plain.getvalue()

@@ -187,7 +187,7 @@ class DocumentRatings:
         rounded = Counter(math.floor(mean + 0.5) for _, _, mean, _ in means)
         return {
             "fields": self.scored,
-            "mapping": dict(self.mapping),
+            "mapping": [[answer, points] for answer, points in self.mapping.items()],  # a list: jsonb reorders keys
             "pairs": len(means),
             "mean": round(sum(mean for _, _, mean, _ in means) / len(means), 4) if means else None,
             "histogram": [{"score": score, "pairs": n} for score, n in sorted(rounded.items())],

@@ -93,7 +93,7 @@ def test_it_gives_the_mean_combined_score_per_item_and_document(ravenea, owner):
     study, docs = ravenea
     run = run_now(study, owner)
     score = run.result["documents"][0]["score"]
-    assert score["fields"] == list(SUBS) and score["mapping"] == {"yes": 1, "no": -1, "cannot_determine": 0}
+    assert score["fields"] == list(SUBS) and score["mapping"] == [["yes", 1], ["no", -1], ["cannot_determine", 0]]
     assert score["columns"] == ["item_id", "document_id", "document_position", "mean", "annotators"]
     assert score["pairs"] == 6
     first_item = study.items.filter(country="ID").order_by("pk").first()

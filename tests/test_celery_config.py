@@ -4,40 +4,18 @@ Each case runs in a fresh interpreter because the broker is chosen when settings
 """
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+from .test_settings import start_django
 
 # Port 1 on the loopback: nothing listens there, so connecting is refused at once.
 UNREACHABLE_BROKER = "redis://127.0.0.1:1/0"
 
 
 def run_with_celery(tmp_path: Path, code: str, **env: str) -> dict:
-    # The production settings, not the test settings: this is the configuration that ships.
-    environ = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in {"CELERY_BROKER_URL", "DATABASE_URL", "DEBUG", "DJANGO_SETTINGS_MODULE"}
-    }
-    environ.update(
-        DJANGO_SETTINGS_MODULE="config.settings",
-        SECRET_KEY="tests-only-not-secret",
-        TESSERA_VAR_DIR=str(tmp_path / "var"),
-        MEDIA_ROOT=str(tmp_path / "media"),
-    )
-    environ.update(env)
-    script = "import json, time\nimport django\ndjango.setup()\nfrom config.celery import app\n" + code
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=BASE_DIR,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    """Run ``code`` after setup with the production settings (the configuration that ships)."""
+    result = start_django(tmp_path, "import time\nfrom config.celery import app\n" + code,
+                          SECRET_KEY="tests-only-not-secret", **env)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
 

@@ -5,7 +5,13 @@ import pytest
 from annotation.context import candidate_order
 from annotation.models import Assignment
 
-from .helpers import add_items, item_ready, preset_study, start_annotating, stored_answers
+from .helpers import (
+    add_items,
+    item_ready,
+    preset_study,
+    start_annotating,
+    stored_answers,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -4,7 +4,13 @@ import pytest
 
 from studies.models import Document
 
-from .helpers import add_items, item_ready, preset_study, start_annotating, stored_answers
+from .helpers import (
+    add_items,
+    item_ready,
+    preset_study,
+    start_annotating,
+    stored_answers,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -5,7 +5,13 @@ from PIL import Image, ImageDraw
 
 from annotation.models import Upload
 
-from .helpers import add_items, item_ready, preset_study, start_annotating, stored_answers
+from .helpers import (
+    add_items,
+    item_ready,
+    preset_study,
+    start_annotating,
+    stored_answers,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

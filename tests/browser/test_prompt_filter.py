@@ -2,7 +2,13 @@
 
 import pytest
 
-from .helpers import add_items, item_ready, preset_study, start_annotating, stored_answers
+from .helpers import (
+    add_items,
+    item_ready,
+    preset_study,
+    start_annotating,
+    stored_answers,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

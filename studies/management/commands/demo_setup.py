@@ -10,6 +10,7 @@ are missing.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
@@ -18,7 +19,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, OutputWrapper
 from django.db import transaction
 from django.urls import NoReverseMatch, reverse
 from PIL import Image, ImageDraw, ImageFont
@@ -278,7 +279,9 @@ class Command(BaseCommand):
             help="A folder of demo folders (each with study.json and items.csv or items.jsonl), or one demo folder.",
         )
 
-    def handle(self, *args, reset: bool, fixtures: Path, **options):
+    def handle(self, *args, reset: bool, fixtures: Path, verbosity: int = 1, **options):
+        if verbosity == 0:  # say nothing (tests); the work is the same
+            self.stdout = OutputWrapper(io.StringIO())
         demos = demos_load(fixtures)
         drawn = sum(images_generate(rows_file=demo.rows_file, folder=demo.folder / "images") for demo in demos)
         if drawn:

@@ -104,11 +104,12 @@ def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:
 # --- analysis ---------------------------------------------------------------------------------
 
 
-def analysis_start(*, study: Study, user: AbstractBaseUser | None) -> AnalysisRun:
+def analysis_start(*, study: Study, user: AbstractBaseUser | None, queue: bool = True) -> AnalysisRun:
     """Queue an agreement analysis of the study's current annotations.
 
     A recent run still queued or running on the same data is returned instead (a double click);
-    an older one may be an orphan of a crashed worker and does not block a new run."""
+    an older one may be an orphan of a crashed worker and does not block a new run. With
+    ``queue=False`` the run is only recorded: the caller runs ``analysis_run`` itself (the shell)."""
     fingerprint = data_fingerprint(study=study).text
     active = AnalysisRun.objects.filter(
         study=study,
@@ -119,7 +120,8 @@ def analysis_start(*, study: Study, user: AbstractBaseUser | None) -> AnalysisRu
     if active is not None:
         return active
     run = AnalysisRun.objects.create(study=study, requested_by=user, data_fingerprint=fingerprint)
-    transaction.on_commit(partial(_enqueue, AnalysisRun, run.pk, "analysis_run_task"))
+    if queue:
+        transaction.on_commit(partial(_enqueue, AnalysisRun, run.pk, "analysis_run_task"))
     return run
 
 

@@ -90,9 +90,10 @@ class FieldCoder:
 class Units:
     """Row → unit index, and the pool of each unit. A unit is a distinct (pool, *keys) tuple."""
 
-    def __init__(self, of_row: np.ndarray, pool: np.ndarray):
+    def __init__(self, of_row: np.ndarray, pool: np.ndarray, item: np.ndarray | None = None):
         self.of_row = of_row  # shape (rows,)
         self.pool = pool  # shape (units,)
+        self.item = item if item is not None else np.zeros(len(pool), dtype=np.int64)  # first key: the item
 
     @classmethod
     def from_keys(cls, pool_ids: array, *keys: array) -> Units:
@@ -100,7 +101,19 @@ class Units:
         if len(columns[0]) == 0:
             return cls(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         unique, inverse = np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)
-        return cls(inverse.reshape(-1), unique[:, 0])
+        return cls(inverse.reshape(-1), unique[:, 0], unique[:, 1] if unique.shape[1] > 1 else None)
+
+
+def attribute_masks(units: Units, values_of_item: Mapping[str, Mapping[int, str]]) -> dict[str, dict[str, np.ndarray]]:
+    """For each item attribute (model, category), a units mask per value: the groups alpha is
+    also computed for. Attributes with fewer than two values are left out (nothing to compare)."""
+    out = {}
+    for attribute, of_item in values_of_item.items():
+        labels = np.array([of_item.get(int(i), "") for i in units.item], dtype=object)
+        values = sorted(v for v in set(labels.tolist()) if v)
+        if len(values) >= 2:
+            out[attribute] = {v: labels == v for v in values}
+    return out
 
 
 def value_counts(units: Units, codes: np.ndarray, n_values: int) -> np.ndarray:
@@ -111,8 +124,14 @@ def value_counts(units: Units, codes: np.ndarray, n_values: int) -> np.ndarray:
     return np.bincount(flat, minlength=n_units * n_values).reshape(n_units, n_values)
 
 
-def field_agreement(coder: FieldCoder, units: Units, pools: Mapping[int, Mapping[str, Any]]) -> dict[str, Any]:
-    """Alpha for one field, overall and per pool (``pools`` maps a pool id to its labels)."""
+def field_agreement(
+    coder: FieldCoder,
+    units: Units,
+    pools: Mapping[int, Mapping[str, Any]],
+    attributes: Mapping[str, Mapping[str, np.ndarray]] | None = None,
+) -> dict[str, Any]:
+    """Alpha for one field, overall, per pool (``pools`` maps a pool id to its labels) and per
+    value of each item attribute (``attributes``: see ``attribute_masks``)."""
     f = coder.field
     codes = np.frombuffer(coder.codes, dtype=np.int32).astype(np.int64)
     counts = value_counts(units, codes, len(coder.domain))
@@ -122,6 +141,10 @@ def field_agreement(coder: FieldCoder, units: Units, pools: Mapping[int, Mapping
         figures = alpha(counts[units.pool == pool_id], f.level, domain)
         per_pool.append({"pool_id": pool_id, **labels, **figures.as_dict()})
     overall = alpha(counts, f.level, domain)
+    by = {
+        attribute: [{"value": value, **alpha(counts[mask], f.level, domain).as_dict()} for value, mask in masks.items()]
+        for attribute, masks in (attributes or {}).items()
+    }
     return {
         "key": f.key,
         "label": f.label,
@@ -131,6 +154,7 @@ def field_agreement(coder: FieldCoder, units: Units, pools: Mapping[int, Mapping
         "out_of_domain": coder.out_of_domain,
         "overall": overall.as_dict(),
         "pools": per_pool,
+        "by": by,
     }
 
 

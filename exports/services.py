@@ -31,7 +31,7 @@ from annotation.models import Annotation, pseudonym_for
 from studies.models import Study, study_files_prefix
 
 from . import csvformat
-from .analysis import DocumentRatings, Ratings, Units, field_agreement
+from .analysis import DocumentRatings, Ratings, Units, attribute_masks, field_agreement
 from .models import AnalysisRun, ExportJob
 from .selectors import (
     Fingerprint,
@@ -164,10 +164,11 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
         ratings.add_rows(chunk)
         _progress(AnalysisRun, run.pk, 5 + 85 * len(ratings) // max(fingerprint.count, 1))
     units = Units.from_keys(ratings.pool_ids, ratings.item_ids)
+    attributes = attribute_masks(units, _item_attributes(study))
     steps = len(ratings.coders) + len(ratings.documents)
     fields, documents = [], []
     for coder in ratings.coders:
-        fields.append(field_agreement(coder, units, pools))
+        fields.append(field_agreement(coder, units, pools, attributes))
         _progress(AnalysisRun, run.pk, 90 + 10 * len(fields) // steps)
     for docs in ratings.documents:
         documents.append({**docs.agreement(pools), "score": _score_summary(study, docs)})
@@ -185,8 +186,21 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
         "fallback_versions": sorted(protocols.fallback),
         "fields": fields,
         "documents": documents,
+        "attributes": {attribute: list(masks) for attribute, masks in attributes.items()},
     }
     return result, fingerprint
+
+
+ITEM_ATTRIBUTES = {"model": "model_name", "category": "category"}
+
+
+def _item_attributes(study: Study) -> dict[str, dict[int, str]]:
+    """Item id → value of each attribute alpha is broken down by (one query, two short columns)."""
+    out: dict[str, dict[int, str]] = {name: {} for name in ITEM_ATTRIBUTES}
+    for pk, *values in study.items.values_list("pk", *ITEM_ATTRIBUTES.values()).iterator(chunk_size=CHUNK_SIZE):
+        for name, value in zip(ITEM_ATTRIBUTES, values):
+            out[name][pk] = value
+    return out
 
 
 def _score_summary(study: Study, docs: DocumentRatings) -> dict[str, Any] | None:

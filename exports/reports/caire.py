@@ -1,0 +1,63 @@
+"""CAIRE: the human score of an (image, country) pair. Pure: no Django."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from .common import plain, restrict
+
+HUMAN_SCORE_COLUMNS = ("item_id", "country", "mean", "n", "sd")
+
+
+@dataclass(frozen=True)
+class HumanScores:
+    """One row per (item, country): the mean of that country's ratings, their number and their
+    sample standard deviation (None for a single rating). ``countries`` summarises each country:
+    its pairs, its ratings and the mean of its pair means."""
+
+    rows: list[tuple[Any, Any, float, int, float | None]]
+    ratings: int
+    missing: int  # rows left out: no numeric value
+    countries: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "pairs": len(self.rows),
+            "ratings": self.ratings,
+            "missing": self.missing,
+            "countries": [dict(c) for c in self.countries],
+            "columns": list(HUMAN_SCORE_COLUMNS),
+            "rows": [list(r) for r in self.rows],
+        }
+
+
+def human_scores(rows: Iterable[tuple[Any, Any, Any]], *, only_items: Collection[Any] | None = None) -> HumanScores:
+    """CAIRE's human score: per (item, country), the mean of that country's ratings.
+
+    ``rows``: (item id, country, value), one per rating — the ``relevance`` answer (1–5) of each
+    annotation, with its pool's country. Values that are missing or not numbers are left out and
+    counted. Rows are sorted by item, then country."""
+    frame = pd.DataFrame.from_records(list(restrict(rows, only_items)), columns=["item", "country", "value"])
+    frame["value"] = pd.to_numeric(frame["value"], errors="coerce")
+    missing = int(frame["value"].isna().sum())
+    frame = frame.dropna(subset=["value"])
+    if frame.empty:
+        return HumanScores([], 0, missing)
+    pairs = frame.groupby(["item", "country"], dropna=False, sort=True)["value"].agg(["mean", "size", "std"]).reset_index()
+    out = [
+        (plain(i), plain(c), float(m), int(n), plain(sd))
+        for i, c, m, n, sd in zip(pairs["item"], pairs["country"], pairs["mean"], pairs["size"], pairs["std"], strict=True)
+    ]
+    per_country = pairs.groupby("country", dropna=False, sort=True).agg(
+        pairs=("mean", "size"), ratings=("size", "sum"), mean=("mean", "mean")
+    ).reset_index()
+    countries = [
+        {"country": plain(c), "pairs": int(p), "ratings": int(r), "mean": float(m)}
+        for c, p, r, m in zip(per_country["country"], per_country["pairs"], per_country["ratings"],
+                              per_country["mean"], strict=True)
+    ]
+    return HumanScores(out, len(frame), missing, countries)

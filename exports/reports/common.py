@@ -1,0 +1,52 @@
+"""Small helpers shared by the reports. Pure: no Django."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Iterable, Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+def restrict(rows: Iterable[tuple], only_items: Collection[Any] | None) -> Iterator[tuple]:
+    """The rows whose first element (the item id) is in ``only_items``; every row when None."""
+    if only_items is None:
+        yield from rows
+        return
+    keep = only_items if isinstance(only_items, (set, frozenset)) else set(only_items)
+    for row in rows:
+        if row[0] in keep:
+            yield row
+
+
+def country_key(country: Any) -> tuple[bool, str]:
+    """Sort key: countries by their text, a missing country last."""
+    return (country is None, str(country))
+
+
+def number(value: Any) -> float | None:
+    """A stored numeric answer as a float; None for a missing or non-numeric one."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def plain(value: Any) -> Any:
+    """A key or number from numpy/pandas as a JSON-safe Python value: NaN and NA become None."""
+    if value is None or value is pd.NA:
+        return None
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None

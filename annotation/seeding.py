@@ -17,52 +17,26 @@ from __future__ import annotations
 import csv
 import json
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from django.db import transaction
 
 from django.core.files import File
 
 from studies.models import Item, ItemQuota, Study
-from studies.protocol import SKIP, Protocol, value_token
+from studies.protocol import SKIP, Protocol
 from studies.services import quotas_for_items
 
+from .decisions import NO, YES, Decision, prompt_decision, prompt_kept, vote_token  # noqa: F401 (re-exported)
 from .models import Annotation
 
 MAX_EXTERNAL_ID = 200
-YES, NO = "yes", "no"
-_TOKENS = {"yes": YES, "true": YES, "1": YES, "no": NO, "false": NO, "0": NO}
-
-Decision = Literal["kept", "dropped", "pending"]
 
 
 class SeedError(ValueError):
     """A seeding that cannot be done; the message says why, and nothing was written."""
-
-
-# --- decisions (no ORM) ------------------------------------------------------------------------
-
-
-def vote_token(value: Any) -> str | None:
-    """A Yes/No answer as "yes" or "no" (None for anything else), whatever the choice's value."""
-    return _TOKENS.get(value_token(value).strip().lower()) if value is not None else None
-
-
-def prompt_kept(votes: Iterable[Any], *, min_yes: int = 2) -> bool:
-    """CulturalFrames: a prompt is kept when at least ``min_yes`` of its annotators say Yes."""
-    return sum(vote_token(v) == YES for v in votes) >= min_yes
-
-
-def prompt_decision(*, yes: int, no: int, wanted: int, min_yes: int = 2) -> Decision:
-    """Kept once enough say Yes; dropped once the votes still to come cannot make it; else pending."""
-    if yes >= min_yes:
-        return "kept"
-    if yes + max(wanted - yes - no, 0) < min_yes:
-        return "dropped"
-    return "pending"
 
 
 def vote_field(spec: Protocol) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from annotation.seeding import NO, YES, prompt_decision, vote_token
+from annotation.decisions import NO, YES, prompt_decision, vote_token
 
 from ..correlation import Coefficient, correlate
 from .common import country_key, number, plain, restrict, share

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .conditions import condition_errors
+from .reports import ReportSpec, parse_reports, report_field_types
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 ITEM_TEXTS = ("prompt", "caption", "question", "background", "reference", "answer")
@@ -90,6 +91,7 @@ class Protocol:
     title: str = ""
     display: Display = field(default_factory=Display)
     skip: Skip | None = None
+    reports: tuple[ReportSpec, ...] = ()  # what the study's paper reports (``reports.REPORT_KINDS``)
 
     def field(self, key: str) -> Field:
         return next(f for f in self.fields if f.key == key)
@@ -232,12 +234,13 @@ def parse_spec(spec: Any) -> Protocol:
     if not isinstance(spec, dict):
         raise SpecError(["a protocol is an object with a non-empty 'fields' list"])
     errors: list[str] = []
-    unknown = set(spec) - {"title", "fields", "display", "skip"}
+    unknown = set(spec) - {"title", "fields", "display", "skip", "reports"}
     if unknown:
         errors.append(f"unknown protocol setting(s) {', '.join(sorted(unknown))}")
     fields = _parse_fields(spec.get("fields"), errors, where="protocol", nested=False)
     display = _parse_display(spec.get("display"), errors)
     skip = _parse_skip(spec.get("skip"), errors)
+    reports = parse_reports(spec.get("reports"), report_field_types(fields), errors)
     if errors:
         raise SpecError(errors)
-    return Protocol(fields=fields, title=str(spec.get("title", "")), display=display, skip=skip)
+    return Protocol(fields=fields, title=str(spec.get("title", "")), display=display, skip=skip, reports=reports)

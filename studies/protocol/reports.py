@@ -1,0 +1,170 @@
+"""The ``reports`` setting of a protocol spec: what each study's paper reports, declared, not coded.
+
+A report is ``{"kind": KIND, ROLE: field key, …}``: its kind says which figures to compute and
+the roles name the fields they read (``{"kind": "human_scores", "value": "relevance"}``). The
+registry below is the one place that says which roles a kind has and which field types fill
+them; ``exports.protocol_reports`` computes them. Pure Python, no Django.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Role:
+    """A field a report reads: its name in the report, the field types that fit, and whether it
+    is one key (``many == 0``) or a list of at least ``many`` keys."""
+
+    name: str
+    types: tuple[str, ...]
+    optional: bool = False
+    many: int = 0
+
+
+@dataclass(frozen=True)
+class Option:
+    """A setting of a report that is not a field: a whole number with a lower bound."""
+
+    name: str
+    minimum: int
+    default: int
+
+
+@dataclass(frozen=True)
+class ReportKind:
+    kind: str
+    title: str
+    roles: tuple[Role, ...]
+    options: tuple[Option, ...] = ()
+
+
+REPORT_KINDS: dict[str, ReportKind] = {
+    k.kind: k
+    for k in (
+        ReportKind("human_scores", "Human score per (item, country)", (Role("value", ("scale",)),)),
+        ReportKind(
+            "prompt_filter", "Prompt filter: majority per (prompt, country)", (Role("vote", ("choice",)),),
+            (Option("min_yes", 1, 2),),
+        ),
+        ReportKind(
+            "error_types", "Sub-perfect alignment by error type",
+            (Role("alignment", ("scale",)), Role("error_types", ("multi",))),
+        ),
+        ReportKind("highlighted_words", "Most highlighted words", (Role("words", ("highlight",)),)),
+        ReportKind("criteria_spearman", "Spearman between criteria", (Role("criteria", ("scale",), many=2),)),
+        ReportKind("document_scores", "Score per (item, document)", (Role("documents", ("per_document",)),)),
+        ReportKind("caption_wins", "Caption-choice win rates per system", (Role("choice", ("pick_one",)),)),
+        ReportKind(
+            "box_agreement", "Box agreement by IoU",
+            (Role("box", ("bbox",)), Role("image", ("upload",), optional=True)),
+        ),
+        ReportKind("answer_agreement", "Answer agreement within a country", (Role("answer", ("text",)),)),
+    )
+}
+
+
+@dataclass(frozen=True)
+class ReportSpec:
+    """One declared report: its kind, title, the field key(s) of each role, and its options."""
+
+    kind: str
+    title: str
+    roles: tuple[tuple[str, str | tuple[str, ...]], ...]  # (role, key or keys), in the kind's order
+    options: tuple[tuple[str, int], ...] = ()
+
+    def key(self, role: str) -> Any:
+        """The key (or tuple of keys) a role names; None for an optional role left out."""
+        return dict(self.roles).get(role)
+
+    def option(self, name: str) -> int:
+        return dict(self.options)[name]
+
+    @property
+    def fields(self) -> dict[str, str | list[str]]:
+        """Role → key(s), JSON-safe."""
+        return {role: list(key) if isinstance(key, tuple) else key for role, key in self.roles}
+
+
+def _role_keys(name: str, role: Role, raw: Any, types: Mapping[str, str], errors: list[str]) -> Any:
+    """The key(s) a role names, or None after recording why they do not fit."""
+    if role.many:
+        if not isinstance(raw, list) or len(raw) < role.many or not all(isinstance(k, str) for k in raw):
+            errors.append(f"{name}: role '{role.name}' must be a list of at least {role.many} field keys")
+            return None
+        if len(set(raw)) != len(raw):
+            errors.append(f"{name}: role '{role.name}' names a field twice")
+            return None
+        keys = tuple(raw)
+    elif isinstance(raw, str):
+        keys = (raw,)
+    else:
+        errors.append(f"{name}: role '{role.name}' must be a field key (got {raw!r})")
+        return None
+    ok = True
+    wanted = " or ".join(role.types)
+    for key in keys:
+        if key not in types:
+            errors.append(f"{name}: role '{role.name}' names unknown field '{key}'")
+            ok = False
+        elif types[key] not in role.types:
+            article = "an" if wanted[0] in "aeiou" else "a"
+            errors.append(f"{name}: role '{role.name}' needs {article} {wanted} field; '{key}' is {types[key]}")
+            ok = False
+    if not ok:
+        return None
+    return keys if role.many else keys[0]
+
+
+def parse_reports(raw: Any, field_types: Mapping[str, str], errors: list[str]) -> tuple[ReportSpec, ...]:
+    """Parse the ``reports`` list against the protocol's top-level fields (key → type); every
+    problem is appended to ``errors`` naming the report (``report #2 (prompt_filter)``)."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        errors.append("reports: must be a list of {'kind': …, role: field key}")
+        return ()
+    out: list[ReportSpec] = []
+    for position, entry in enumerate(raw, start=1):
+        if not isinstance(entry, dict):
+            errors.append(f"report #{position}: must be an object with a 'kind'")
+            continue
+        kind = REPORT_KINDS.get(entry.get("kind"))
+        name = f"report #{position} ({entry.get('kind')})"
+        if kind is None:
+            errors.append(f"{name}: unknown kind {entry.get('kind')!r} (known: {', '.join(REPORT_KINDS)})")
+            continue
+        allowed = {"kind", "title"} | {r.name for r in kind.roles} | {o.name for o in kind.options}
+        unknown = set(entry) - allowed
+        before = len(errors)
+        if unknown:
+            errors.append(f"{name}: unknown setting(s) {', '.join(sorted(unknown))} (roles: "
+                          f"{', '.join(r.name for r in kind.roles)})")
+        roles: list[tuple[str, Any]] = []
+        for role in kind.roles:
+            if role.name not in entry:
+                if not role.optional:
+                    errors.append(f"{name}: missing role '{role.name}' ({' or '.join(role.types)} field)")
+                continue
+            keys = _role_keys(name, role, entry[role.name], field_types, errors)
+            if keys is not None:
+                roles.append((role.name, keys))
+        options = []
+        for option in kind.options:
+            value = entry.get(option.name, option.default)
+            if not isinstance(value, int) or isinstance(value, bool) or value < option.minimum:
+                errors.append(f"{name}: '{option.name}' must be a whole number ≥ {option.minimum}")
+            options.append((option.name, value))
+        title = entry.get("title", kind.title)
+        if not isinstance(title, str) or not title.strip():
+            errors.append(f"{name}: 'title' must be a non-empty text")
+        if len(errors) == before:
+            out.append(ReportSpec(kind.kind, title, tuple(roles), tuple(options)))
+    return tuple(out)
+
+
+def report_field_types(fields: Sequence[Any]) -> dict[str, str]:
+    """Key → type of the protocol's top-level fields (what roles may name)."""
+    return {f.key: f.type for f in fields}

@@ -53,3 +53,30 @@ class ExportJob(Job):
     def is_zip(self) -> bool:
         """A ZIP of annotations.csv and documents.csv (a protocol with per_document fields), else one CSV."""
         return self.file.name.endswith(".zip")
+
+
+def metric_upload_path(upload: "MetricUpload", filename: str) -> str:
+    from django.utils import timezone
+
+    from studies.models import study_files_prefix
+
+    stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
+    return f"{study_files_prefix(upload.study_id, 'exports')}/metrics/metrics-{stamp}.csv"
+
+
+class MetricUpload(models.Model):
+    """Automatic metric scores a researcher uploaded; the study's latest one is analysed, older ones
+    are kept for history. Only files that parsed against the study's items are stored."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="metric_uploads")
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    file = models.FileField(upload_to=metric_upload_path)
+    original_name = models.CharField(max_length=255)
+    rows = models.PositiveIntegerField(help_text="Scores kept (lines of unknown items or countries left out).")
+    metrics = models.JSONField(default=list, help_text="The metric names, in order of first appearance.")
+    summary = models.JSONField(default=dict, help_text="What the parser reported: lines, unknown items and countries.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        get_latest_by = ("created_at", "id")

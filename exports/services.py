@@ -32,6 +32,7 @@ from studies.models import Study, study_files_prefix
 
 from . import csvformat
 from .analysis import DocumentRatings, Ratings, Units, attribute_masks, field_agreement
+from .metrics_service import metric_result
 from .models import AnalysisRun, ExportJob
 from .selectors import (
     Fingerprint,
@@ -188,6 +189,7 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
         "documents": documents,
         "attributes": {attribute: list(masks) for attribute, masks in attributes.items()},
     }
+    result["metrics"] = metric_result(study=study, max_id=fingerprint.max_id)
     return result, fingerprint
 
 

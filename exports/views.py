@@ -1,5 +1,6 @@
 """Researcher pages: the study dashboard, the analysis, and exports. Every lookup is scoped."""
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse
@@ -9,7 +10,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from studies.selectors import study_for_user
 
-from . import selectors, services
+from . import metrics_service, selectors, services
 
 
 @login_required
@@ -81,3 +82,42 @@ def export_download(request, pk: int, job_pk: int):
     kind, content_type = ("zip", "application/zip") if job.is_zip else ("csv", "text/csv")
     filename = f"{slugify(study.name) or 'study'}-{study.pk}-export-{job.pk}.{kind}"
     return FileResponse(job.file.open("rb"), as_attachment=True, filename=filename, content_type=content_type)
+
+
+class MetricUploadForm(forms.Form):
+    file = forms.FileField(label="Metric scores (CSV)")
+
+    def clean_file(self):
+        file = self.cleaned_data["file"]
+        if file.size > metrics_service.MAX_UPLOAD_BYTES:
+            raise forms.ValidationError(
+                f"the file is larger than {metrics_service.MAX_UPLOAD_BYTES // (1024 * 1024)} MB"
+            )
+        return file
+
+
+@login_required
+@require_POST
+def metrics_upload(request, pk: int):
+    """Store a metric file that parses against the study, or show the page with its line errors."""
+    study = study_for_user(request.user, pk)
+    form = MetricUploadForm(request.POST, request.FILES)
+    if form.is_valid():
+        file = form.cleaned_data["file"]
+        try:
+            metrics_service.metric_upload_create(study=study, user=request.user, name=file.name, data=file.read())
+        except metrics_service.MetricCSVError as exc:
+            errors, total = exc.errors, exc.total
+        else:
+            messages.success(request, "Metric scores stored: run the analysis again to correlate them.")
+            return redirect("exports:analysis", pk=study.pk)
+    else:
+        errors = form.errors.get("file", [])
+        total = len(errors)
+    panel = selectors.export_panel(study=study)
+    run = selectors.analysis_latest(study=study)
+    context = {
+        "study": study, "run": run, "panel": panel, **_run_context(run, panel),
+        "metric_errors": errors, "metric_errors_more": total - len(errors),
+    }
+    return render(request, "exports/analysis.html", context, status=400)

@@ -1,0 +1,20 @@
+"""The metric section of the analysis page: the study's latest upload, and the result as JSON."""
+
+import json
+
+from django import template
+
+from exports.metrics_service import metric_upload_latest as _latest
+
+register = template.Library()
+
+
+@register.simple_tag
+def metric_upload_latest(study):
+    """The upload the next analysis will use (one query)."""
+    return _latest(study=study)
+
+
+@register.filter
+def pretty_json(value) -> str:
+    return json.dumps(value, indent=2, sort_keys=False, ensure_ascii=False)

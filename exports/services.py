@@ -34,6 +34,7 @@ from . import csvformat
 from .analysis import DocumentRatings, Ratings, Units, attribute_masks, field_agreement
 from .metrics_service import metric_result
 from .models import AnalysisRun, ExportJob
+from .protocol_reports import protocol_reports
 from .selectors import (
     Fingerprint,
     analysis_latest_done,
@@ -190,6 +191,7 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
         "attributes": {attribute: list(masks) for attribute, masks in attributes.items()},
     }
     result["metrics"] = metric_result(study=study, max_id=fingerprint.max_id)
+    result["reports"] = protocol_reports(study=study, protocols=protocols, max_id=fingerprint.max_id, pools=pools)
     return result, fingerprint
 
 

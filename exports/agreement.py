@@ -1,4 +1,9 @@
-"""Krippendorff's alpha from a value-counts matrix. Pure: numpy and the krippendorff package only.
+"""Agreement coefficients. Pure: numpy only, plain data in and out. See docs/agreement.md.
+
+- ``alpha``: Krippendorff's alpha (nominal, ordinal, interval, ratio) from a units × values count
+  matrix, any number of raters, missing data, with a bootstrap confidence interval over units.
+- ``cohen_kappa`` (unweighted, linear, quadratic) for two raters; ``checker_kappa`` for a checker
+  against the annotators they reviewed; ``fleiss_kappa``; ``percent_agreement``.
 
 A value-counts matrix has one row per unit (an item as rated in one pool) and one column per value
 of the field's domain; a cell is how many annotators gave that value to that unit. Unlike a
@@ -8,60 +13,426 @@ simply absent from the counts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import krippendorff
 import numpy as np
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
+WEIGHTS = ("none", "linear", "quadratic")
 
 REASON_FEW_UNITS = "fewer than 2 units were rated by at least 2 annotators"
 REASON_NO_VARIATION = "no variation: every rating has the same value"
+REASON_NO_RESAMPLES = "no bootstrap resamples were requested"
+REASON_ALL_RESAMPLES_UNDEFINED = "alpha is undefined in every resample (no variation)"
+REASON_NO_PAIRS = "no item has a label from both raters"
+REASON_NO_UNITS = "no units"
+REASON_SINGLE_CATEGORY = "no variation: chance agreement is 1 (a single category was used)"
+
+# A batch of resamples holds about this many weights (8 bytes each) per array.
+_BATCH_CELLS = 1 << 21
+
+
+def _plain(x: Any) -> Any:
+    """A numpy scalar as the Python value (results go to JSON)."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def _counts_matrix(value_counts: Any) -> np.ndarray:
+    counts = np.asarray(value_counts)
+    if counts.ndim != 2:
+        raise ValueError("value_counts must be a 2-D matrix: units × values")
+    whole = np.issubdtype(counts.dtype, np.integer) or np.array_equal(counts, np.round(counts))
+    if counts.size and not whole:
+        raise ValueError("value_counts must be whole numbers")
+    counts = counts.astype(np.int64)
+    if (counts < 0).any():
+        raise ValueError("value_counts cannot be negative")
+    return counts
+
+
+# --- Krippendorff's alpha ---------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Alpha:
     alpha: float | None
     n_units: int  # units with at least 2 ratings (pairable units)
-    n_ratings: int  # ratings in those units (pairable values)
+    n_ratings: int  # ratings in those units (pairable values, n..)
     reason: str = ""  # why alpha is None
+    n_raters: int | None = None  # as given by the caller; the counts do not know raters
+    observed_disagreement: float | None = None  # D_o
+    expected_disagreement: float | None = None  # D_e
+    ci_low: float | None = None  # percentile bootstrap interval over units
+    ci_high: float | None = None
+    confidence: float = 0.95
+    n_resamples: int = 0
+    n_resamples_undefined: int = 0  # resamples without variation, left out of the interval
+    seed: int | None = None
+    ci_reason: str = ""  # why the interval is None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def alpha(value_counts: Any, level: str, value_domain: Sequence[Any] | None = None) -> Alpha:
+class _Patterns:
+    """The pairable units, grouped by identical rows of counts (patterns), ready for weighting.
+
+    Alpha of any multiset of these units depends only on how many units of each pattern it holds
+    (``weights``), so the point estimate is ``weights = multiplicity`` and a bootstrap resample is a
+    multinomial draw of those weights.
+    """
+
+    def __init__(self, counts: np.ndarray, level: str, values: np.ndarray):
+        self.level = level
+        self.rows, self.multiplicity = _unique_rows(counts)
+        self.n_units = int(counts.shape[0])
+        self.rows_f = self.rows.astype(float)
+        self.m = self.rows_f.sum(axis=1)  # ratings per unit of each pattern
+        self.values = values
+        if level == "nominal":  # sum over c != k of n_c n_k / (m - 1)
+            self.observed = (self.rows_f * (self.m[:, None] - self.rows_f)).sum(axis=1) / (self.m - 1)
+        elif level == "interval":
+            self.observed = self._within(values)
+        elif level == "ratio":
+            total = values[:, None] + values[None, :]
+            ratio = np.divide(values[:, None] - values[None, :], total, out=np.zeros_like(total), where=total != 0)
+            self.delta = ratio**2
+            self.observed = ((self.rows_f @ self.delta) * self.rows_f).sum(axis=1) / (self.m - 1)
+
+    def _within(self, x: np.ndarray) -> np.ndarray:
+        """Per pattern, Σ_ck n_c n_k (x_c - x_k)² / (m - 1): its coincidences weighted by interval δ."""
+        return _spread(self.rows_f, self.m, x[None, :])[:, 0] / (self.m - 1)
+
+    def totals(self, weights: np.ndarray, exact: bool = True) -> tuple[np.ndarray, ...]:
+        """Per row of ``weights`` (resamples × patterns): n.., Σ o_ck δ_ck, Σ n_c n_k δ_ck, and whether
+        at least two values occur (tested on counts: rounding may leave a sum slightly above 0)."""
+        marginals = weights @ self.rows_f  # n_c
+        n = marginals.sum(axis=1)
+        if self.level == "ordinal":
+            # δ_ck = (Σ_{g=c..k} n_g - (n_c + n_k)/2)² = (r_c - r_k)² with the mid-ranks r_c below: ordinal
+            # alpha is interval alpha on mid-ranks, which move with the marginals of each resample.
+            ranks = np.cumsum(marginals, axis=1) - marginals / 2
+            ranks -= ((marginals * ranks).sum(axis=1) / n)[:, None]  # centred: fewer digits lost
+            if exact:  # centred within each pattern too (the point estimate: one row of weights)
+                observed = np.array([w @ self._within(r) for w, r in zip(weights, ranks)])
+            else:  # Σ_ck n_c n_k (r_c - r_k)² = 2 (m Σ n_c r_c² - (Σ n_c r_c)²), as matrix products
+                first, second = self.rows_f @ ranks.T, self.rows_f @ (ranks**2).T  # patterns × resamples
+                per_pattern = 2 * (self.m[:, None] * second - first**2) / (self.m - 1)[:, None]
+                observed = np.einsum("bp,pb->b", weights, per_pattern)
+            expected = 2 * n * (marginals * ranks**2).sum(axis=1)
+        else:
+            observed = weights @ self.observed
+            if self.level == "nominal":
+                expected = n**2 - (marginals**2).sum(axis=1)
+            elif self.level == "interval":
+                expected = _spread(marginals, n, self.values[None, :])[:, 0]
+            else:
+                expected = ((marginals @ self.delta) * marginals).sum(axis=1)
+        return n, observed, expected, (marginals > 0).sum(axis=1) >= 2
+
+
+def _spread(counts: np.ndarray, m: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Σ_ck n_c n_k (x_c - x_k)² per row, as 2 m Σ_c n_c (x_c - mean)²: no cancellation."""
+    mean = (counts * x).sum(axis=1, keepdims=True) / m[:, None]
+    return 2 * m[:, None] * (counts * (x - mean) ** 2).sum(axis=1, keepdims=True)
+
+
+def _unique_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``counts`` and how often each occurs."""
+    base = int(counts.max()) + 1 if counts.size else 1
+    if counts.shape[1] * math.log2(base) < 62:  # encode each row as one integer: much faster
+        keys = counts @ (base ** np.arange(counts.shape[1], dtype=np.int64))
+        _, first, multiplicity = np.unique(keys, return_index=True, return_counts=True)
+        return counts[first], multiplicity
+    return np.unique(counts, axis=0, return_counts=True)
+
+
+def coincidences(value_counts: Any) -> np.ndarray:
+    """Krippendorff's coincidence matrix: o_ck = Σ_u (n_uc n_uk - [c = k] n_uc) / (m_u - 1), V × V.
+
+    Units with fewer than two ratings contribute nothing. Row sums are the pairable values per value.
+    """
+    counts = _counts_matrix(value_counts)
+    counts = counts[counts.sum(axis=1) >= 2].astype(float)
+    scaled = counts / (counts.sum(axis=1) - 1)[:, None]
+    return scaled.T @ counts - np.diag(scaled.sum(axis=0))
+
+
+def alpha(
+    value_counts: Any,
+    level: str,
+    value_domain: Sequence[Any] | None = None,
+    *,
+    n_raters: int | None = None,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> Alpha:
     """Krippendorff's alpha of ``value_counts`` (units × values) at ``level`` of measurement.
 
     ``value_domain`` names the columns, in order (the order matters for ordinal, the numbers for
-    interval and ratio); by default the columns are 0, 1, 2, …. Units with fewer than two
-    ratings cannot be paired and are left out. Alpha is None, with a reason, when it is undefined.
+    interval and ratio); by default the columns are 0, 1, 2, …. Units with fewer than two ratings
+    cannot be paired and are left out. Alpha is None, with a reason, when it is undefined.
+
+    The ``confidence`` interval is the percentile interval of alpha over ``n_resamples`` bootstrap
+    resamples of the pairable units (with replacement), drawn from ``numpy.random.default_rng(seed)``.
     """
     if level not in LEVELS:
         raise ValueError(f"unknown level of measurement {level!r} (known: {', '.join(LEVELS)})")
-    counts = np.asarray(value_counts, dtype=np.int64)
-    if counts.ndim != 2:
-        raise ValueError("value_counts must be a 2-D matrix: units × values")
+    if n_resamples < 0:
+        raise ValueError("n_resamples cannot be negative")
+    if not 0 < confidence < 1:
+        raise ValueError("confidence must be between 0 and 1")
+    counts = _counts_matrix(value_counts)
     domain = np.arange(counts.shape[1]) if value_domain is None else np.asarray(value_domain)
     if len(domain) != counts.shape[1]:
         raise ValueError(f"value_domain has {len(domain)} values but value_counts has {counts.shape[1]} columns")
-    if (counts < 0).any():
-        raise ValueError("value_counts cannot be negative")
+    if level in ("interval", "ratio"):
+        try:
+            domain = domain.astype(float)
+        except ValueError:
+            raise ValueError(f"{level} values must be numbers") from None
 
     pairable = counts[counts.sum(axis=1) >= 2]
     n_units, n_ratings = int(pairable.shape[0]), int(pairable.sum())
+    known = {"n_units": n_units, "n_ratings": n_ratings, "n_raters": n_raters, "confidence": confidence}
     if n_units < 2:
-        return Alpha(None, n_units, n_ratings, REASON_FEW_UNITS)
+        return Alpha(None, reason=REASON_FEW_UNITS, ci_reason=REASON_FEW_UNITS, **known)
+    # Values no pairable unit used change nothing at any level: dropping them keeps the work small.
     used = pairable.sum(axis=0) > 0
     if used.sum() < 2:
-        return Alpha(None, n_units, n_ratings, REASON_NO_VARIATION)
-    if level == "nominal":
-        # Unused values change nothing for nominal data; dropping them keeps the matrix small.
-        pairable, domain = pairable[:, used], domain[used]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = float(krippendorff.alpha(value_counts=pairable, value_domain=domain, level_of_measurement=level))
-    if not np.isfinite(value):  # expected disagreement is zero (e.g. ratio values v and -v)
-        return Alpha(None, n_units, n_ratings, REASON_NO_VARIATION)
-    return Alpha(value, n_units, n_ratings)
+        known |= {"observed_disagreement": 0.0, "expected_disagreement": 0.0}
+        return Alpha(None, reason=REASON_NO_VARIATION, ci_reason=REASON_NO_VARIATION, **known)
+    patterns = _Patterns(pairable[:, used], level, domain[used])
+    n, observed, expected, _ = (x[0] for x in patterns.totals(patterns.multiplicity[None, :].astype(float)))
+    d_o, d_e = float(observed / n), float(expected / (n * (n - 1)))
+    known |= {"observed_disagreement": d_o, "expected_disagreement": d_e}
+    if not expected > 0:  # e.g. ratio values v and -v only
+        return Alpha(None, reason=REASON_NO_VARIATION, ci_reason=REASON_NO_VARIATION, **known)
+    value = 1 - d_o / d_e
+    if n_resamples == 0:
+        return Alpha(value, ci_reason=REASON_NO_RESAMPLES, seed=seed, **known)
+    resampled = _bootstrap(patterns, n_resamples, seed)
+    defined = resampled[np.isfinite(resampled)]
+    known |= {"n_resamples": n_resamples, "n_resamples_undefined": n_resamples - len(defined), "seed": seed}
+    if not len(defined):
+        return Alpha(value, ci_reason=REASON_ALL_RESAMPLES_UNDEFINED, **known)
+    low, high = np.quantile(defined, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return Alpha(value, ci_low=float(low), ci_high=float(high), **known)
+
+
+def _bootstrap(patterns: _Patterns, n_resamples: int, seed: int) -> np.ndarray:
+    """Alpha of ``n_resamples`` resamples of the units (NaN where undefined).
+
+    Drawing n units with replacement and counting how many fall in each pattern is a multinomial
+    draw over the patterns with probabilities multiplicity / n, so each resample costs one draw per
+    pattern, not per unit. Batches of resamples bound the memory.
+    """
+    rng = np.random.default_rng(seed)
+    probabilities = patterns.multiplicity / patterns.multiplicity.sum()
+    batch = max(1, _BATCH_CELLS // len(probabilities))
+    out = np.empty(n_resamples)
+    for start in range(0, n_resamples, batch):
+        size = min(batch, n_resamples - start)
+        weights = rng.multinomial(patterns.n_units, probabilities, size=size).astype(float)
+        n, observed, expected, varied = patterns.totals(weights, exact=False)
+        defined = varied & (expected > 0)  # not: a single value drawn, or ratio values v and -v only
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[start : start + size] = np.where(defined, 1 - (n - 1) * observed / expected, np.nan)
+    return out
+
+
+# --- Cohen's kappa -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Kappa:
+    kappa: float | None
+    n_pairs: int  # items with a label from both raters
+    n_dropped: int = 0  # items with a missing side
+    observed_agreement: float | None = None  # weighted: 1 - observed disagreement / largest weight
+    expected_agreement: float | None = None
+    weights: str = "none"
+    categories: list[Any] | None = None  # the ordered category list used
+    reason: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _missing(label: Any) -> bool:
+    return label is None or (isinstance(label, float | np.floating) and math.isnan(label))
+
+
+def _categories(given: Sequence[Any] | None, seen: Iterable[Any], weights: str) -> list[Any]:
+    if given is not None:
+        categories = [_plain(c) for c in given]
+        if len(set(categories)) != len(categories):
+            raise ValueError("categories has duplicates")
+        return categories
+    seen = list(dict.fromkeys(_plain(x) for x in seen))
+    try:
+        return sorted(seen)
+    except TypeError:
+        if weights != "none":
+            raise ValueError("labels cannot be sorted: pass the ordered categories for weighted kappa") from None
+        return seen  # the order does not matter without weights
+
+
+def _disagreement_weights(k: int, weights: str) -> np.ndarray:
+    if weights not in WEIGHTS:
+        raise ValueError(f"unknown weights {weights!r} (known: {', '.join(WEIGHTS)})")
+    i = np.arange(k)
+    distance = np.abs(i[:, None] - i[None, :]).astype(float)  # positions in the category list
+    return {"none": (distance > 0).astype(float), "linear": distance, "quadratic": distance**2}[weights]
+
+
+def cohen_kappa(
+    a: Sequence[Any], b: Sequence[Any], *, weights: str = "none", categories: Sequence[Any] | None = None
+) -> Kappa:
+    """Cohen's kappa between raters ``a`` and ``b`` (labels of the same items, in the same order).
+
+    Items where either label is missing (None or NaN) are dropped. ``weights`` is "none", "linear"
+    (|i - j|) or "quadratic" ((i - j)²) over positions i, j in ``categories`` (by default the sorted
+    labels seen). Categories nobody used still take their position (see docs/agreement.md).
+    """
+    if len(a) != len(b):
+        raise ValueError(f"the raters labelled different numbers of items ({len(a)} and {len(b)})")
+    pairs = [(x, y) for x, y in zip(a, b) if not (_missing(x) or _missing(y))]
+    cats = _categories(categories, (x for pair in pairs for x in pair), weights)
+    w = _disagreement_weights(len(cats), weights)
+    index = {c: i for i, c in enumerate(cats)}
+    try:
+        rows = np.array([index[_plain(x)] for x, _ in pairs], dtype=np.int64)
+        cols = np.array([index[_plain(y)] for _, y in pairs], dtype=np.int64)
+    except KeyError as e:
+        raise ValueError(f"label {e.args[0]!r} is not in categories") from None
+    known = {"n_pairs": len(pairs), "n_dropped": len(a) - len(pairs), "weights": weights, "categories": cats}
+    if not pairs:
+        return Kappa(None, reason=REASON_NO_PAIRS, **known)
+    k = len(cats)
+    table = np.bincount(rows * k + cols, minlength=k * k).reshape(k, k) / len(pairs)
+    chance = np.outer(table.sum(axis=1), table.sum(axis=0))
+    observed, expected = float((w * table).sum()), float((w * chance).sum())
+    largest = float(w.max()) if k > 1 else 1.0
+    known |= {"observed_agreement": 1 - observed / largest, "expected_agreement": 1 - expected / largest}
+    if not expected > 0:
+        return Kappa(None, reason=REASON_SINGLE_CATEGORY, **known)
+    return Kappa(1 - observed / expected, **known)
+
+
+@dataclass(frozen=True)
+class CheckerKappa:
+    kappa: float | None  # checker against annotator, over every reviewed (annotator, checker) pair
+    acceptance_rate: float | None  # share of reviews where the checker's label equals the annotator's
+    n_reviews: int  # reviews with both labels
+    n_units: int  # distinct units among them
+    n_dropped: int = 0
+    observed_agreement: float | None = None
+    expected_agreement: float | None = None
+    weights: str = "none"
+    categories: list[Any] | None = None
+    reason: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def checker_kappa(
+    reviews: Iterable[tuple[Any, Any, Any]], *, weights: str = "none", categories: Sequence[Any] | None = None
+) -> CheckerKappa:
+    """Agreement of a checker with the annotators they reviewed (RAVENEA's meta quality check).
+
+    ``reviews`` are (unit, annotator_label, checker_label) triples; a unit reviewed for several
+    annotators gives several triples. Kappa treats every triple as one item rated by "the
+    annotator" and "the checker"; a review is accepted when the two labels are equal.
+    """
+    units, annotator, checker = [], [], []
+    for unit, given, checked in reviews:
+        units.append(unit)
+        annotator.append(given)
+        checker.append(checked)
+    result = cohen_kappa(annotator, checker, weights=weights, categories=categories)
+    kept = [(u, _plain(x), _plain(y)) for u, x, y in zip(units, annotator, checker) if not (_missing(x) or _missing(y))]
+    accepted = sum(x == y for _, x, y in kept)
+    return CheckerKappa(
+        kappa=result.kappa,
+        acceptance_rate=accepted / len(kept) if kept else None,
+        n_reviews=len(kept),
+        n_units=len({u for u, _, _ in kept}),
+        n_dropped=result.n_dropped,
+        observed_agreement=result.observed_agreement,
+        expected_agreement=result.expected_agreement,
+        weights=weights,
+        categories=result.categories,
+        reason=result.reason,
+    )
+
+
+# --- Fleiss' kappa and percent agreement -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fleiss:
+    kappa: float | None
+    n_units: int
+    n_raters: int  # ratings per unit
+    observed_agreement: float | None = None  # P̄: mean share of agreeing pairs per unit
+    expected_agreement: float | None = None  # P̄_e = Σ_j p_j²
+    reason: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def fleiss_kappa(value_counts: Any) -> Fleiss:
+    """Fleiss' kappa of a units × categories count matrix with the same number of ratings per unit.
+
+    Refuses (ValueError) when the units have different numbers of ratings: use ``alpha`` for
+    missing data.
+    """
+    counts = _counts_matrix(value_counts)
+    if counts.shape[0] == 0:
+        return Fleiss(None, 0, 0, reason=REASON_NO_UNITS)
+    per_unit = counts.sum(axis=1)
+    raters = int(per_unit[0])
+    if (per_unit != raters).any():
+        raise ValueError(
+            "Fleiss' kappa needs the same number of ratings in every unit; these units have between "
+            f"{per_unit.min()} and {per_unit.max()} (use Krippendorff's alpha for missing data)"
+        )
+    if raters < 2:
+        raise ValueError("Fleiss' kappa needs at least 2 ratings per unit")
+    c = counts.astype(float)
+    p_bar = float(((c * (c - 1)).sum(axis=1) / (raters * (raters - 1))).mean())
+    p_e = float(((c.sum(axis=0) / c.sum()) ** 2).sum())
+    known = {"n_units": int(counts.shape[0]), "n_raters": raters}
+    known |= {"observed_agreement": p_bar, "expected_agreement": p_e}
+    if (counts.sum(axis=0) > 0).sum() < 2:
+        return Fleiss(None, reason=REASON_SINGLE_CATEGORY, **known)
+    return Fleiss((p_bar - p_e) / (1 - p_e), **known)
+
+
+@dataclass(frozen=True)
+class PercentAgreement:
+    agreement: float | None  # a share in [0, 1]: mean over units of the share of agreeing pairs
+    n_units: int  # pairable units
+    n_ratings: int  # ratings in them
+    reason: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def percent_agreement(value_counts: Any) -> PercentAgreement:
+    """Mean over units with at least 2 ratings of Σ_c n_uc (n_uc - 1) / (m_u (m_u - 1))."""
+    counts = _counts_matrix(value_counts)
+    m = counts.sum(axis=1)
+    pairable, m = counts[m >= 2].astype(float), m[m >= 2].astype(float)
+    if not len(m):
+        return PercentAgreement(None, 0, 0, reason="no unit was rated by at least 2 annotators")
+    share = (pairable * (pairable - 1)).sum(axis=1) / (m * (m - 1))
+    return PercentAgreement(float(share.mean()), len(m), int(m.sum()))

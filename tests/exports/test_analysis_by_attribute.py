@@ -56,3 +56,13 @@ def test_the_page_shows_alpha_by_model(client, owner, rated):
     client.force_login(owner)
     page = client.get(reverse("exports:analysis", args=[rated.study_id])).content.decode()
     assert "By model" in page and "model-b" in page and "By category" in page
+
+
+def test_the_page_shows_the_bootstrap_interval(client, owner, rated):
+    from django.urls import reverse
+
+    overall = next(x for x in rated.result["fields"] if x["key"] == "overall")["overall"]
+    assert overall["ci_low"] <= overall["alpha"] <= overall["ci_high"] and overall["n_resamples"] == 1000
+    client.force_login(owner)
+    page = client.get(reverse("exports:analysis", args=[rated.study_id])).content.decode()
+    assert f"[{overall['ci_low']:.3f}, {overall['ci_high']:.3f}]" in page

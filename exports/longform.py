@@ -1,0 +1,126 @@
+"""Agreement on data collected elsewhere: a long-format CSV of ``unit,rater,value``. No Django.
+
+Used by ``python manage.py analyse --csv FILE --level LEVEL``. Every problem names its line; an
+empty value is a missing rating.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .agreement import LEVELS, alpha, cohen_kappa, fleiss_kappa, percent_agreement
+
+COLUMNS = ("unit", "rater", "value")
+METRICS = ("alpha", "cohen", "fleiss", "percent")
+
+
+class LongFormError(ValueError):
+    def __init__(self, errors: list[str]):
+        super().__init__("; ".join(errors[:5]))
+        self.errors = errors
+
+
+@dataclass(frozen=True)
+class LongData:
+    ratings: dict[tuple[str, str], str]  # (unit, rater) → value
+    units: list[str]
+    raters: list[str]
+
+
+def read_long_csv(path: Path) -> LongData:
+    errors: list[str] = []
+    ratings: dict[tuple[str, str], str] = {}
+    first_line: dict[tuple[str, str], int] = {}
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as fh:
+            reader = csv.DictReader(fh)
+            header = [h.strip() for h in reader.fieldnames or []]
+            missing = [c for c in COLUMNS if c not in header]
+            if missing:
+                raise LongFormError([f"line 1: missing column(s) {', '.join(missing)} (need unit,rater,value)"])
+            reader.fieldnames = header
+            for row in reader:
+                line = reader.line_num
+                unit, rater, value = (str(row.get(c) or "").strip() for c in COLUMNS)
+                if not unit or not rater:
+                    errors.append(f"line {line}: 'unit' and 'rater' must not be empty")
+                    continue
+                if (unit, rater) in first_line:
+                    errors.append(f"line {line}: a second rating of unit {unit!r} by {rater!r} (first on line {first_line[(unit, rater)]})")
+                    continue
+                first_line[(unit, rater)] = line
+                if value:
+                    ratings[(unit, rater)] = value
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise LongFormError([f"{path.name}: cannot be read as a UTF-8 CSV file ({exc})"]) from None
+    if errors:
+        raise LongFormError(errors)
+    if not ratings:
+        raise LongFormError([f"{path.name}: no ratings"])
+    return LongData(ratings, sorted({u for u, _ in ratings}), sorted({r for _, r in ratings}))
+
+
+def value_domain(data: LongData, level: str) -> list[Any]:
+    """The values in order: numbers for ordinal/interval/ratio (each value must be one), else text."""
+    values = sorted(set(data.ratings.values()))
+    if level == "nominal":
+        return values
+    bad = [v for v in values if not _is_number(v)]
+    if bad:
+        raise LongFormError([f"a {level} analysis needs numeric values; not numbers: {', '.join(bad[:5])}"])
+    return sorted({float(v) for v in values})
+
+
+def counts_matrix(data: LongData, domain: list[Any]) -> np.ndarray:
+    index = {v: i for i, v in enumerate(domain)}
+    units = {u: i for i, u in enumerate(data.units)}
+    numeric = not isinstance(domain[0], str)
+    counts = np.zeros((len(units), len(domain)), dtype=np.int64)
+    for (unit, _), value in data.ratings.items():
+        counts[units[unit], index[float(value) if numeric else value]] += 1
+    return counts
+
+
+def analyse_long(data: LongData, *, level: str, metric: str = "alpha", weights: str = "none",
+                 n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+    if level not in LEVELS:
+        raise LongFormError([f"unknown level {level!r} (known: {', '.join(LEVELS)})"])
+    if metric not in METRICS:
+        raise LongFormError([f"unknown metric {metric!r} (known: {', '.join(METRICS)})"])
+    domain = value_domain(data, level)
+    base = {"metric": metric, "level": level, "units": len(data.units), "raters": len(data.raters),
+            "ratings": len(data.ratings), "values": domain}
+    if metric == "cohen":
+        if len(data.raters) != 2:
+            raise LongFormError([f"Cohen's kappa compares two raters; this file has {len(data.raters)}"])
+        first, second = data.raters
+        numeric = level != "nominal"
+        def label(u, r):
+            v = data.ratings.get((u, r))
+            return None if v is None else (float(v) if numeric else v)
+        a = [label(u, first) for u in data.units]
+        b = [label(u, second) for u in data.units]
+        result = cohen_kappa(a, b, weights=weights, categories=domain)
+        return {**base, "weights": weights, "raters_compared": [first, second], **result.as_dict()}
+    counts = counts_matrix(data, domain)
+    if metric == "fleiss":
+        try:
+            return {**base, **fleiss_kappa(counts).as_dict()}
+        except ValueError as exc:  # uneven raters per unit
+            raise LongFormError([str(exc)]) from None
+    if metric == "percent":
+        return {**base, **percent_agreement(counts).as_dict()}
+    figures = alpha(counts, level, domain, n_raters=len(data.raters), n_resamples=n_resamples, seed=seed)
+    return {**base, **figures.as_dict()}
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return np.isfinite(float(text))
+    except ValueError:
+        return False

@@ -37,6 +37,9 @@ class Job(models.Model):
 class AnalysisRun(Job):
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="analysis_runs")
     result = models.JSONField(null=True, blank=True)
+    complete_only = models.BooleanField(
+        default=False, help_text="Reports and metric correlation restricted to prompts with images from every model."
+    )
 
 
 class ExportJob(Job):

@@ -106,7 +106,9 @@ def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:
 # --- analysis ---------------------------------------------------------------------------------
 
 
-def analysis_start(*, study: Study, user: AbstractBaseUser | None, queue: bool = True) -> AnalysisRun:
+def analysis_start(
+    *, study: Study, user: AbstractBaseUser | None, queue: bool = True, complete_only: bool = False
+) -> AnalysisRun:
     """Queue an agreement analysis of the study's current annotations.
 
     A recent run still queued or running on the same data is returned instead (a double click);
@@ -117,11 +119,14 @@ def analysis_start(*, study: Study, user: AbstractBaseUser | None, queue: bool =
         study=study,
         status__in=[Status.QUEUED, Status.RUNNING],
         data_fingerprint=fingerprint,
+        complete_only=complete_only,
         created_at__gte=timezone.now() - REUSE_ACTIVE_RUN_FOR,
     ).first()
     if active is not None:
         return active
-    run = AnalysisRun.objects.create(study=study, requested_by=user, data_fingerprint=fingerprint)
+    run = AnalysisRun.objects.create(
+        study=study, requested_by=user, data_fingerprint=fingerprint, complete_only=complete_only
+    )
     if queue:
         transaction.on_commit(partial(_enqueue, AnalysisRun, run.pk, "analysis_run_task"))
     return run
@@ -190,8 +195,12 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
         "documents": documents,
         "attributes": {attribute: list(masks) for attribute, masks in attributes.items()},
     }
-    result["metrics"] = metric_result(study=study, max_id=fingerprint.max_id)
-    result["reports"] = protocol_reports(study=study, protocols=protocols, max_id=fingerprint.max_id, pools=pools)
+    only = run.complete_only  # restrict to prompts that have images from every model
+    result["complete_only"] = only
+    result["metrics"] = metric_result(study=study, max_id=fingerprint.max_id, complete_only=only)
+    result["reports"] = protocol_reports(
+        study=study, protocols=protocols, max_id=fingerprint.max_id, pools=pools, complete_only=only
+    )
     return result, fingerprint
 
 

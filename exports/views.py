@@ -30,7 +30,9 @@ def study_dashboard(request, pk: int):
 def analysis(request, pk: int):
     study = study_for_user(request.user, pk)
     if request.method == "POST":
-        services.analysis_start(study=study, user=request.user)
+        services.analysis_start(
+            study=study, user=request.user, complete_only=request.POST.get("complete_only") == "on"
+        )
         return redirect("exports:analysis", pk=study.pk)
     panel = selectors.export_panel(study=study)
     run = selectors.analysis_latest(study=study)

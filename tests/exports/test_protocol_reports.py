@@ -294,3 +294,22 @@ def test_long_tables_show_the_first_20_rows_with_a_note():
     assert "Showing the first 20 of 25 rows" in html
     assert "This report could not be computed: ValueError: bad" in html
     assert "relevance" in html
+
+
+def test_the_researcher_restricts_a_run_to_complete_prompts_from_the_page(
+    client, owner, study, pool, django_capture_on_commit_callbacks
+):
+    both = [f.make_item(study, "IN", prompt="A wedding", model_name=m) for m in ("model-a", "model-b")]
+    lonely = f.make_item(study, "IN", prompt="A market", model_name="model-a")
+    for item in (*both, lonely):
+        for r, rater in enumerate(annotators(pool, 2)):
+            annotate(rater, item, alignment=1, quality=1, overall=r + 2, stereotype="no")
+    client.force_login(owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("exports:analysis", args=[study.pk]), {"complete_only": "on"})
+    run = AnalysisRun.objects.get()
+    assert run.complete_only and run.status == AnalysisRun.Status.DONE and run.result["complete_only"] is True
+    reports = {r["kind"]: r for r in run.result["reports"]}
+    assert reports["human_scores"]["result"]["pairs"] == 2  # the market prompt has one model only: left out
+    page = client.get(reverse("exports:analysis", args=[study.pk])).content.decode()
+    assert 'name="complete_only" checked' in page

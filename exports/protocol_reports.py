@@ -15,7 +15,6 @@ import math
 from array import array
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import Any
 
 from annotation.models import Annotation
@@ -115,19 +114,14 @@ class _Report:
     def __post_init__(self) -> None:
         self.columns = [_numbers() if s == "number" else _Interned() if s == "interned" else [] for _, _, s in self.readers]
 
-    def extend(self, rows: list[tuple[int, int, int, int, Mapping[str, Any]]]) -> None:
-        """Feed a chunk of (item, pool, annotator, version, answers) rows, a column at a time."""
-        for n, ids in enumerate((self.items, self.pools, self.annotators, self.versions)):
-            ids.extend(row[n] for row in rows)
+    def add(self, item: int, pool: int, annotator: int, version: int, answers: Mapping[str, Any]) -> None:
+        self.items.append(item)
+        self.pools.append(pool)
+        self.annotators.append(annotator)
+        self.versions.append(version)
         for (key, read, storage), column in zip(self.readers, self.columns, strict=True):
-            values = [read(row[4].get(key)) for row in rows]
-            if storage == "number":
-                column.extend(NAN if v is None else v for v in values)
-            elif storage == "interned":
-                for v in values:
-                    column.append(v)
-            else:
-                column.extend(values)
+            value = read(answers.get(key))
+            column.append(NAN if storage == "number" and value is None else value)
 
     def rows(self, country_of: Mapping[int, Any]) -> Iterator[tuple]:
         """(item id, country, *values), one per annotation fed."""
@@ -286,31 +280,27 @@ def protocol_reports(
                     "fields": {}, "result": selection.as_dict()})
     ctx = _Context(study, protocols, {pk: p.get("country") for pk, p in pools.items()}, only_items)
     reports = [_Report(spec, _readers(spec)) for spec in specs]
-    fed_by_version: dict[int, set[int]] = {}  # version → the reports its answers can feed
+    fed_by_version: dict[int, list[_Report]] = {}
     rows = (
         Annotation.objects.filter(study=study, id__lte=max_id)
         .order_by("id")
         .values_list("item_id", "pool_id", "annotator_id", "protocol_version", "answers")
         .iterator(chunk_size=CHUNK_SIZE)
     )
-    while chunk := list(islice(rows, CHUNK_SIZE)):
-        kept = [
-            row for row in chunk
-            if isinstance(row[4], Mapping) and SKIP not in row[4] and (only_items is None or row[0] in only_items)
-        ]
-        versions = {row[3] for row in kept}
-        for version in versions - set(fed_by_version):
+    for item, pool, annotator, version, answers in rows:
+        if not isinstance(answers, Mapping) or SKIP in answers:
+            continue
+        if only_items is not None and item not in only_items:
+            continue
+        fed = fed_by_version.get(version)
+        if fed is None:
             protocol = protocols.for_version(version)
-            fed_by_version[version] = {n for n, r in enumerate(reports) if _fits(r.spec, protocol)}
-        for n, report in enumerate(reports):
+            fed = fed_by_version[version] = [r for r in reports if _fits(r.spec, protocol)]
+        for report in fed:
             if report.error:
                 continue
-            if all(n in fed_by_version[v] for v in versions):
-                mine = kept
-            else:
-                mine = [row for row in kept if n in fed_by_version[row[3]]]
             try:
-                report.extend(mine)
+                report.add(item, pool, annotator, version, answers)
             except Exception as exc:  # noqa: BLE001 - bad data fails this report only
                 report.fail(exc)
     for report in reports:

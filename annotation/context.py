@@ -29,6 +29,8 @@ def assignment_context(assignment: Assignment, spec: Protocol) -> ItemContext:
         [CandidateRef(str(c["id"]), str(c.get("text", ""))) for c in candidate_order(assignment)]
         if "pick_one" in types else []
     )
+    if "upload" in types:
+        prefetch_related_objects([assignment], "uploads")  # one query, shared with the page that shows them
     uploads = (
         {str(u.token): UploadRef(str(u.token), u.width, u.height, u.sha256, u.original_name)
          for u in assignment.uploads.all()}

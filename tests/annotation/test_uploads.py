@@ -140,3 +140,15 @@ def test_a_rotated_phone_photo_is_stored_upright_with_its_upright_size(tmp_path)
     plain = io.BytesIO()
     Image.new("RGB", (40, 20)).save(plain, format="PNG")
     assert _upright(plain.getvalue()) == plain.getvalue()
+
+
+def test_the_item_page_reads_the_uploads_once(grounding):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client, a = grounding
+    upload(client, a)
+    with CaptureQueriesContext(connection) as queries:
+        page = client.get(reverse("annotation:items"))
+    assert page.status_code == 200
+    assert sum('FROM "annotation_upload"' in q["sql"] for q in queries.captured_queries) == 1

@@ -1,9 +1,10 @@
 """Turning stored answers into agreement figures. Pure: no Django, plain data in and out.
 
-The analysis reads annotations as (item id, pool id, protocol version, answers) tuples in chunks.
-Each answer is read with the spec of its own version (``protocols.ProtocolSet``). Each analysable
-field (the newest definition of its key has a level of measurement) gets a ``FieldCoder`` that
-turns an answer into a small integer code (the column of the value in the field's domain, -1 when
+The analysis reads a study's annotations as columns (``columns.AnnotationColumns``: each answer
+key an integer code per annotation into its distinct answers). Each answer is read with the spec of
+its own version (``protocols.ProtocolSet``). Each analysable field (the newest definition of its
+key has a level of measurement) gets a ``FieldCoder`` that turns each distinct answer, once per
+version, into a small integer code (the column of the value in the field's domain, -1 when
 absent), so a whole study is held as a few integer arrays, never as one Python object per
 annotation. ``field_agreement`` then builds the value-counts matrix with numpy and computes alpha
 overall and per pool.
@@ -21,14 +22,16 @@ import json
 import math
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from studies.protocol import SKIP, Field, value_token
+from studies.protocol import Field, value_token
 
 from .agreement import alpha
+from .columns import AnnotationColumns, KeyColumn
 from .protocols import ProtocolSet, fields_by_key
 from .scores import DEFAULT_MAPPING, Scorer, scored_fields
 
@@ -52,7 +55,7 @@ class FieldCoder:
             # Set-valued (multi), pick_one and any other field: each distinct answer seen is a nominal value.
             self.tokens, self.domain = [], []
         self._index = {token: i for i, token in enumerate(self.tokens)}
-        self.codes = array("i")
+        self.codes = np.zeros(0, dtype=np.int64)
         self.out_of_domain = 0
 
     def _token(self, value: Any) -> str:
@@ -66,25 +69,37 @@ class FieldCoder:
             return json.dumps(value, sort_keys=True)
         return value_token(value)
 
-    def add(self, answered_as: Field | None, value: Any) -> None:
-        """Code ``value``, an answer given to ``answered_as`` (the field of its own version)."""
+    def code(self, answered_as: Field | None, value: Any) -> tuple[int, bool]:
+        """The code of ``value``, an answer given to ``answered_as`` (the field of its own version),
+        and whether it lies outside the field's domain (then the code is MISSING)."""
         if answered_as is None or value is None or value == [] or value == "":
-            self.codes.append(MISSING)
-            return
+            return MISSING, False
         if answered_as.type != self.field.type:  # the key meant another kind of question then
-            self.out_of_domain += 1
-            self.codes.append(MISSING)
-            return
+            return MISSING, True
         token = self._token(value)
         code = self._index.get(token)
         if code is None and not self.fixed:
             code = self._index[token] = len(self.tokens)
             self.tokens.append(token)
             self.domain.append(token)
-        if code is None:
-            self.out_of_domain += 1  # e.g. a choice removed by a later protocol version
-            code = MISSING
-        self.codes.append(code)
+        if code is None:  # e.g. a choice removed by a later protocol version
+            return MISSING, True
+        return code, False
+
+    def code_column(self, column: KeyColumn, version: np.ndarray, answered_as: Mapping[int, Field | None]) -> None:
+        """Code a whole column: each distinct answer once per protocol version (``answered_as``:
+        version → this key's field in that version), then every row by table lookup."""
+        out = np.full(len(column.codes), MISSING, dtype=np.int64)
+        for v, f in answered_as.items():
+            rows = np.flatnonzero(version == v)
+            raw = column.codes[rows]
+            table = np.full(len(column.values) + 1, MISSING, dtype=np.int64)  # raw -1 (absent) → last
+            bad = np.zeros(len(column.values) + 1, dtype=bool)
+            for c in np.unique(raw[raw >= 0]).tolist():
+                table[c], bad[c] = self.code(f, column.values[c])
+            out[rows] = table[raw]
+            self.out_of_domain += int(bad[raw].sum())
+        self.codes = out
 
 
 class Units:
@@ -96,12 +111,23 @@ class Units:
         self.item = item if item is not None else np.zeros(len(pool), dtype=np.int64)  # first key: the item
 
     @classmethod
-    def from_keys(cls, pool_ids: array, *keys: array) -> Units:
-        columns = [np.frombuffer(pool_ids, dtype=np.int64), *(np.frombuffer(k, dtype=np.int64) for k in keys)]
+    def from_keys(cls, pool_ids: Sequence[int], *keys: Sequence[int]) -> Units:
+        columns = [np.asarray(c).astype(np.int64, copy=False) for c in (pool_ids, *keys)]
         if len(columns[0]) == 0:
             return cls(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
-        unique, inverse = np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)
-        return cls(inverse.reshape(-1), unique[:, 0], unique[:, 1] if unique.shape[1] > 1 else None)
+        # One int64 per row (mixed radix over each column's sorted distinct values), so the units
+        # come from one 1-d sort instead of a sort of rows.
+        distinct, codes = zip(*(np.unique(c, return_inverse=True) for c in columns), strict=True)
+        combined = np.zeros(len(columns[0]), dtype=np.int64)
+        for values, code in zip(distinct, codes, strict=True):
+            combined = combined * len(values) + code.reshape(-1)
+        unique, inverse = np.unique(combined, return_inverse=True)
+        digits = []
+        for values in reversed(distinct):
+            unique, digit = np.divmod(unique, len(values))
+            digits.append(values[digit])
+        pool, *rest = reversed(digits)
+        return cls(inverse.reshape(-1), pool, rest[0] if rest else None)
 
 
 def attribute_masks(units: Units, values_of_item: Mapping[str, Mapping[int, str]]) -> dict[str, dict[str, np.ndarray]]:
@@ -109,8 +135,8 @@ def attribute_masks(units: Units, values_of_item: Mapping[str, Mapping[int, str]
     also computed for. Attributes with fewer than two values are left out (nothing to compare)."""
     out = {}
     for attribute, of_item in values_of_item.items():
-        labels = np.array([of_item.get(int(i), "") for i in units.item], dtype=object)
-        values = sorted(v for v in set(labels.tolist()) if v)
+        labels = pd.Series(of_item, dtype=object).reindex(units.item).fillna("").to_numpy(dtype=object)
+        values = sorted(v for v in pd.unique(labels).tolist() if v)
         if len(values) >= 2:
             out[attribute] = {v: labels == v for v in values}
     return out
@@ -133,7 +159,7 @@ def field_agreement(
     """Alpha for one field, overall, per pool (``pools`` maps a pool id to its labels) and per
     value of each item attribute (``attributes``: see ``attribute_masks``)."""
     f = coder.field
-    codes = np.frombuffer(coder.codes, dtype=np.int32).astype(np.int64)
+    codes = coder.codes
     counts = value_counts(units, codes, len(coder.domain))
     domain = coder.domain if coder.fixed else list(range(len(coder.domain)))
     per_pool = []
@@ -169,6 +195,7 @@ class DocumentRatings:
         self.scored = [s.key for s in scored_fields([group[0] for group in sub_groups], mapping)]
         self.item_ids, self.pool_ids, self.doc_ids = array("q"), array("q"), array("q")
         self.scores = array("d")
+        self._codes = [array("q") for _ in self.coders]  # per sub-field coder, a code per row
         self._subs: dict[int, dict[str, Field]] = {}  # version → its sub-fields by key
 
     def add(self, item_id: int, pool_id: int, version: int, answered_as: Field | None, entries: Any) -> None:
@@ -184,8 +211,10 @@ class DocumentRatings:
             self.item_ids.append(item_id)
             self.pool_ids.append(pool_id)
             self.doc_ids.append(entry["document"])
-            for coder in self.coders:
-                coder.add(subs.get(coder.field.key), entry.get(coder.field.key))
+            for coder, codes in zip(self.coders, self._codes, strict=True):
+                code, outside = coder.code(subs.get(coder.field.key), entry.get(coder.field.key))
+                codes.append(code)
+                coder.out_of_domain += outside
             score = self.scorer(entry, answered_as.fields)
             self.scores.append(np.nan if score is None else float(score))
 
@@ -221,6 +250,8 @@ class DocumentRatings:
 
     def agreement(self, pools: Mapping[int, Mapping[str, Any]]) -> dict[str, Any]:
         units = Units.from_keys(self.pool_ids, self.item_ids, self.doc_ids)
+        for coder, codes in zip(self.coders, self._codes, strict=True):
+            coder.codes = np.frombuffer(codes, dtype=np.int64)
         return {
             "key": self.field.key,
             "label": self.field.label,
@@ -232,7 +263,8 @@ class DocumentRatings:
 
 
 class Ratings:
-    """Everything the analysis keeps of a study's annotations: integer columns."""
+    """Everything the analysis keeps of a study's annotations: integer columns, coded from the
+    study's ``AnnotationColumns`` (which must hold every key in ``Ratings.keys(protocols)``)."""
 
     def __init__(self, protocols: ProtocolSet, mapping: Mapping[str, float] = DEFAULT_MAPPING):
         self.protocols = protocols
@@ -244,35 +276,35 @@ class Ratings:
             for doc in [next((f for f in g if f.type == "per_document"), None)]
             if doc is not None
         ]
-        self.item_ids, self.pool_ids = array("q"), array("q")
+        self.item_ids = np.zeros(0, dtype=np.int64)
+        self.pool_ids = np.zeros(0, dtype=np.int64)
         self.skipped: Counter[int] = Counter()  # pool id → annotations skipped
         self.seen = 0
-        self._fields: dict[int, dict[str, Field]] = {}
 
-    def _fields_of(self, version: int) -> dict[str, Field]:
-        found = self._fields.get(version)
-        if found is None:
-            found = self._fields[version] = fields_by_key(self.protocols.for_version(version))
-        return found
+    @staticmethod
+    def keys(protocols: ProtocolSet) -> list[str]:
+        """The answer keys the analysis reads."""
+        return [g[0].key for g in protocols.groups() if g[0].level or g[0].type == "per_document"]
 
-    def add_rows(self, rows: Iterable[tuple[int, int, int, Any]]) -> int:
-        n = 0
-        for item_id, pool_id, version, answers in rows:
-            n += 1
-            if not isinstance(answers, Mapping):
-                answers = {}
-            if SKIP in answers:
-                self.skipped[pool_id] += 1
-                continue
-            fields = self._fields_of(version)
-            self.item_ids.append(item_id)
-            self.pool_ids.append(pool_id)
-            for coder in self.coders:
-                coder.add(fields.get(coder.field.key), answers.get(coder.field.key))
-            for docs in self.documents:
-                docs.add(item_id, pool_id, version, fields.get(docs.field.key), answers.get(docs.field.key))
-        self.seen += n
-        return n
+    def add_columns(self, columns: AnnotationColumns) -> None:
+        """Code every annotation of ``columns`` (all of the study's, read once)."""
+        self.seen = len(columns)
+        pools, counts = np.unique(columns.pool[columns.skipped], return_counts=True)
+        self.skipped = Counter({int(p): int(n) for p, n in zip(pools, counts, strict=True)})
+        answered = columns.answered()
+        self.item_ids, self.pool_ids = answered.item, answered.pool
+        fields = {v: fields_by_key(self.protocols.for_version(v)) for v in answered.versions()}
+        for coder in self.coders:
+            key = coder.field.key
+            coder.code_column(answered.keys[key], answered.version, {v: fs.get(key) for v, fs in fields.items()})
+        for docs in self.documents:
+            key = docs.field.key
+            column = answered.keys[key]
+            for item, pool, version, code in zip(
+                answered.item.tolist(), answered.pool.tolist(), answered.version.tolist(), column.codes.tolist(), strict=True
+            ):
+                if code >= 0:
+                    docs.add(item, pool, version, fields[version].get(key), column.values[code])
 
     @property
     def n_skipped(self) -> int:

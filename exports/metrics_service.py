@@ -2,23 +2,25 @@
 
 ``metric_upload_create`` parses the file against the study's items and pools before anything is
 stored: a refused file raises ``MetricCSVError`` (line-numbered) and leaves no trace. The study's
-latest upload is the one analysed; ``metric_result`` (called by the analysis) reads the human
-ratings of one field in one chunked pass and hands plain rows to ``exports.correlation``.
+latest upload is the one analysed; ``metric_result`` (called by the analysis) takes the human
+ratings of one field from the analysis's one read and hands a plain frame to ``exports.correlation``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+import pandas as pd
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.db import transaction
 
-from annotation.models import Annotation
 from studies.models import Study
 from studies.protocol import Field
 
+from .columns import AnnotationColumns
 from .correlation import (
     MetricCSVError,
     MetricScores,
@@ -28,7 +30,7 @@ from .correlation import (
 from .models import MetricUpload
 from .protocols import ProtocolSet, fields_by_key
 from .reports import complete_prompts
-from .selectors import protocol_set
+from .selectors import annotation_columns, protocol_set
 
 CHUNK_SIZE = 2000
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -103,23 +105,32 @@ def human_field(protocols: ProtocolSet, preferred: Sequence[str] = PREFERRED_HUM
     return next((f for key in preferred for f in scales if f.key == key), scales[0] if scales else None)
 
 
-def _human_rows(
-    rows: Iterable[tuple[int, int, int, int, Any]], key: str, protocols: ProtocolSet, countries: dict[int, str]
-) -> Iterable[tuple[int, str, int, Any]]:
-    """(item, country, annotator, value) of the answers to ``key``; answers given under a version
+def _human_frame(columns: AnnotationColumns, key: str, protocols: ProtocolSet, countries: dict[int, str]) -> pd.DataFrame:
+    """(item, country, rater, value) of the answers to ``key``; answers given under a version
     where ``key`` was not a scale, skips and blanks are left out."""
-    is_scale: dict[int, bool] = {}
-    for item_id, pool_id, annotator_id, version, answers in rows:
-        ok = is_scale.get(version)
-        if ok is None:
-            f = fields_by_key(protocols.for_version(version)).get(key)
-            ok = is_scale[version] = f is not None and f.type == "scale"
-        if not ok or not isinstance(answers, dict):
-            continue
-        value = answers.get(key)
-        if value is None or value == "" or isinstance(value, (list, dict, bool)):
-            continue
-        yield item_id, countries.get(pool_id), annotator_id, value
+    answered = columns.answered()
+    scale_versions = [
+        v for v in answered.versions() if getattr(fields_by_key(protocols.for_version(v)).get(key), "type", None) == "scale"
+    ]
+    mine = answered.take(np.isin(answered.version, scale_versions))
+    values = mine.keys[key].numbers(_scale_value)
+    kept = ~np.isnan(values)
+    pools, inverse = np.unique(mine.pool[kept], return_inverse=True)
+    return pd.DataFrame({
+        "item": mine.item[kept],
+        "country": np.array([countries.get(int(p)) for p in pools] + [None], dtype=object)[inverse.reshape(-1)],
+        "rater": mine.annotator[kept],
+        "value": values[kept],
+    })
+
+
+def _scale_value(value: Any) -> float | None:
+    if value is None or value == "" or isinstance(value, (list, dict, bool)):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _complete_items(study: Study) -> Any:
@@ -127,11 +138,14 @@ def _complete_items(study: Study) -> Any:
     return complete_prompts((pk, (country, prompt), model) for pk, country, prompt, model in items)
 
 
-def metric_result(*, study: Study, max_id: int, complete_only: bool = False) -> dict[str, Any] | None:
+def metric_result(
+    *, study: Study, max_id: int, columns: AnnotationColumns | None = None, complete_only: bool = False
+) -> dict[str, Any] | None:
     """Each uploaded metric against the human score per item (per (item, country) when every
     pool rates every item: CAIRE), beside the human–human baseline; None when nothing was uploaded.
 
-    Reads the annotations up to ``max_id`` (the analysis's fingerprint) once, in chunks.
+    ``columns``: the analysis's one read of the annotations up to ``max_id`` (its fingerprint),
+    holding at least the human field's key; read here when not given.
     ``complete_only`` restricts both sides to the prompts with an image from every model."""
     upload = metric_upload_latest(study=study)
     if upload is None:
@@ -151,16 +165,12 @@ def metric_result(*, study: Study, max_id: int, complete_only: bool = False) -> 
     with upload.file.open("rb") as fh:
         scores = _parse(study, fh.read())
     countries = dict(study.pools.values_list("pk", "country"))
-    rows = (
-        Annotation.objects.filter(study=study, id__lte=max_id)
-        .order_by("id")
-        .values_list("item_id", "pool_id", "annotator_id", "protocol_version", "answers")
-        .iterator(chunk_size=CHUNK_SIZE)
-    )
+    if columns is None:
+        columns = annotation_columns(study=study, max_id=max_id, keys=[f.key])
     per_country = study.routing == Study.Routing.ALL_POOLS
     only = _complete_items(study) if complete_only else None
     found = metric_correlations(
-        _human_rows(rows, f.key, protocols, countries),
+        _human_frame(columns, f.key, protocols, countries),
         scores,
         per_country=per_country,
         seed=SEED,

@@ -1,8 +1,9 @@
 """The reports a study's protocol declares (its ``reports`` setting), computed from its annotations.
 
-One chunked pass over the annotations feeds every declared report the columns it reads; the pure
-functions of ``exports.reports`` then compute the figures. Numbers are held in arrays, never as
-one tuple per rating. Skipped annotations are left out; an answer is read only when its protocol
+The analysis's one pass over the annotations (``columns.AnnotationColumns``) holds every key the
+reports read; each report keeps what it needs of each distinct answer (a number, a hashable vote or
+set of choices, the highlighted texts) and the pure functions of ``exports.reports`` compute the
+figures, the heavy ones over a pandas frame. Skipped annotations are left out; an answer is read only when its protocol
 version has the report's fields with the same types. A report that fails on bad data records its
 error and leaves the others, and the rest of the analysis, alone.
 """
@@ -11,18 +12,20 @@ from __future__ import annotations
 
 import json
 import logging
-import math
-from array import array
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotation.models import Annotation
+import numpy as np
+import pandas as pd
+
 from studies.models import ItemQuota, Study
-from studies.protocol import SKIP, Field, Protocol
+from studies.protocol import Field, Protocol
 from studies.protocol.reports import REPORT_KINDS, ReportSpec
 
+from .columns import AnnotationColumns
 from .protocols import ProtocolSet
+from .selectors import annotation_columns
 from .reports import (
     answer_agreement,
     box_agreement,
@@ -40,39 +43,13 @@ from .reports.common import number
 logger = logging.getLogger(__name__)
 
 CHUNK_SIZE = 2000
-NAN = math.nan
 
 
-# --- columns ----------------------------------------------------------------------------------
-
-
-class _Interned:
-    """A column of few distinct values (votes, error-type sets, images): small codes + a table."""
-
-    def __init__(self) -> None:
-        self.codes = array("i")
-        self.table: list[Any] = []
-        self._index: dict[Any, int] = {}
-
-    def append(self, value: Any) -> None:
-        key = (type(value), value)  # True and 1 are different answers
-        code = self._index.get(key)
-        if code is None:
-            code = self._index[key] = len(self.table)
-            self.table.append(value)
-        self.codes.append(code)
-
-    def __iter__(self) -> Iterator[Any]:
-        table = self.table
-        return (table[c] for c in self.codes)
-
-
-def _numbers() -> array:
-    return array("d")
+# --- what each report keeps of an answer -------------------------------------------------------
 
 
 def _hashable(value: Any) -> Any:
-    """A vote or a set of ticked choices as a key to intern: a list as a tuple; anything that
+    """A vote or a set of ticked choices as a key to group by: a list as a tuple; anything that
     still cannot be a key (an answer of the wrong shape) as its JSON text."""
     if isinstance(value, list):
         value = tuple(value)
@@ -83,12 +60,12 @@ def _hashable(value: Any) -> Any:
     return value
 
 
-def _word_texts(value: Any) -> list[str] | None:
+def _word_texts(value: Any) -> tuple[str, ...] | None:
     """The highlighted texts of a ``highlight`` answer (kept small: no offsets)."""
     if not isinstance(value, list) or not value:
         return None
     texts = [w.get("text") if isinstance(w, Mapping) else w for w in value]
-    return [t for t in texts if isinstance(t, str)] or None
+    return tuple(t for t in texts if isinstance(t, str)) or None
 
 
 def _image_key(value: Any) -> Any:
@@ -100,33 +77,41 @@ def _image_key(value: Any) -> Any:
 
 @dataclass
 class _Report:
-    """A declared report being fed: item, pool and annotator columns, plus its value columns."""
+    """A declared report and the annotations it reads: item, pool, annotator and version columns,
+    plus one value column per reader (each reader applied once per distinct answer)."""
 
     spec: ReportSpec
     readers: list[tuple[str, Callable[[Any], Any], str]]  # (answer key, reader, storage)
-    items: array = field(default_factory=lambda: array("q"))
-    pools: array = field(default_factory=lambda: array("q"))
-    annotators: array = field(default_factory=lambda: array("q"))
-    versions: array = field(default_factory=lambda: array("q"))
-    columns: list[Any] = field(default_factory=list)
+    items: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    pools: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    annotators: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    versions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    columns: list[np.ndarray] = field(default_factory=list)
     error: str = ""
 
-    def __post_init__(self) -> None:
-        self.columns = [_numbers() if s == "number" else _Interned() if s == "interned" else [] for _, _, s in self.readers]
+    def read(self, columns: AnnotationColumns) -> None:
+        """Keep the annotations of ``columns`` (answered, of fitting versions) and read their values."""
+        self.items, self.pools = columns.item, columns.pool
+        self.annotators, self.versions = columns.annotator, columns.version
+        self.columns = [
+            columns.keys[key].numbers(read) if storage == "number" else columns.keys[key].mapped(read)
+            for key, read, storage in self.readers
+        ]
 
-    def add(self, item: int, pool: int, annotator: int, version: int, answers: Mapping[str, Any]) -> None:
-        self.items.append(item)
-        self.pools.append(pool)
-        self.annotators.append(annotator)
-        self.versions.append(version)
-        for (key, read, storage), column in zip(self.readers, self.columns, strict=True):
-            value = read(answers.get(key))
-            column.append(NAN if storage == "number" and value is None else value)
+    def countries(self, country_of: Mapping[int, Any]) -> np.ndarray:
+        pools, inverse = np.unique(self.pools, return_inverse=True)
+        return np.array([country_of.get(int(p)) for p in pools] + [None], dtype=object)[inverse.reshape(-1)]
 
     def rows(self, country_of: Mapping[int, Any]) -> Iterator[tuple]:
-        """(item id, country, *values), one per annotation fed."""
-        countries = (country_of.get(p) for p in self.pools)
-        return zip(self.items, countries, *self.columns, strict=True)
+        """(item id, country, *values), one per annotation read."""
+        countries = self.countries(country_of).tolist()
+        return zip(self.items.tolist(), countries, *(c.tolist() for c in self.columns), strict=True)
+
+    def frame(self, country_of: Mapping[int, Any], names: Sequence[str]) -> pd.DataFrame:
+        """The same as a frame: columns item, country, then ``names`` (one per reader)."""
+        data = {"item": self.items, "country": self.countries(country_of)}
+        data.update(zip(names, self.columns, strict=True))
+        return pd.DataFrame(data)
 
     def fail(self, exc: Exception) -> None:
         logger.warning("report %s failed", self.spec.kind, exc_info=exc)
@@ -212,36 +197,40 @@ def _per_document_fields(protocol: Protocol, key: str) -> tuple[Field, ...]:
 
 
 def _compute(report: _Report, ctx: _Context) -> Any:
-    spec, rows = report.spec, report.rows(ctx.country_of)
+    spec, country_of = report.spec, ctx.country_of
     match spec.kind:
         case "human_scores":
-            return human_scores(rows)
+            return human_scores(report.frame(country_of, ["value"]))
         case "prompt_filter":
-            return prompt_filter_majority(rows, min_yes=spec.option("min_yes"), wanted=_wanted(ctx))
+            return prompt_filter_majority(report.rows(country_of), min_yes=spec.option("min_yes"), wanted=_wanted(ctx))
         case "error_types":
             alignment = ctx.protocols.current.field(spec.key("alignment"))
             types = ctx.protocols.current.field(spec.key("error_types")).choices
             perfect = max((number(c.value) for c in alignment.choices if number(c.value) is not None), default=1)
             explicit, implicit = (str(c.value) for c in types[:2]) if len(types) >= 2 else ("explicit", "implicit")
-            return error_type_shares(rows, perfect=perfect, explicit=explicit, implicit=implicit)
+            frame = report.frame(country_of, ["alignment", "types"])
+            return error_type_shares(frame, perfect=perfect, explicit=explicit, implicit=implicit)
         case "highlighted_words":
-            return word_frequency(rows)
+            return word_frequency(report.frame(country_of, ["words"]))
         case "criteria_spearman":
-            return criteria_spearman(rows, criteria=spec.key("criteria"))
+            criteria = spec.key("criteria")
+            return criteria_spearman(report.frame(country_of, criteria), criteria=criteria)
         case "document_scores":
             key = spec.key("documents")
-            subs = {v: _per_document_fields(ctx.protocols.for_version(v), key) for v in set(report.versions)}
-            with_subs = ((item, country, entries, subs[v]) for (item, country, entries), v in zip(rows, report.versions, strict=True))
+            subs = {v: _per_document_fields(ctx.protocols.for_version(v), key) for v in set(report.versions.tolist())}
+            rows = zip(report.rows(country_of), report.versions.tolist(), strict=True)
+            with_subs = ((item, country, entries, subs[v]) for (item, country, entries), v in rows)
             return document_scores(with_subs, _per_document_fields(ctx.protocols.current, key))
         case "caption_wins":
-            return caption_win_rates(rows, candidates=_candidates(ctx))
+            return caption_win_rates(report.rows(country_of), candidates=_candidates(ctx))
         case "box_agreement":
-            images = report.items
+            items = report.items.tolist()
+            images = items
             if spec.key("image"):  # the uploaded image; an answer without one counts as its item's
-                images = (img if img is not None else item for img, item in zip(report.columns[1], report.items, strict=True))
-            return box_agreement(zip(images, report.annotators, report.columns[0], strict=True))
+                images = (img if img is not None else item for img, item in zip(report.columns[1].tolist(), items, strict=True))
+            return box_agreement(zip(images, report.annotators.tolist(), report.columns[0].tolist(), strict=True))
         case "answer_agreement":
-            return answer_agreement(rows)
+            return answer_agreement(report.rows(country_of))
     raise ValueError(f"unknown report kind {spec.kind!r}")
 
 
@@ -254,15 +243,23 @@ def _complete_items(study: Study) -> Any:
 # --- the service ------------------------------------------------------------------------------
 
 
+def report_keys(protocols: ProtocolSet) -> list[str]:
+    """The answer keys the declared reports read (to read them in the analysis's one pass)."""
+    return [key for spec in protocols.current.reports for key, _, _ in _readers(spec)]
+
+
 def protocol_reports(
     *,
     study: Study,
     protocols: ProtocolSet,
-    max_id: int,
     pools: Mapping[int, Mapping[str, Any]],
+    max_id: int | None = None,
+    columns: AnnotationColumns | None = None,
     complete_only: bool = False,
 ) -> list[dict[str, Any]]:
-    """Every report the study's current protocol declares, over its annotations up to ``max_id``.
+    """Every report the study's current protocol declares, over the annotations in ``columns``
+    (the analysis's one read, holding at least the keys of ``report_keys``), or else over the
+    annotations up to ``max_id``, read here.
 
     ``pools``: pool id → {"country": code, …}. With ``complete_only``, every report sees only the
     prompts that have an image from every model, and the list starts with that selection
@@ -271,49 +268,33 @@ def protocol_reports(
     specs = protocols.current.reports
     if not specs:
         return []
+    if columns is None:
+        if max_id is None:
+            raise TypeError("protocol_reports needs the annotations' columns or a max_id to read them")
+        columns = annotation_columns(study=study, max_id=max_id, keys=report_keys(protocols))
     out: list[dict[str, Any]] = []
     only_items: frozenset[int] | None = None
+    answered = columns.answered()
     if complete_only:
         selection = _complete_items(study)
         only_items = selection.item_ids
         out.append({"kind": "complete_prompts", "title": "Prompts with an image from every model",
                     "fields": {}, "result": selection.as_dict()})
+        answered = answered.take(np.isin(answered.item, np.fromiter(only_items, dtype=np.int64, count=len(only_items))))
     ctx = _Context(study, protocols, {pk: p.get("country") for pk, p in pools.items()}, only_items)
-    reports = [_Report(spec, _readers(spec)) for spec in specs]
-    fed_by_version: dict[int, list[_Report]] = {}
-    rows = (
-        Annotation.objects.filter(study=study, id__lte=max_id)
-        .order_by("id")
-        .values_list("item_id", "pool_id", "annotator_id", "protocol_version", "answers")
-        .iterator(chunk_size=CHUNK_SIZE)
-    )
-    for item, pool, annotator, version, answers in rows:
-        if not isinstance(answers, Mapping) or SKIP in answers:
-            continue
-        if only_items is not None and item not in only_items:
-            continue
-        fed = fed_by_version.get(version)
-        if fed is None:
-            protocol = protocols.for_version(version)
-            fed = fed_by_version[version] = [r for r in reports if _fits(r.spec, protocol)]
-        for report in fed:
-            if report.error:
-                continue
-            try:
-                report.add(item, pool, annotator, version, answers)
-            except Exception as exc:  # noqa: BLE001 - bad data fails this report only
-                report.fail(exc)
-    for report in reports:
-        entry = {"kind": report.spec.kind, "title": report.spec.title, "fields": report.spec.fields}
-        if not report.error:
-            try:
-                entry["result"] = _compute(report, ctx).as_dict()
-            except Exception as exc:  # noqa: BLE001 - bad data fails this report only
-                report.fail(exc)
-        if report.error:
+    protocol_of = {v: protocols.for_version(v) for v in answered.versions()}
+    for spec in specs:
+        report = _Report(spec, _readers(spec))
+        entry = {"kind": spec.kind, "title": spec.title, "fields": spec.fields}
+        try:
+            fitting = [v for v, protocol in protocol_of.items() if _fits(spec, protocol)]
+            report.read(answered.take(np.isin(answered.version, fitting)))
+            entry["result"] = _compute(report, ctx).as_dict()
+        except Exception as exc:  # noqa: BLE001 - bad data fails this report only
+            report.fail(exc)
             entry["error"] = report.error
         out.append(entry)
     return out
 
 
-__all__ = ["protocol_reports"]
+__all__ = ["protocol_reports", "report_keys"]

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import numpy as np
 from django.conf import settings
+from django.db import connection
 from django.db.models import Count, Max, Sum
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -22,8 +26,9 @@ from studies.models import (
     ProtocolVersion,
     Study,
 )
-from studies.protocol import SpecError, parse_spec
+from studies.protocol import SKIP, SpecError, parse_spec
 
+from .columns import AnnotationColumns, columns_from_chunks
 from .csvformat import DocumentInfo
 from .models import AnalysisRun, ExportJob
 from .protocols import ProtocolSet
@@ -100,6 +105,82 @@ def protocol_set(*, study: Study, max_id: int) -> ProtocolSet:
     return ProtocolSet(
         current=study.spec, current_version=study.protocol_version, versions=versions, fallback=frozenset(fallback)
     )
+
+
+# --- annotations as columns -------------------------------------------------------------------
+
+COLUMNS_CHUNK_SIZE = 50_000
+
+
+def _json_sql() -> tuple[str, str] | None:
+    """(SQL of an answer key's JSON text, SQL of "the answer has the key") here, or None when this
+    database has no JSON extraction we use (then the ORM reads the rows)."""
+    if connection.vendor == "postgresql":
+        return "(answers -> %s)::text", "(answers ? %s)"
+    if connection.vendor == "sqlite" and sqlite3.sqlite_version_info >= (3, 38):
+        return "(answers -> %s)", "(json_type(answers, '$.' || %s) IS NOT NULL)"
+    return None
+
+
+def _chunks_sql(study_id: int, max_id: int, keys: Sequence[str], size: int, sql: tuple[str, str]):
+    """Chunks of columns, the database extracting each key: keyset pages over the (study, id) index."""
+    key_sql, has_sql = sql
+    query = (
+        f"SELECT id, item_id, pool_id, annotator_id, protocol_version, {has_sql}"
+        + "".join(f", {key_sql}" for _ in keys)
+        + f" FROM {Annotation._meta.db_table} WHERE study_id = %s AND id > %s AND id <= %s ORDER BY id LIMIT %s"
+    )
+    last = 0
+    with connection.cursor() as cursor:
+        while True:
+            cursor.execute(query, [SKIP, *keys, study_id, last, max_id, size])
+            rows = cursor.fetchall()
+            if not rows:
+                return
+            last = rows[-1][0]
+            table = np.array(rows, dtype=object)  # a cell at a time in C: faster than zip(*rows)
+            yield [table[:, i] for i in range(table.shape[1])]
+
+
+def _chunks_orm(study_id: int, max_id: int, keys: Sequence[str], size: int):
+    """The same chunks, each answer decoded in Python and each key written back as JSON text."""
+    rows = (
+        Annotation.objects.filter(study_id=study_id, id__lte=max_id)
+        .order_by("id")
+        .values_list("id", "item_id", "pool_id", "annotator_id", "protocol_version", "answers")
+        .iterator(chunk_size=size)
+    )
+    chunk: list[tuple] = []
+    for pk, item, pool, annotator, version, answers in rows:
+        answers = answers if isinstance(answers, dict) else {}
+        texts = (json.dumps(answers[k]) if k in answers else None for k in keys)
+        chunk.append((pk, item, pool, annotator, version, SKIP in answers, *texts))
+        if len(chunk) == size:
+            yield list(zip(*chunk, strict=True))
+            chunk = []
+    if chunk:
+        yield list(zip(*chunk, strict=True))
+
+
+def annotation_columns(
+    *,
+    study: Study,
+    max_id: int,
+    keys: Iterable[str],
+    on_chunk: Callable[[int], None] | None = None,
+    chunk_size: int = COLUMNS_CHUNK_SIZE,
+    native: bool = True,
+) -> AnnotationColumns:
+    """The study's annotations with id <= ``max_id``, in id order, keeping the answer ``keys``:
+    one pass over the database, in chunks, with no answer document decoded in Python where the
+    database can extract JSON (PostgreSQL; SQLite 3.38+). ``on_chunk(rows read)`` reports progress;
+    ``native=False`` reads through the ORM instead (any database)."""
+    keys = list(dict.fromkeys(keys))
+    sql = _json_sql() if native else None
+    chunks = (
+        _chunks_sql(study.pk, max_id, keys, chunk_size, sql) if sql else _chunks_orm(study.pk, max_id, keys, chunk_size)
+    )
+    return columns_from_chunks(chunks, keys, on_chunk)
 
 
 def documents_of_items(*, item_ids: Iterable[int]) -> dict[int, DocumentInfo]:

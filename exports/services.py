@@ -32,11 +32,12 @@ from studies.models import Study, study_files_prefix
 
 from . import csvformat
 from .analysis import DocumentRatings, Ratings, Units, attribute_masks, field_agreement
-from .metrics_service import metric_result
+from .metrics_service import human_field, metric_result
 from .models import AnalysisRun, ExportJob
-from .protocol_reports import protocol_reports
+from .protocol_reports import protocol_reports, report_keys
 from .selectors import (
     Fingerprint,
+    annotation_columns,
     analysis_latest_done,
     data_fingerprint,
     document_positions,
@@ -160,26 +161,27 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
         for p in study.pools.order_by("country").only("pk", "country", "country_name")
     }
     protocols = protocol_set(study=study, max_id=fingerprint.max_id)
-    ratings = Ratings(protocols)
-    rows = (
-        Annotation.objects.filter(study=study, id__lte=fingerprint.max_id)
-        .order_by("id")
-        .values_list("item_id", "pool_id", "protocol_version", "answers")
-        .iterator(chunk_size=CHUNK_SIZE)
+    human = human_field(protocols)
+    keys = [*Ratings.keys(protocols), *report_keys(protocols), *([human.key] if human else [])]
+    # One pass over the annotations (80% of the progress bar) feeds the fields, reports and metrics.
+    columns = annotation_columns(
+        study=study,
+        max_id=fingerprint.max_id,
+        keys=keys,
+        on_chunk=lambda read: _progress(AnalysisRun, run.pk, 5 + 75 * read // max(fingerprint.count, 1)),
     )
-    for chunk in _chunks(rows, CHUNK_SIZE):
-        ratings.add_rows(chunk)
-        _progress(AnalysisRun, run.pk, 5 + 85 * len(ratings) // max(fingerprint.count, 1))
+    ratings = Ratings(protocols)
+    ratings.add_columns(columns)
     units = Units.from_keys(ratings.pool_ids, ratings.item_ids)
     attributes = attribute_masks(units, _item_attributes(study))
     steps = len(ratings.coders) + len(ratings.documents)
     fields, documents = [], []
     for coder in ratings.coders:
         fields.append(field_agreement(coder, units, pools, attributes))
-        _progress(AnalysisRun, run.pk, 90 + 10 * len(fields) // steps)
+        _progress(AnalysisRun, run.pk, 80 + 10 * len(fields) // steps)
     for docs in ratings.documents:
         documents.append({**docs.agreement(pools), "score": _score_summary(study, docs)})
-        _progress(AnalysisRun, run.pk, 90 + 10 * (len(fields) + len(documents)) // steps)
+        _progress(AnalysisRun, run.pk, 80 + 10 * (len(fields) + len(documents)) // steps)
     result = {
         "unit": "item within pool",
         "annotations": len(ratings),
@@ -197,9 +199,10 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
     }
     only = run.complete_only  # restrict to prompts that have images from every model
     result["complete_only"] = only
-    result["metrics"] = metric_result(study=study, max_id=fingerprint.max_id, complete_only=only)
+    result["metrics"] = metric_result(study=study, max_id=fingerprint.max_id, complete_only=only, columns=columns)
+    _progress(AnalysisRun, run.pk, 95)
     result["reports"] = protocol_reports(
-        study=study, protocols=protocols, max_id=fingerprint.max_id, pools=pools, complete_only=only
+        study=study, protocols=protocols, columns=columns, pools=pools, complete_only=only
     )
     return result, fingerprint
 

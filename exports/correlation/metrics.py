@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..frames import as_frame, only
 from .estimates import METHODS, MIN_N, Coefficient, coefficients, correlate, rng_for
 from .upload import MetricScores
 
@@ -18,13 +19,13 @@ REASON_ONE_RATER = "only one rater: no interval"
 REASON_NO_RATERS = "no rater shares at least {n} units with other raters"
 
 
-def human_frame(rows: Iterable[tuple[Any, Any, Any, Any]], *, only_items: Collection[Any] | None = None) -> pd.DataFrame:
+def human_frame(
+    rows: pd.DataFrame | Iterable[tuple[Any, Any, Any, Any]], *, only_items: Collection[Any] | None = None
+) -> pd.DataFrame:
     """Human ratings (item, country, rater, value) as a frame, one row per (item, country, rater):
     a rater's repeated ratings of a unit are averaged; missing or non-numeric values left out."""
-    frame = pd.DataFrame.from_records(list(rows), columns=["item", "country", "rater", "value"])
-    if only_items is not None:
-        frame = frame[frame["item"].isin(set(only_items))]
-    frame["value"] = pd.to_numeric(frame["value"], errors="coerce")
+    frame = only(as_frame(rows, ["item", "country", "rater", "value"]), only_items)
+    frame = frame.assign(value=pd.to_numeric(frame["value"], errors="coerce"))
     frame = frame.dropna(subset=["value"])
     return frame.groupby(["item", "country", "rater"], dropna=False, sort=False, as_index=False)["value"].mean()
 
@@ -234,7 +235,7 @@ def _one_metric(
 
 
 def metric_correlations(
-    human: Iterable[tuple[Any, Any, Any, Any]],
+    human: pd.DataFrame | Iterable[tuple[Any, Any, Any, Any]],
     metrics: MetricScores | Iterable[tuple[Any, Any, str, float]],
     *,
     per_country: bool = False,

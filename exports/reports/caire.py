@@ -8,7 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from .common import plain, restrict
+from ..frames import as_frame, only
+from .common import plain
 
 HUMAN_SCORE_COLUMNS = ("item_id", "country", "mean", "n", "sd")
 
@@ -35,14 +36,16 @@ class HumanScores:
         }
 
 
-def human_scores(rows: Iterable[tuple[Any, Any, Any]], *, only_items: Collection[Any] | None = None) -> HumanScores:
+def human_scores(
+    rows: pd.DataFrame | Iterable[tuple[Any, Any, Any]], *, only_items: Collection[Any] | None = None
+) -> HumanScores:
     """CAIRE's human score: per (item, country), the mean of that country's ratings.
 
     ``rows``: (item id, country, value), one per rating — the ``relevance`` answer (1–5) of each
     annotation, with its pool's country. Values that are missing or not numbers are left out and
     counted. Rows are sorted by item, then country."""
-    frame = pd.DataFrame.from_records(list(restrict(rows, only_items)), columns=["item", "country", "value"])
-    frame["value"] = pd.to_numeric(frame["value"], errors="coerce")
+    frame = only(as_frame(rows, ["item", "country", "value"]), only_items)
+    frame = frame.assign(value=pd.to_numeric(frame["value"], errors="coerce"))
     missing = int(frame["value"].isna().sum())
     frame = frame.dropna(subset=["value"])
     if frame.empty:

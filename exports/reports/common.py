@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..frames import distinct
+
 
 def restrict(rows: Iterable[tuple], only_items: Collection[Any] | None) -> Iterator[tuple]:
     """The rows whose first element (the item id) is in ``only_items``; every row when None."""
@@ -50,3 +52,9 @@ def plain(value: Any) -> Any:
 
 def share(part: int, whole: int) -> float | None:
     return part / whole if whole else None
+
+
+def labels(values: pd.Series) -> tuple[np.ndarray, list[Any]]:
+    """(code of each row, the distinct labels as plain values, a missing one as None)."""
+    codes, uniques = distinct(values)
+    return codes, [plain(u) for u in uniques]

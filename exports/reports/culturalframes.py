@@ -18,7 +18,8 @@ import pandas as pd
 from annotation.decisions import NO, YES, prompt_decision, vote_token
 
 from ..correlation import Coefficient, correlate
-from .common import country_key, number, plain, restrict, share
+from ..frames import as_frame, distinct, numeric, only
+from .common import country_key, labels, number, plain, share
 
 DECISIONS = ("kept", "dropped", "pending")
 PROMPT_COLUMNS = ("item_id", "country", "yes", "no", "wanted", "decision")
@@ -116,8 +117,14 @@ class ErrorTypeShares:
         return {"overall": self.overall, "countries": list(self.countries), "missing": self.missing}
 
 
+def _error_category(types: Any, explicit: str, implicit: str) -> str:
+    ticked = set(types) if isinstance(types, (list, tuple, set, frozenset)) else set()
+    has_e, has_i = explicit in ticked, implicit in ticked
+    return "both" if has_e and has_i else "explicit_only" if has_e else "implicit_only" if has_i else "unspecified"
+
+
 def error_type_shares(
-    rows: Iterable[tuple[Any, Any, Any, Any]],
+    rows: pd.DataFrame | Iterable[tuple[Any, Any, Any, Any]],
     *,
     perfect: float = 1,
     explicit: str = "explicit",
@@ -129,28 +136,25 @@ def error_type_shares(
     ``rows``: (item id, country, alignment, error types), the ``alignment`` (0/0.5/1) and
     ``error_types`` (a list of "explicit"/"implicit") answers of each annotation. A rating is
     sub-perfect when its alignment is below ``perfect``."""
-    ratings: Counter[Any] = Counter()
-    counts: dict[Any, Counter[str]] = defaultdict(Counter)
-    missing = 0
-    for _, country, alignment, types in restrict(rows, only_items):
-        value = number(alignment)
-        if value is None:
-            missing += 1
-            continue
-        ratings[country] += 1
-        if value >= perfect:
-            continue
-        ticked = set(types) if isinstance(types, (list, tuple, set)) else set()
-        has_e, has_i = explicit in ticked, implicit in ticked
-        category = "both" if has_e and has_i else "explicit_only" if has_e else "implicit_only" if has_i else "unspecified"
-        counts[country][category] += 1
-    total: Counter[str] = Counter()
-    for c in counts.values():
-        total.update(c)
+    frame = only(as_frame(rows, ["item", "country", "alignment", "types"]), only_items)
+    country, countries = labels(frame["country"])
+    alignment = numeric(frame["alignment"], number).to_numpy()
+    rated = ~np.isnan(alignment)
+    ratings = np.bincount(country[rated], minlength=len(countries))
+    sub = rated & (alignment < perfect)
+    answer, answers = distinct(frame["types"][sub])
+    category = np.array([ERROR_CATEGORIES.index(_error_category(t, explicit, implicit)) for t in answers], dtype=np.int64)
+    k = len(ERROR_CATEGORIES)
+    counts = np.bincount(country[sub] * k + category[answer], minlength=len(countries) * k).reshape(-1, k)
+
+    def tally(row: np.ndarray) -> Counter[str]:
+        return Counter({c: int(n) for c, n in zip(ERROR_CATEGORIES, row, strict=True)})
+
+    listed = sorted((i for i in range(len(countries)) if ratings[i]), key=lambda i: country_key(countries[i]))
     return ErrorTypeShares(
-        overall=_error_group(None, sum(ratings.values()), total),
-        countries=[_error_group(c, ratings[c], counts[c]) for c in sorted(ratings, key=country_key)],
-        missing=missing,
+        overall=_error_group(None, int(ratings.sum()), tally(counts.sum(axis=0))),
+        countries=[_error_group(countries[i], int(ratings[i]), tally(counts[i])) for i in listed],
+        missing=int((~rated).sum()),
     )
 
 
@@ -185,14 +189,14 @@ class WordFrequency:
 
 
 def _word_texts(words: Any) -> list[str]:
-    if not isinstance(words, list):
+    if not isinstance(words, (list, tuple)):
         return []
     texts = (w.get("text") if isinstance(w, Mapping) else w for w in words)
     return [t.strip().lower() for t in texts if isinstance(t, str) and t.strip()]
 
 
 def word_frequency(
-    rows: Iterable[tuple[Any, Any, Any]],
+    rows: pd.DataFrame | Iterable[tuple[Any, Any, Any]],
     *,
     top: int = 20,
     stopwords: Collection[str] = (),
@@ -201,20 +205,28 @@ def word_frequency(
     """Frequency of the prompt words highlighted as not depicted well.
 
     ``rows``: (item id, country, words), the ``words`` answer of each annotation: the stored
-    highlight list ``[{"index", "start", "end", "text"}, …]`` (plain strings are taken too). A word
-    counts once per time highlighted; ``annotations`` counts each annotation once. Words in
-    ``stopwords`` (lower-case) are left out."""
+    highlight list ``[{"index", "start", "end", "text"}, …]`` (plain strings, and tuples of them,
+    are taken too). A word counts once per time highlighted; ``annotations`` counts each
+    annotation once. Words in ``stopwords`` (lower-case) are left out. Each distinct answer is read
+    once, weighted by the annotations of each country that gave it."""
     stop = {s.lower() for s in stopwords}
+    frame = only(as_frame(rows, ["item", "country", "words"]), only_items)
+    country, countries = labels(frame["country"])
+    answer, answers = distinct(frame["words"])
+    texts_of = [[t for t in _word_texts(a) if t not in stop] for a in answers]
+    pairs, times = np.unique(country * max(len(answers), 1) + answer, return_counts=True)
     words: dict[Any, Counter[str]] = defaultdict(Counter)
     per_annotation: dict[Any, Counter[str]] = defaultdict(Counter)
     highlighting: Counter[Any] = Counter()
-    for _, country, answer in restrict(rows, only_items):
-        texts = [t for t in _word_texts(answer) if t not in stop]
+    for pair, n in zip(pairs.tolist(), times.tolist(), strict=True):
+        c, texts = countries[pair // max(len(answers), 1)], texts_of[pair % max(len(answers), 1)]
         if not texts:
             continue
-        highlighting[country] += 1
-        words[country].update(texts)
-        per_annotation[country].update(set(texts))
+        highlighting[c] += n
+        for t in texts:
+            words[c][t] += n
+        for t in set(texts):
+            per_annotation[c][t] += n
     all_words, all_annotations = Counter(), Counter()
     for c, counted in words.items():
         all_words.update(counted)
@@ -261,7 +273,7 @@ def _criteria_pairs(frame: pd.DataFrame, criteria: Sequence[str]) -> list[dict[s
 
 
 def criteria_spearman(
-    rows: Iterable[Sequence[Any]],
+    rows: pd.DataFrame | Iterable[Sequence[Any]],
     *,
     criteria: Sequence[str] = CRITERIA,
     only_items: Collection[Any] | None = None,
@@ -272,10 +284,8 @@ def criteria_spearman(
     by default the ``alignment``, ``quality`` and ``overall`` answers. A missing value leaves the
     annotation out of the pairs involving that criterion only."""
     criteria = tuple(criteria)
-    records = [(r[0], r[1], *(number(v) for v in r[2:2 + len(criteria)])) for r in restrict(rows, only_items)]
-    frame = pd.DataFrame.from_records(records, columns=["item", "country", *criteria])
-    for c in criteria:
-        frame[c] = frame[c].astype(np.float64)
+    frame = only(as_frame(rows, ["item", "country", *criteria]), only_items)
+    frame = frame.assign(**{c: numeric(frame[c], number) for c in criteria})
     countries = [
         {"country": plain(country), "pairs": _criteria_pairs(part, criteria)}
         for country, part in sorted(frame.groupby("country", dropna=False, sort=False), key=lambda kv: country_key(plain(kv[0])))

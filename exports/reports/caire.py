@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from ..frames import as_frame, only
-from .common import plain
+from .common import column_values, plain
 
 HUMAN_SCORE_COLUMNS = ("item_id", "country", "mean", "n", "sd")
 
@@ -51,10 +51,11 @@ def human_scores(
     if frame.empty:
         return HumanScores([], 0, missing)
     pairs = frame.groupby(["item", "country"], dropna=False, sort=True)["value"].agg(["mean", "size", "std"]).reset_index()
-    out = [
-        (plain(i), plain(c), float(m), int(n), plain(sd))
-        for i, c, m, n, sd in zip(pairs["item"], pairs["country"], pairs["mean"], pairs["size"], pairs["std"], strict=True)
-    ]
+    out = list(zip(
+        *(column_values(pairs[c]) for c in ("item", "country")),
+        pairs["mean"].astype(float).tolist(), pairs["size"].astype(int).tolist(), column_values(pairs["std"]),
+        strict=True,
+    ))
     per_country = pairs.groupby("country", dropna=False, sort=True).agg(
         pairs=("mean", "size"), ratings=("size", "sum"), mean=("mean", "mean")
     ).reset_index()

@@ -58,3 +58,11 @@ def labels(values: pd.Series) -> tuple[np.ndarray, list[Any]]:
     """(code of each row, the distinct labels as plain values, a missing one as None)."""
     codes, uniques = distinct(values)
     return codes, [plain(u) for u in uniques]
+
+
+def column_values(column: pd.Series) -> list[Any]:
+    """A column as plain Python values (numpy scalars unwrapped, NaN and NA as None), in C where
+    the column has no missing value."""
+    if not column.isna().any():
+        return column.tolist()
+    return [plain(v) for v in column.tolist()]

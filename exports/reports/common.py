@@ -61,8 +61,7 @@ def labels(values: pd.Series) -> tuple[np.ndarray, list[Any]]:
 
 
 def column_values(column: pd.Series) -> list[Any]:
-    """A column as plain Python values (numpy scalars unwrapped, NaN and NA as None), in C where
-    the column has no missing value."""
+    """A column as plain Python values (numpy scalars unwrapped, NaN and NA as None)."""
     if not column.isna().any():
         return column.tolist()
-    return [plain(v) for v in column.tolist()]
+    return column.astype(object).where(column.notna(), None).tolist()

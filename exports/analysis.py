@@ -33,6 +33,7 @@ from studies.protocol import Field, value_token
 from .agreement import alpha
 from .columns import AnnotationColumns, KeyColumn
 from .protocols import ProtocolSet, fields_by_key
+from .reports import score_table
 from .scores import DEFAULT_MAPPING, Scorer, scored_fields
 
 MISSING = -1
@@ -218,34 +219,37 @@ class DocumentRatings:
             score = self.scorer(entry, answered_as.fields)
             self.scores.append(np.nan if score is None else float(score))
 
-    def score_means(self) -> list[tuple[int, int, float, int]]:
-        """(item id, document id, mean combined score over annotators, annotators) per pair scored."""
-        scores = np.frombuffer(self.scores, dtype=np.float64)
-        scored = ~np.isnan(scores)
-        if not scored.any():
-            return []
-        keys = np.stack([np.frombuffer(self.item_ids, dtype=np.int64), np.frombuffer(self.doc_ids, dtype=np.int64)], axis=1)
-        pairs, inverse = np.unique(keys[scored], axis=0, return_inverse=True)
-        inverse = inverse.reshape(-1)
-        sums = np.bincount(inverse, weights=scores[scored], minlength=len(pairs))
-        counts = np.bincount(inverse, minlength=len(pairs))
-        return [(int(i), int(d), float(s / n), int(n)) for (i, d), s, n in zip(pairs, sums, counts, strict=True)]
-
-    def score_summary(self, *, items: Mapping[int, str], positions: Mapping[int, int]) -> dict[str, Any] | None:
-        """The mean combined score per (item, document), with a histogram of the rounded means;
-        ``items`` and ``positions`` name the items (external id) and place the documents."""
+    def score_summary(
+        self, *, items: Mapping[int, str], positions: Mapping[int, int], countries: Mapping[int, Any]
+    ) -> dict[str, Any] | None:
+        """The mean combined score per (item, document), with a histogram of the rounded means
+        (``reports.score_table``, the same aggregation as RAVENEA's report); ``items`` and
+        ``positions`` name the items (external id) and place the documents, ``countries`` names
+        each pool."""
         if not self.scored:
             return None
-        means = self.score_means()
-        rounded = Counter(math.floor(mean + 0.5) for _, _, mean, _ in means)
+        scores = np.frombuffer(self.scores, dtype=np.float64)
+        kept = ~np.isnan(scores)
+        pools = np.frombuffer(self.pool_ids, dtype=np.int64)[kept]
+        table = score_table(pd.DataFrame({
+            "item": np.frombuffer(self.item_ids, dtype=np.int64)[kept],
+            "country": [countries.get(p) for p in pools.tolist()],
+            "document": np.frombuffer(self.doc_ids, dtype=np.int64)[kept],
+            "score": scores[kept],
+        }))
+        pairs = table.pairs
         return {
             "fields": self.scored,
             "mapping": [[answer, points] for answer, points in self.mapping.items()],  # a list: jsonb reorders keys
-            "pairs": len(means),
-            "mean": round(sum(mean for _, _, mean, _ in means) / len(means), 4) if means else None,
-            "histogram": [{"score": score, "pairs": n} for score, n in sorted(rounded.items())],
+            "pairs": len(pairs),
+            "mean": None if table.mean is None else round(table.mean, 4),
+            "histogram": [{"score": score, "pairs": n} for score, n in table.histogram],
             "columns": SCORE_COLUMNS,
-            "rows": [[items.get(i, str(i)), d, positions.get(d), round(mean, 4), n] for i, d, mean, n in means],
+            "rows": [
+                [items.get(i, str(i)), d, positions.get(d), round(mean, 4), n]
+                for i, d, mean, n in zip(pairs["item"].tolist(), pairs["document"].tolist(), pairs["mean"].tolist(),
+                                         pairs["size"].tolist(), strict=True)
+            ],
         }
 
     def agreement(self, pools: Mapping[int, Mapping[str, Any]]) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from .reports import (
     word_frequency,
 )
 from .reports.common import number
+from .scores import DEFAULT_MAPPING
 
 logger = logging.getLogger(__name__)
 
@@ -220,7 +221,8 @@ def _compute(report: _Report, ctx: _Context) -> Any:
             subs = {v: _per_document_fields(ctx.protocols.for_version(v), key) for v in set(report.versions.tolist())}
             rows = zip(report.rows(country_of), report.versions.tolist(), strict=True)
             with_subs = ((item, country, entries, subs[v]) for (item, country, entries), v in rows)
-            return document_scores(with_subs, _per_document_fields(ctx.protocols.current, key))
+            current = ctx.protocols.current.field(key)
+            return document_scores(with_subs, current.fields, mapping=current.score or DEFAULT_MAPPING)
         case "caption_wins":
             return caption_win_rates(report.rows(country_of), candidates=_candidates(ctx))
         case "box_agreement":

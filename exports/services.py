@@ -200,7 +200,7 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
         fields.append(field_agreement(coder, units, pools, attributes))
         _progress(AnalysisRun, run.pk, 80 + 10 * len(fields) // steps)
     for docs in ratings.documents:
-        documents.append({**docs.agreement(pools), "score": _score_summary(study, docs)})
+        documents.append({**docs.agreement(pools), "score": _score_summary(study, docs, pools)})
         _progress(AnalysisRun, run.pk, 80 + 10 * (len(fields) + len(documents)) // steps)
     result = {
         "unit": "item within pool",
@@ -238,10 +238,14 @@ def _item_attributes(study: Study) -> dict[str, pd.Series]:
     return {name: pd.Series(column, index=ids, dtype=object) for name, column in zip(ITEM_ATTRIBUTES, values, strict=True)}
 
 
-def _score_summary(study: Study, docs: DocumentRatings) -> dict[str, Any] | None:
+def _score_summary(study: Study, docs: DocumentRatings, pools: dict[int, dict[str, Any]]) -> dict[str, Any] | None:
     if not docs.scored:
         return None
-    return docs.score_summary(items=item_names(study=study), positions=document_positions(study=study))
+    return docs.score_summary(
+        items=item_names(study=study),
+        positions=document_positions(study=study),
+        countries={pk: p["country"] for pk, p in pools.items()},
+    )
 
 
 # --- export -----------------------------------------------------------------------------------

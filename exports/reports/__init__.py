@@ -31,12 +31,12 @@ from .culturalframes import (
 )
 from .culturalvqa import AnswerAgreement, answer_agreement, normalise_answer
 from .globalrg import BoxAgreement, GoldAgreement, box_agreement, iou, iou_against_gold
-from .ravenea import CaptionWinRates, DocumentScores, caption_win_rates, document_scores
+from .ravenea import CaptionWinRates, DocumentScores, ScoreTable, caption_win_rates, document_scores, score_table
 
 __all__ = [
     "AnswerAgreement", "BoxAgreement", "CaptionWinRates", "CompletePrompts", "CriteriaSpearman",
-    "DocumentScores", "ErrorTypeShares", "GoldAgreement", "HumanScores", "PromptFilter", "WordFrequency",
+    "DocumentScores", "ErrorTypeShares", "ScoreTable", "GoldAgreement", "HumanScores", "PromptFilter", "WordFrequency",
     "answer_agreement", "box_agreement", "caption_win_rates", "complete_prompts", "criteria_spearman",
     "document_scores", "error_type_shares", "human_scores", "iou", "iou_against_gold", "normalise_answer",
-    "prompt_filter_majority", "word_frequency",
+    "prompt_filter_majority", "score_table", "word_frequency",
 ]

@@ -91,21 +91,46 @@ def document_scores(
         return DocumentScores([], scored, mapping, 0, unscored, None, [])
     frame = pd.DataFrame({"item": items, "country": countries, "document": np.frombuffer(documents, dtype=np.int64),
                           "score": np.frombuffer(scores, dtype=np.float64)})
-    pairs = frame.groupby(["item", "document"], sort=True)["score"].agg(["mean", "size", "std"]).reset_index()
+    table = score_table(frame)
     out = [
         (plain(i), int(d), float(m), int(n), plain(sd))
-        for i, d, m, n, sd in zip(pairs["item"], pairs["document"], pairs["mean"], pairs["size"], pairs["std"], strict=True)
+        for i, d, m, n, sd in zip(table.pairs["item"], table.pairs["document"], table.pairs["mean"],
+                                  table.pairs["size"], table.pairs["std"], strict=True)
     ]
-    rounded = Counter(math.floor(m + 0.5) for m in pairs["mean"])
-    by_country = frame.groupby(["country", "item", "document"], dropna=False)["score"].mean().groupby(level=0, dropna=False)
-    per_country = [{"country": plain(c), "pairs": int(s.size), "mean": float(s.mean())} for c, s in by_country]
     return DocumentScores(
         rows=out,
         fields=scored,
         mapping=mapping,
         answers=len(scores),
         unscored=unscored,
-        mean=float(pairs["mean"].mean()),
+        mean=table.mean,
+        histogram=table.histogram,
+        countries=table.countries,
+    )
+
+
+@dataclass(frozen=True)
+class ScoreTable:
+    """Combined scores aggregated per (item, document): ``pairs`` has the columns item, document,
+    mean, size (annotators) and std (sample sd), sorted by item then document."""
+
+    pairs: pd.DataFrame
+    mean: float | None  # the mean of the pair means
+    histogram: list[tuple[int, int]]  # (pair mean rounded half up, pairs)
+    countries: list[dict[str, Any]]  # per country: its pairs and the mean of its pair means
+
+
+def score_table(frame: pd.DataFrame) -> ScoreTable:
+    """The one aggregation of RAVENEA's scores, for this report and the analysis's per-document
+    section: ``frame`` has one row per scored (annotation, document) entry, with the columns item,
+    country, document and score."""
+    pairs = frame.groupby(["item", "document"], sort=True)["score"].agg(["mean", "size", "std"]).reset_index()
+    rounded = Counter(math.floor(m + 0.5) for m in pairs["mean"].tolist())
+    by_country = frame.groupby(["country", "item", "document"], dropna=False)["score"].mean().groupby(level=0, dropna=False)
+    per_country = [{"country": plain(c), "pairs": int(s.size), "mean": float(s.mean())} for c, s in by_country]
+    return ScoreTable(
+        pairs=pairs,
+        mean=float(pairs["mean"].mean()) if len(pairs) else None,
         histogram=sorted(rounded.items()),
         countries=sorted(per_country, key=lambda c: country_key(c["country"])),
     )

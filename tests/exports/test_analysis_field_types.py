@@ -175,3 +175,26 @@ def test_the_page_shows_pick_one_as_the_candidate_chosen(client, owner):
     html = client.get(reverse("exports:analysis", args=[study.pk])).content.decode()
     assert "<code>best</code> · nominal · the candidate chosen" in html
     assert "skipped the item" not in html and "Per document" not in html
+
+
+def test_the_report_and_the_per_document_section_give_the_same_scores_with_the_studys_own_mapping(owner):
+    """One aggregation (``reports.score_table``) and the field's own ``score`` mapping for both."""
+    spec = json.loads(json.dumps(RAVENEA_DOCS))
+    spec["fields"][1]["score"] = {"yes": 2, "no": -1, "cannot_determine": 0.5}
+    spec["reports"] = [{"kind": "document_scores", "documents": "docs"}]
+    study = inline_study(owner, spec, name="RAVENEA, own mapping")
+    pool = f.make_pool(study, "ID", "Indonesia")
+    raters = annotators(pool, 3)
+    for item, per_item in zip(f.make_items(study, "ID", 2), ANSWERS["ID"], strict=True):
+        docs = add_documents(item, 2)
+        for r, rater in enumerate(raters):
+            annotate(rater, item, submitted(item, ravenea_form([per_item[d][r] for d in range(2)]), documents=docs))
+    run = run_now(study, owner)
+    section = run.result["documents"][0]["score"]
+    (report,) = [r for r in run.result["reports"] if r["kind"] == "document_scores"]
+    report = report["result"]
+    assert section["mapping"] == report["mapping"] == [["yes", 2], ["no", -1], ["cannot_determine", 0.5]]
+    assert [row[3] for row in section["rows"]] == [round(row[2], 4) for row in report["rows"]]
+    assert section["histogram"] == report["histogram"] and section["mean"] == round(report["mean"], 4)
+    # (Y, Y, Y) = 6, (Y, Y, N) = 3, (Y, Y, Y) = 6 under this mapping: a mean of 5.
+    assert report["rows"][0][2] == pytest.approx(5)

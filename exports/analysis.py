@@ -19,7 +19,6 @@ An item-level skip has no answer to any field: it is left out of every field, an
 from __future__ import annotations
 
 import json
-import math
 from array import array
 from collections import Counter
 from collections.abc import Mapping, Sequence

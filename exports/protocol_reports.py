@@ -25,7 +25,6 @@ from studies.protocol.reports import REPORT_KINDS, ReportSpec
 
 from .columns import AnnotationColumns
 from .protocols import ProtocolSet
-from .selectors import annotation_columns
 from .reports import (
     answer_agreement,
     box_agreement,
@@ -40,6 +39,7 @@ from .reports import (
 )
 from .reports.common import number
 from .scores import DEFAULT_MAPPING
+from .selectors import annotation_columns
 
 logger = logging.getLogger(__name__)
 

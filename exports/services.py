@@ -40,8 +40,8 @@ from .models import AnalysisRun, ExportJob
 from .protocol_reports import protocol_reports, report_keys
 from .selectors import (
     Fingerprint,
-    annotation_columns,
     analysis_latest_done,
+    annotation_columns,
     data_fingerprint,
     document_positions,
     documents_of_items,

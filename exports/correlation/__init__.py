@@ -34,6 +34,7 @@ from .estimates import (
     rng_for,
     sign_matrix,
 )
+from .grouped import GroupedCorrelations, grouped_correlations
 from .metrics import (
     Baseline,
     MetricCorrelations,
@@ -47,8 +48,9 @@ from .metrics import (
 from .upload import MetricCSVError, MetricScores, parse_metric_csv
 
 __all__ = [
-    "METHODS", "Baseline", "Coefficient", "MetricCSVError", "MetricCorrelations", "MetricResult", "MetricScores",
-    "RaterSummary", "bootstrap_statistics", "coefficients", "correlate", "fisher_interval", "human_frame",
+    "METHODS", "Baseline", "Coefficient", "GroupedCorrelations", "MetricCSVError", "MetricCorrelations", "MetricResult",
+    "MetricScores", "RaterSummary", "bootstrap_statistics", "coefficients", "correlate", "fisher_interval",
+    "grouped_correlations", "human_frame",
     "metric_correlations", "parse_metric_csv", "rater_baseline", "resample_statistics", "rng_for", "sign_matrix",
     "summarise_raters",
 ]

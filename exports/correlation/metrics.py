@@ -12,7 +12,8 @@ import pandas as pd
 from scipy import stats
 
 from ..frames import as_frame, only
-from .estimates import METHODS, MIN_N, Coefficient, coefficients, correlate, rng_for
+from .estimates import METHODS, MIN_N, Coefficient, coefficients, rng_for
+from .grouped import grouped_correlations
 from .upload import MetricScores
 
 REASON_ONE_RATER = "only one rater: no interval"
@@ -107,17 +108,20 @@ def rater_baseline(
     total, count = grouped.transform("sum"), grouped.transform("count")
     shared = frame[count >= 2].assign(others=((total - frame["value"]) / (count - 1))[count >= 2])
     raters = ["rater", "country"] if per_country else ["rater"]
+    by_rater = shared.groupby(raters, dropna=False, sort=True)
+    found = grouped_correlations(
+        shared["value"].to_numpy(), shared["others"].to_numpy(), by_rater.ngroup().to_numpy(),
+        min_n=min_items, names=("rater's", "others' mean"), n_groups=by_rater.ngroups,
+    )
     rows, left_out = [], {}
-    for key, group in shared.groupby(raters, dropna=False, sort=True):
-        key = key if isinstance(key, tuple) else (key,)
-        rater, country = _plain(key[0]), (_plain(key[1]) if per_country else None)
-        x, y = group["value"].to_numpy(), group["others"].to_numpy()
-        found = {m: correlate(x, y, m, names=("rater's", "others' mean"), min_n=min_items) for m in METHODS}
-        if all(c.value is None for c in found.values()):
-            reason = found["pearson"].reason
+    for g, (key, size) in enumerate(by_rater.size().items()):
+        if all(found.reasons[m][g] for m in METHODS):
+            reason = found.reasons["pearson"][g]
             left_out[reason] = left_out.get(reason, 0) + 1
             continue
-        rows.append((rater, country, len(group), *(found[m].value for m in METHODS)))
+        key = key if isinstance(key, tuple) else (key,)
+        rater, country = _plain(key[0]), (_plain(key[1]) if per_country else None)
+        rows.append((rater, country, int(size), *(found.value(m, g) for m in METHODS)))
     alone = frame["rater"].nunique() - shared["rater"].nunique() if len(frame) else 0
     if alone:
         left_out["shares no unit with another rater"] = int(alone)

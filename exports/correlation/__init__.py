@@ -9,10 +9,11 @@ Two steps, both over plain data:
 
 2. ``metric_correlations(human, metrics)`` (``metrics``): for each metric, Pearson, Spearman and
    Kendall's tau-b between the metric's score and the human score of each unit, with 95% confidence intervals
-   (Fisher z for Pearson; a percentile bootstrap over units, seeded, for Spearman and Kendall), and
-   the human–human baseline: each rater against the mean of the *other* raters on the same units
-   (leave one out), summarised over raters, so a metric can be judged against how well one human
-   predicts the others.
+   (Fisher z for Pearson; for Spearman and Kendall a percentile bootstrap over units, seeded, up to
+   ``BOOTSTRAP_MAX_UNITS`` units, the large-sample intervals of Bonett & Wright and of Fieller,
+   Hartley & Pearson above), and the human–human baseline: each rater against the mean of the
+   *other* raters on the same units (leave one out; every rater at once, ``grouped``), summarised
+   over raters, so a metric can be judged against how well one human predicts the others.
 
 A unit is an item (``per_country=False``, CulturalFrames: each prompt belongs to one country), or an
 (item, country) pair (``per_country=True``, CAIRE: every image is rated by every country). Its human
@@ -24,11 +25,14 @@ no NaN). The coefficients and the bootstrap are in ``estimates``.
 """
 
 from .estimates import (
+    BOOTSTRAP_MAX_UNITS,
     METHODS,
     Coefficient,
+    bonett_wright_interval,
     bootstrap_statistics,
     coefficients,
     correlate,
+    fieller_interval,
     fisher_interval,
     resample_statistics,
     rng_for,
@@ -48,9 +52,9 @@ from .metrics import (
 from .upload import MetricCSVError, MetricScores, parse_metric_csv
 
 __all__ = [
-    "METHODS", "Baseline", "Coefficient", "GroupedCorrelations", "MetricCSVError", "MetricCorrelations", "MetricResult",
-    "MetricScores", "RaterSummary", "bootstrap_statistics", "coefficients", "correlate", "fisher_interval",
-    "grouped_correlations", "human_frame",
-    "metric_correlations", "parse_metric_csv", "rater_baseline", "resample_statistics", "rng_for", "sign_matrix",
-    "summarise_raters",
+    "BOOTSTRAP_MAX_UNITS", "METHODS", "Baseline", "Coefficient", "GroupedCorrelations", "MetricCSVError",
+    "MetricCorrelations", "MetricResult", "MetricScores", "RaterSummary", "bonett_wright_interval",
+    "bootstrap_statistics", "coefficients", "correlate", "fieller_interval", "fisher_interval", "grouped_correlations",
+    "human_frame", "metric_correlations", "parse_metric_csv", "rater_baseline", "resample_statistics", "rng_for",
+    "sign_matrix", "summarise_raters",
 ]

@@ -12,7 +12,7 @@ import pandas as pd
 from scipy import stats
 
 from ..frames import as_frame, only
-from .estimates import METHODS, MIN_N, Coefficient, coefficients, rng_for
+from .estimates import BOOTSTRAP_MAX_UNITS, METHODS, MIN_N, Coefficient, coefficients, rng_for
 from .grouped import grouped_correlations
 from .upload import MetricScores
 
@@ -260,7 +260,9 @@ def metric_correlations(
     CulturalFrames' prompts with images from every model, ``reports.complete_prompts``).
 
     Pearson's interval is Fisher's z; Spearman's and Kendall's are percentile intervals of
-    ``n_boot`` bootstrap resamples of the units, drawn from ``rng_for(seed, metric[, country])``.
+    ``n_boot`` bootstrap resamples of the units, drawn from ``rng_for(seed, metric[, country])``,
+    up to ``BOOTSTRAP_MAX_UNITS`` units, and the large-sample intervals above (Bonett & Wright;
+    Fieller, Hartley & Pearson); each coefficient's ``interval`` names its kind.
     """
     frame = human_frame(human, only_items=only_items)
     units = _unit_columns(per_country)
@@ -282,5 +284,6 @@ def metric_correlations(
         metrics=results,
         baseline=rater_baseline(frame, per_country=per_country, min_items=min_items, level=level),
         settings={"per_country": per_country, "seed": seed, "n_boot": n_boot, "level": level, "min_items": min_items,
-                  "restricted_to_items": None if only_items is None else len(set(only_items))},
+                  "restricted_to_items": None if only_items is None else len(set(only_items)),
+                  "bootstrap_max_units": BOOTSTRAP_MAX_UNITS},
     )

@@ -1,6 +1,10 @@
+from django import forms
 from django.contrib import admin
+from django.contrib.auth import get_user_model
 
-from .models import Annotation, Annotator, Assignment, Session
+from studies.models import CountryPool
+
+from .models import Annotation, Annotator, Assignment, Checker, Review, ReviewTarget, Session
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -50,3 +54,105 @@ class AnnotationAdmin(ReadOnlyAdmin):
     list_display = ["id", "item", "pool", "annotator", "surplus", "time_spent_ms", "submitted_at"]
     list_filter = ["pool__country", "surplus"]
     list_select_related = ["item", "pool", "annotator"]
+
+
+# --- quality check ----------------------------------------------------------------------------
+
+
+class StudyOwnerAdmin(admin.ModelAdmin):
+    """What the owner of a study manages for its pools (checkers, review targets): a researcher sees
+    and edits only the rows of their own studies' pools, and may pick only those pools.
+
+    Owning a study is the permission, as for the study itself: any staff user who owns a study may
+    manage its checkers, whatever their model permissions."""
+
+    owner_path = "pool__study__owner"
+
+    def get_queryset(self, request):
+        qs = super().get_queryset(request).select_related("pool__study")
+        return qs if request.user.is_superuser else qs.filter(**{self.owner_path: request.user})
+
+    def _owns_a_study(self, request) -> bool:
+        return request.user.is_active and request.user.is_staff and (
+            request.user.is_superuser or request.user.studies.exists()
+        )
+
+    def has_module_permission(self, request):
+        return self._owns_a_study(request)
+
+    def has_view_permission(self, request, obj=None):
+        return self._owns_a_study(request)
+
+    def has_add_permission(self, request):
+        return self._owns_a_study(request)
+
+    def has_change_permission(self, request, obj=None):
+        return self._owns_a_study(request)
+
+    def has_delete_permission(self, request, obj=None):
+        return self._owns_a_study(request)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "pool":
+            pools = CountryPool.objects.select_related("study").order_by("study__name", "country_name")
+            kwargs["queryset"] = pools if request.user.is_superuser else pools.filter(study__owner=request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class CheckerForm(forms.ModelForm):
+    """The checker is named by username: a researcher never browses the list of accounts."""
+
+    username = forms.CharField(help_text="The checker's account, as they log in. Ask an administrator to create it.")
+
+    class Meta:
+        model = Checker
+        fields = ["pool", "username", "prolific_pid"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.fields["username"].initial = self.instance.user.get_username()
+
+    def clean_username(self):
+        username = self.cleaned_data["username"].strip()
+        user = get_user_model().objects.filter(**{get_user_model().USERNAME_FIELD: username}, is_active=True).first()
+        if user is None:
+            raise forms.ValidationError(f"No active account is called “{username}”.")
+        self.instance.user = user
+        return username
+
+    def clean(self):
+        data = super().clean()
+        pool, user = data.get("pool"), getattr(self.instance, "user", None) if "username" in data else None
+        if pool and user and Checker.objects.filter(pool=pool, user=user).exclude(pk=self.instance.pk).exists():
+            self.add_error("username", f"{user.get_username()} is already a checker of {pool}.")
+        return data
+
+
+@admin.register(Checker)
+class CheckerAdmin(StudyOwnerAdmin):
+    form = CheckerForm
+    list_display = ["user", "pool", "prolific_pid", "created_at"]
+    list_filter = ["pool__country"]
+    list_select_related = ["user", "pool__study"]
+    search_fields = ["user__username", "pool__country_name"]
+
+
+@admin.register(ReviewTarget)
+class ReviewTargetAdmin(StudyOwnerAdmin):
+    list_display = ["pool", "percent"]
+    fields = ["pool", "percent"]
+
+
+@admin.register(Review)
+class ReviewAdmin(ReadOnlyAdmin):
+    owner_path = "annotation__study__owner"
+    list_display = ["annotation", "outcome", "reviewer", "created_at"]
+    list_filter = ["outcome", "annotation__pool__country"]
+    list_select_related = ["annotation__item", "reviewer"]
+    readonly_fields = ["annotation", "reviewer", "outcome", "labels", "note", "created_at"]
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_superuser or super().has_view_permission(request, obj) or (
+            request.user.is_staff and request.user.studies.exists()
+        )

@@ -2,6 +2,7 @@
 
 import uuid
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -154,3 +155,73 @@ class MockAttempt(models.Model):
     total = models.PositiveSmallIntegerField()
     passed = models.BooleanField()
     created_at = models.DateTimeField(auto_now_add=True)
+
+
+# --- quality check (RAVENEA's meta quality checker) -------------------------------------------
+
+DEFAULT_REVIEW_TARGET_PERCENT = 10
+
+
+class Checker(models.Model):
+    """A local meta quality checker: a user account the study's owner designates for one country
+    pool. A checker reviews that pool's annotations and sees nothing else of the study."""
+
+    pool = models.ForeignKey(CountryPool, on_delete=models.CASCADE, related_name="checkers")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="checker_roles")
+    prolific_pid = models.CharField(
+        "Prolific id", max_length=64, blank=True,
+        help_text="The checker's own Prolific id, if they also annotate this study: their annotations are never "
+        "given to them to review.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["pool", "user"], name="checker_one_per_pool_user")]
+
+    def __str__(self):
+        return f"{self.user} checks {self.pool}"
+
+
+class ReviewTarget(models.Model):
+    """The share of a pool's annotations its checkers aim to review (10% without a row)."""
+
+    pool = models.OneToOneField(CountryPool, on_delete=models.CASCADE, related_name="review_target")
+    percent = models.PositiveSmallIntegerField(default=DEFAULT_REVIEW_TARGET_PERCENT)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(percent__gte=1, percent__lte=100), name="review_target_percent_range")
+        ]
+
+    def __str__(self):
+        return f"review {self.percent}% of {self.pool}"
+
+
+class Review(models.Model):
+    """A checker's verdict on one annotation: accepted, or flagged for re-annotation.
+
+    One per annotation (a database constraint), so a double submit or two checkers on the same
+    annotation store one review. ``labels`` holds the checker's own answers to the reviewed fields
+    (those with a level of measurement), shaped like ``Annotation.answers`` for those keys.
+    A flagged annotation stays stored; analysis and export leave it out
+    (``Annotation.objects.exclude(review__outcome="flagged")``).
+    """
+
+    class Outcome(models.TextChoices):
+        ACCEPTED = "accepted", "Accepted"
+        FLAGGED = "flagged", "Flagged for re-annotation"
+
+    annotation = models.OneToOneField(Annotation, on_delete=models.CASCADE, related_name="review")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="reviews")
+    outcome = models.CharField(max_length=10, choices=Outcome.choices)
+    labels = models.JSONField(default=dict, blank=True)
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(outcome__in=["accepted", "flagged"]), name="review_outcome_known"),
+        ]
+
+    def __str__(self):
+        return f"review of annotation {self.annotation_id}: {self.outcome}"

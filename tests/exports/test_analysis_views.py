@@ -1,8 +1,11 @@
 """The analysis page, its start button and its polled status fragment."""
 
 import re
+import xml.etree.ElementTree as ET
+from html import escape
 
 import pytest
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from exports.models import AnalysisRun
@@ -128,3 +131,48 @@ def test_it_sends_an_anonymous_visitor_to_login(client, rated):
         assert response.status_code == 302
         assert response["Location"].startswith(reverse("login"))
     assert AnalysisRun.objects.count() == 1
+
+
+# --- plots --------------------------------------------------------------------------------------
+
+SVG = re.compile(r"<svg\b.*?</svg>", re.S)
+
+
+def plot_titles(html: str) -> list[str]:
+    """The title of every plot on the page, each plot parsed as XML (so it is well-formed)."""
+    titles = []
+    for svg in SVG.findall(html):
+        root = ET.fromstring(svg)
+        assert root.get("role") == "img"
+        titles.append(root.find("{http://www.w3.org/2000/svg}title").text)
+    return titles
+
+
+def test_a_finished_run_shows_a_plot_above_each_table(client, owner, rated):
+    client.force_login(owner)
+    run = analysis_run(run_id=AnalysisRun.objects.create(study=rated).pk)
+    html = client.get(page(rated)).content.decode()
+    titles = plot_titles(html)
+    alignment = "Krippendorff's alpha of Does the image match the prompt? (alignment), ordinal level"
+    assert alignment in titles
+    assert not any("(stereotype)" in t for t in titles)  # no variation anywhere: the table says so, no plot
+    for report in ("Sub-perfect alignment ratings by error type", "Most highlighted words: All countries",
+                   "Human scores of IN"):
+        assert report in titles
+    # The agreement plot sits between the field's title and its table, and shows each pool's alpha.
+    plot = html.index(f"<title>{escape(alignment)}</title>")
+    title = html.rindex('class="exports-field-title"', 0, plot)
+    assert title < plot < html.index('<table class="exports-alpha">', plot)
+    alpha = next(x for x in run.result["fields"] if x["key"] == "alignment")["overall"]["alpha"]
+    assert f"All pools: α = {alpha:.3f}".replace("-", "−") in html
+    # Japan's pool has no annotation: its row is a labelled gap
+    assert "<title>Japan: undefined (fewer than 2 units were rated by at least 2 annotators)</title>" in html
+
+
+def test_a_plot_that_cannot_be_drawn_leaves_its_table(caplog):
+    field = {"key": "x", "label": "X", "level": "nominal", "type": "choice", "pools": [], "by": {},
+             "overall": {"alpha": "not a number", "n_units": 3, "n_ratings": 6}}
+    html = render_to_string("exports/_field_alpha.html", {"f": field})
+    assert "<svg" not in html
+    assert '<table class="exports-alpha">' in html and '<td class="num">6</td>' in html
+    assert "the field_alpha plot could not be drawn" in caplog.text

@@ -259,3 +259,27 @@ def test_caire_is_correlated_per_image_and_country(client, owner, caire):
 
     html = client.get(page(study)).content.decode()
     assert "Per country" in html and "Human–human baseline, IN" in html
+
+
+def test_each_metric_is_plotted_over_the_human_baseline(client, owner, rated, cf_items, caire):
+    client.force_login(owner)
+    client.post(upload_url(rated), {"file": csv_file(metric_csv(cf_items))})
+    m = analyse(rated, owner).result["metrics"]
+    html = client.get(page(rated)).content.decode()
+    for name in ("clip", "vqa"):
+        assert f"<title>{name} against the human score</title>" in html
+    clip = m["metrics"][0]["coefficients"]["pearson"]
+    baseline = m["baseline"]["summary"]["pearson"]
+    figures = f"{clip['value']:.3f}, 95% interval [{clip['ci_low']:.3f}, {clip['ci_high']:.3f}]".replace("-", "−")
+    assert f"<title>Pearson r: {figures}" in html
+    assert f"<title>Human–human baseline (mean over raters): {baseline['mean']:.3f}" in html
+    # Per (item, country): a row per country under each coefficient, each over its own country's baseline.
+    study, images = caire
+    lines = ["image_id,country,metric,score"]
+    lines += [f"{i.external_id},{c},culturalclip,{n % 5}" for c in ("IN", "JP") for n, i in enumerate(images)]
+    client.post(upload_url(study), {"file": csv_file("\n".join(lines))})
+    analyse(study, owner)
+    html = client.get(page(study)).content.decode()
+    plot = html[html.index("<title>culturalclip against the human score</title>"):]
+    plot = plot[:plot.index("</svg>")]
+    assert plot.count(">All countries</text>") == 3 and plot.count(">IN</text>") == 3 and plot.count(">JP</text>") == 3

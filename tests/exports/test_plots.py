@@ -6,7 +6,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from exports.plots import Bar, Bin, Cell, Estimate, Stack, bar_chart, dot_plot, figures, heatmap, histogram, stacked_bars
+from exports.plots import (
+    Bar, Bin, Cell, Estimate, Stack, bar_chart, dot_plot, figures, heatmap, histogram, stacked_bars,
+)
 from exports.plots.charts import LABELS
 
 NS = {"s": "http://www.w3.org/2000/svg"}
@@ -115,7 +117,8 @@ def test_no_defined_estimate_draws_no_plot(rows):
 
 
 def test_bars_have_one_mark_each_and_gaps_for_undefined_figures():
-    bars = [Bar("All countries", 0.48, strong=True), Bar("IN", 0.57, "0.567 (10 questions)"), Bar("ET", None, note="no pair")]
+    bars = [Bar("All countries", 0.48, strong=True), Bar("IN", 0.57, "0.567 (10 questions)"),
+            Bar("ET", None, note="no pair")]
     root = parse(bar_chart(bars, title="Agreement", max_value=1))
     assert [hover(m) for m in marks(root)] == ["All countries: 0.480", "IN: 0.567 (10 questions)"]
     assert len(list(root.iter("{http://www.w3.org/2000/svg}rect"))) == 2
@@ -123,7 +126,8 @@ def test_bars_have_one_mark_each_and_gaps_for_undefined_figures():
 
 
 def test_stacked_bars_share_each_whole_and_say_the_counts():
-    stacks = [Stack("All countries", [6, 3, 1], 10, strong=True), Stack("IN", [2, 0, 2], 4), Stack("JP", [0, 0, 0], 0, note="none")]
+    stacks = [Stack("All countries", [6, 3, 1], 10, strong=True), Stack("IN", [2, 0, 2], 4),
+              Stack("JP", [0, 0, 0], 0, note="none")]
     root = parse(stacked_bars(stacks, ["explicit only", "implicit only", "both"], title="Error types"))
     assert [hover(m) for m in marks(root)] == [
         "All countries · explicit only: 6 of 10 (60.0%)", "All countries · implicit only: 3 of 10 (30.0%)",
@@ -201,7 +205,8 @@ def test_human_scores_are_one_histogram_per_country_on_shared_axes():
 
 
 def test_document_scores_fill_the_scores_between():
-    root = parse(figures.document_scores({"histogram": [{"score": -2, "pairs": 1}, {"score": 2, "pairs": 4}], "mean": 1.2}))
+    score = {"histogram": [{"score": -2, "pairs": 1}, {"score": 2, "pairs": 4}], "mean": 1.2}
+    root = parse(figures.document_scores(score))
     assert [hover(m) for m in marks(root)] == ["mean score −2: 1 (item, document) pairs",
                                                "mean score +2: 4 (item, document) pairs"]
     assert {"−2", "−1", "0", "+1", "+2"} <= set(texts(root))
@@ -221,9 +226,11 @@ def test_error_types_stack_all_countries_and_each_and_show_unspecified_only_when
 
 
 def test_criteria_spearman_is_a_symmetric_heatmap_per_group():
-    pair = {"a": "alignment", "b": "overall", "annotations": {"value": 0.5, "n": 9}, "item_means": {"value": 0.8, "n": 3}}
+    pair = {"a": "alignment", "b": "overall", "annotations": {"value": 0.5, "n": 9},
+            "item_means": {"value": 0.8, "n": 3}}
+    undefined = {**pair, "annotations": {"value": None, "n": 2, "reason": "too few"}}
     res = {"criteria": ["alignment", "quality", "overall"], "overall": [pair],
-           "countries": [{"country": "IN", "pairs": [{**pair, "annotations": {"value": None, "n": 2, "reason": "too few"}}]}]}
+           "countries": [{"country": "IN", "pairs": [undefined]}]}
     svgs = figures.criteria_spearman(res)
     assert len(svgs) == 1  # India has no defined rho: no heatmap of blanks
     root = parse(svgs[0])
@@ -234,9 +241,11 @@ def test_criteria_spearman_is_a_symmetric_heatmap_per_group():
 def test_a_metric_is_plotted_per_country_over_its_baseline():
     coefficient = {"value": 0.3, "ci_low": 0.1, "ci_high": 0.5, "n": 40}
     summary = {m: {"mean": 0.8, "ci_low": 0.75, "ci_high": 0.85} for m in ("pearson", "spearman", "kendall")}
+    constant = {m: {"value": None, "reason": "constant", "n": 2} for m in summary}
     x = {"metric": "clip", "coefficients": {m: coefficient for m in summary},
-         "countries": [{"country": "IN", "coefficients": {m: {"value": None, "reason": "constant", "n": 2} for m in summary}}]}
-    m = {"settings": {"per_country": True}, "baseline": {"summary": summary, "countries": [{"country": "IN", "summary": summary}]}}
+         "countries": [{"country": "IN", "coefficients": constant}]}
+    baseline = {"summary": summary, "countries": [{"country": "IN", "summary": summary}]}
+    m = {"settings": {"per_country": True}, "baseline": baseline}
     root = parse(figures.metric(x, m))
     assert len(marks(root)) == 3 and len(marks(root, "plot-gap")) == 3 and len(marks(root, "plot-reference")) == 6
     assert {"Pearson r", "Spearman ρ", "Kendall τb", "clip"} <= set(texts(root))
@@ -247,8 +256,10 @@ def test_box_agreement_answers_and_wins_plot_their_figures():
     box = parse(figures.box_agreement({"rows": [["a", 2, 1, 0.35], ["b", 3, 3, 0.95], ["c", 2, 1, 1.0]],
                                        "threshold": 0.5, "share_at_threshold": 0.5}))
     assert [hover(m) for m in marks(box)] == ["mean IoU 0.3–0.4: 1 image", "mean IoU 0.9–1: 2 images"]
-    answers = parse(figures.answer_agreement({"overall": {"mean_agreement": 0.5, "questions": 4},
-                                              "countries": [{"country": "ET", "mean_agreement": None, "questions": 0}]}))
+    answers = parse(figures.answer_agreement({
+        "overall": {"mean_agreement": 0.5, "questions": 4},
+        "countries": [{"country": "ET", "mean_agreement": None, "questions": 0}],
+    }))
     assert hover(marks(answers)[0]) == "All countries: 0.500 (4 questions)"
     assert hover(marks(answers, "plot-gap")[0]) == "ET: undefined (no question with two answers)"
     wins = parse(figures.caption_wins({"systems": [{"system": "GPT", "win_rate": 0.6, "wins": 6, "shown": 10}]}, "IN"))

@@ -46,7 +46,10 @@ def analysis_status(request, pk: int, run_pk: int):
     study = study_for_user(request.user, pk)
     run = selectors.analysis_for_study(study=study, pk=run_pk)
     panel = None if run.is_active else selectors.export_panel(study=study)
-    context = {"study": study, "run": run, "panel": panel, "refresh_panel": bool(panel), **_run_context(run, panel)}
+    # Once the run has ended, the reports, metric and export sections are swapped in out of band.
+    context = {
+        "study": study, "run": run, "panel": panel, "refresh_sections": not run.is_active, **_run_context(run, panel)
+    }
     return render(request, "exports/_analysis_status.html", context)
 
 

@@ -133,9 +133,11 @@ def test_it_sends_an_anonymous_visitor_to_login(client, rated):
     assert AnalysisRun.objects.count() == 1
 
 
-# --- plots --------------------------------------------------------------------------------------
+# --- plots, and the sections a finished run's poll swaps in -----------------------------------
 
 SVG = re.compile(r"<svg\b.*?</svg>", re.S)
+OOB_REPORTS = '<section id="reports" class="card" aria-labelledby="reports-heading" hx-swap-oob="true">'
+OOB_METRICS = '<section class="card" id="metrics" aria-labelledby="metrics-heading" hx-swap-oob="true">'
 
 
 def plot_titles(html: str) -> list[str]:
@@ -167,6 +169,41 @@ def test_a_finished_run_shows_a_plot_above_each_table(client, owner, rated):
     assert f"All pools: α = {alpha:.3f}".replace("-", "−") in html
     # Japan's pool has no annotation: its row is a labelled gap
     assert "<title>Japan: undefined (fewer than 2 units were rated by at least 2 annotators)</title>" in html
+
+
+def test_the_status_of_a_finished_run_swaps_in_the_reports_and_metrics(
+    client, owner, rated, django_assert_num_queries
+):
+    client.force_login(owner)
+    run = AnalysisRun.objects.create(study=rated)
+    analysis_run(run_id=run.pk)
+    with django_assert_num_queries(8):
+        fragment = client.get(status(rated, run)).content.decode()
+    assert OOB_REPORTS in fragment and OOB_METRICS in fragment
+    reports = fragment[fragment.index(OOB_REPORTS):fragment.index(OOB_METRICS)]
+    assert "What the protocol reports" in reports
+    assert "Sub-perfect alignment ratings by error type" in plot_titles(reports)
+    assert 'id="export-panel" class="card" aria-labelledby="export-heading" hx-swap-oob="true"' in fragment
+
+
+def test_the_status_of_an_active_run_swaps_in_nothing_else(client, owner, rated):
+    client.force_login(owner)
+    run = AnalysisRun.objects.create(study=rated)
+    html = client.get(page(rated)).content.decode()
+    assert '<section id="reports" hidden>' in html  # the target the finished run's poll will fill
+    for state in ("queued", "running"):
+        AnalysisRun.objects.filter(pk=run.pk).update(status=state)
+        fragment = client.get(status(rated, run)).content.decode()
+        assert "hx-swap-oob" not in fragment
+        assert 'id="reports"' not in fragment and 'id="metrics"' not in fragment and "<svg" not in fragment
+
+
+def test_a_failed_run_clears_the_reports_out_of_band(client, owner, rated):
+    client.force_login(owner)
+    run = AnalysisRun.objects.create(study=rated, status="failed", error="boom")
+    fragment = client.get(status(rated, run)).content.decode()
+    assert '<section id="reports" hidden hx-swap-oob="true">' in fragment and OOB_METRICS in fragment
+    assert "What the protocol reports" not in fragment
 
 
 def test_a_plot_that_cannot_be_drawn_leaves_its_table(caplog):

@@ -17,7 +17,7 @@ REFERENCE = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": 
 
 def random_groups(seed: int, n_groups: int = 300, largest: int = 60):
     """Groups of 1..largest pairs with many ties (a 1–5 scale against means of a few such values),
-    in shuffled order; some groups constant on one side."""
+    in shuffled order; some groups constant on one side. Past ``LARGE_GROUP`` values, tau-b is scipy's."""
     rng = np.random.default_rng(seed)
     sizes = rng.integers(1, largest + 1, size=n_groups)
     groups = np.repeat(np.arange(n_groups), sizes)
@@ -43,9 +43,9 @@ def check_against_scipy(x, y, groups, found, min_n=3, names=("x", "y")):
                 assert found.values[m][g] == pytest.approx(reference, abs=1e-12)
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_each_group_equals_scipy_with_ties(seed):
-    x, y, groups = random_groups(seed)
+@pytest.mark.parametrize(("seed", "largest"), [(0, 60), (1, 60), (2, 60), (3, 2 * grouped.LARGE_GROUP)])
+def test_each_group_equals_scipy_with_ties(seed, largest):
+    x, y, groups = random_groups(seed, n_groups=300 if largest == 60 else 60, largest=largest)
     found = grouped_correlations(x, y, groups)
     check_against_scipy(x, y, groups, found)
     assert {r for m in METHODS for r in found.reasons[m]} == {

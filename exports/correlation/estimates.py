@@ -15,9 +15,10 @@ METHODS = ("pearson", "spearman", "kendall")
 MIN_N = 3  # fewer paired values than this: no coefficient
 BOOT_BLOCK = 1_000_000  # resampled values held at once (block of resamples × units)
 DENSE_KENDALL_MAX = 4096  # units up to which the bootstrap's tau-b uses an n × n sign matrix (64 MB)
-# Units up to which Spearman's and Kendall's intervals are bootstrapped; above, the large-sample
-# intervals (Bonett & Wright; Fieller, Hartley & Pearson), which agree with the bootstrap there to
-# about 0.001 on bivariate-normal data while the bootstrap costs O(resamples · n) (minutes at 333k).
+# Units up to which Spearman's and Kendall's intervals are bootstrapped (where the dense tau-b stops);
+# above, the large-sample intervals (Bonett & Wright; Fieller, Hartley & Pearson), whose bounds there
+# are within 0.003 of the bootstrap's (bivariate-normal and tied human-score data, see
+# docs/agreement.md), while the bootstrap costs O(resamples · n) and more (minutes at 333k units).
 BOOTSTRAP_MAX_UNITS = 4096
 
 INTERVAL_FISHER = "fisher-z"  # Pearson: Fisher's z, se 1 / sqrt(n - 3)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import flow, items
+from .views import flow, items, review
 
 app_name = "annotation"
 urlpatterns = [
@@ -19,4 +19,12 @@ urlpatterns = [
     path("a/items/<int:pk>/uploads/<uuid:token>", items.item_upload_image, name="item-upload-image"),
     path("a/end/", flow.end, name="end"),
     path("healthz", items.healthz, name="healthz"),
+    # The quality check: the study's owner and the pool's checkers review a sample of annotations.
+    path("review/", review.review_home, name="review-home"),
+    path("studies/<int:pk>/review/", review.review_study, name="review-study"),
+    path("studies/<int:pk>/review/<int:pool_pk>/", review.review_pool, name="review-pool"),
+    path("studies/<int:pk>/review/<int:pool_pk>/<int:annotation_pk>/", review.review_submit, name="review-submit"),
+    path("studies/<int:pk>/review/<int:pool_pk>/<int:annotation_pk>/image", review.review_image, name="review-image"),
+    path("studies/<int:pk>/review/<int:pool_pk>/<int:annotation_pk>/uploads/<uuid:token>", review.review_upload_image,
+         name="review-upload-image"),
 ]

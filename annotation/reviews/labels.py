@@ -1,0 +1,167 @@
+"""What a checker re-labels on one annotation, read from the protocol. Pure: the protocol engine and
+plain data, no ORM.
+
+The reviewed fields are those with a level of measurement (the ones the analysis computes agreement
+on), per_document sub-fields included. A label is compared as a token, the way the analysis codes
+answers (``exports.analysis.FieldCoder``): a choice's value as its form token, a multi answer as its
+tokens joined by "|" in choice order, a pick_one answer as the candidate chosen.
+
+A position names one label within an annotation: ``("caption_correct", None)`` for a top-level
+field, ``("documents.country", 12)`` for a per_document sub-field about document 12.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from studies.protocol import DocumentRef, Field, Protocol, value_token
+
+Position = tuple[str, int | None]
+
+
+def reviewed_fields(protocol: Protocol) -> tuple[Field, ...]:
+    """The fields with a level of measurement; a per_document field narrowed to its sub-fields with
+    one (left out when none has). Conditions are dropped and nothing is required: the review form
+    asks every reviewed question the annotator answered, pre-set to their answer."""
+    out = []
+    for f in protocol.fields:
+        if f.type == "per_document":
+            subs = tuple(_open(s) for s in f.fields if s.level)
+            if subs:
+                out.append(replace(_open(f), fields=subs))
+        elif f.level:
+            out.append(_open(f))
+    return tuple(out)
+
+
+def _open(f: Field) -> Field:
+    return replace(f, show_if=None, required_if=None, required=False)
+
+
+def review_protocol(protocol: Protocol, answers: Mapping[str, Any]) -> Protocol:
+    """The protocol of one annotation's review form: the reviewed fields the annotator answered."""
+    fields = tuple(
+        f for f in reviewed_fields(protocol)
+        if (isinstance(answers.get(f.key), list) if f.type == "per_document" else answers.get(f.key) is not None)
+    )
+    return Protocol(fields=fields, title=protocol.title, display=protocol.display)
+
+
+def analysed_key(f: Field, parent: Field | None = None) -> str:
+    """The name of a reviewed field in the agreement: its key, or ``<per_document key>.<sub key>``."""
+    return f"{parent.key}.{f.key}" if parent is not None else f.key
+
+
+def domain(f: Field) -> tuple[str, ...] | None:
+    """The ordered tokens of a choice or scale field (a scale by value, a choice in spec order), as
+    the analysis orders them; None for fields whose values are not a fixed list (multi, pick_one)."""
+    if f.type == "scale":
+        return tuple(c.token for c in sorted(f.choices, key=lambda c: c.value))
+    if f.type == "choice":
+        return tuple(c.token for c in f.choices)
+    return None
+
+
+def label_token(f: Field, value: Any) -> str | None:
+    """An answer as the token it is compared by; None for no answer."""
+    if value is None or value == [] or value == "":
+        return None
+    if f.type == "pick_one" and isinstance(value, Mapping):
+        return value_token(value.get("choice"))
+    if isinstance(value, list):
+        order = {c.token: i for i, c in enumerate(f.choices)}
+        return "|".join(sorted((value_token(v) for v in value), key=lambda t: (order.get(t, len(order)), t)))
+    if isinstance(value, Mapping):
+        return json.dumps(value, sort_keys=True)
+    return value_token(value)
+
+
+def _entries(value: Any) -> list[Mapping[str, Any]]:
+    """The well-formed per-document entries of a per_document answer."""
+    if not isinstance(value, list):
+        return []
+    return [e for e in value if isinstance(e, Mapping) and isinstance(e.get("document"), int)]
+
+
+def flat_labels(fields: Sequence[Field], answers: Mapping[str, Any]) -> dict[Position, str]:
+    """Every label of ``answers`` on ``fields`` (reviewed fields), by position."""
+    out: dict[Position, str] = {}
+    if not isinstance(answers, Mapping):
+        return out
+    for f in fields:
+        if f.type == "per_document":
+            for entry in _entries(answers.get(f.key)):
+                for sub in f.fields:
+                    token = label_token(sub, entry.get(sub.key))
+                    if token is not None:
+                        out[(analysed_key(sub, f), entry["document"])] = token
+        else:
+            token = label_token(f, answers.get(f.key))
+            if token is not None:
+                out[(f.key, None)] = token
+    return out
+
+
+def restrict(fields: Sequence[Field], answers: Mapping[str, Any]) -> dict[str, Any]:
+    """``answers`` narrowed to the reviewed fields, in the same shape (what "Accept" stores)."""
+    out: dict[str, Any] = {}
+    for f in fields:
+        if f.type == "per_document":
+            keys = [s.key for s in f.fields]
+            out[f.key] = [
+                {"document": e["document"], **{k: e[k] for k in keys if k in e}} for e in _entries(answers.get(f.key))
+            ]
+        elif answers.get(f.key) is not None:
+            out[f.key] = answers[f.key]
+    return out
+
+
+def _raw(f: Field, value: Any) -> list[str]:
+    """An answer as the form posts it."""
+    if f.type == "pick_one":
+        return [value_token(value.get("choice"))] if isinstance(value, Mapping) else []
+    if isinstance(value, list):
+        return [value_token(v) for v in value]
+    return [] if value is None else [value_token(value)]
+
+
+def form_names(fields: Sequence[Field], documents: Sequence[DocumentRef]) -> dict[Position, str]:
+    """The form name of every position the form can ask (documents in the order the form shows)."""
+    names: dict[Position, str] = {}
+    for f in fields:
+        if f.type == "per_document":
+            for i, doc in enumerate(documents):
+                for sub in f.fields:
+                    names[(analysed_key(sub, f), doc.id)] = f"{f.key}.{i}.{sub.key}"
+        else:
+            names[(f.key, None)] = f.key
+    return names
+
+
+def form_data(
+    fields: Sequence[Field], answers: Mapping[str, Any], documents: Sequence[DocumentRef]
+) -> dict[str, list[str]]:
+    """``answers`` as the review form would post them: the form pre-set to the annotator's labels."""
+    data: dict[str, list[str]] = {}
+    for f in fields:
+        if f.type == "per_document":
+            by_document = {e["document"]: e for e in _entries(answers.get(f.key))}
+            for i, doc in enumerate(documents):
+                entry = by_document.get(doc.id, {})
+                for sub in f.fields:
+                    raw = _raw(sub, entry.get(sub.key))
+                    if raw:
+                        data[f"{f.key}.{i}.{sub.key}"] = raw
+        else:
+            raw = _raw(f, answers.get(f.key))
+            if raw:
+                data[f.key] = raw
+    return data
+
+
+def changed(given: Mapping[Position, str], checked: Mapping[Position, str]) -> list[Position]:
+    """The positions where the checker's label differs from the annotator's (one side may be absent)."""
+    return [p for p in dict.fromkeys([*given, *checked]) if given.get(p) != checked.get(p)]

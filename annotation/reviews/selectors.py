@@ -1,0 +1,213 @@
+"""Reads of the quality check: the next annotation to review, progress, and the review form."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+
+from studies.models import CountryPool, ProtocolVersion, Study
+from studies.protocol import SKIP, Bound, ItemContext, Protocol, SpecError, bind, parse_spec
+
+from ..context import assignment_context, candidate_order
+from ..models import DEFAULT_REVIEW_TARGET_PERCENT, Annotation, ReviewTarget
+from . import labels
+from .access import ReviewScope, annotations_to_review
+
+
+def review_next(scope: ReviewScope) -> Annotation | None:
+    """An annotation of the pool not reviewed yet, drawn at random (uniformly, by the database),
+    never one the reviewer wrote nor a skipped item; None when none is left."""
+    return (
+        annotations_to_review(scope)
+        .filter(review__isnull=True)
+        .select_related("study", "item", "annotator", "assignment")
+        .order_by("?")
+        .first()
+    )
+
+
+@dataclass(frozen=True)
+class Progress:
+    reviewed: int
+    total: int  # the pool's annotations that can be reviewed (skipped items left out)
+    target_percent: int
+
+    @property
+    def target(self) -> int:
+        return math.ceil(self.total * self.target_percent / 100)
+
+    @property
+    def left(self) -> int:
+        return self.total - self.reviewed
+
+    @property
+    def reached(self) -> bool:
+        return self.total > 0 and self.reviewed >= self.target
+
+    @property
+    def percent(self) -> int:
+        """Reviewed, as a share of the target (capped at 100), for a progress bar."""
+        return 100 if self.target == 0 else min(100, round(100 * self.reviewed / self.target))
+
+
+def _target_percent(pool: CountryPool) -> int:
+    """The pool's review target (no query when loaded with ``select_related("review_target")``)."""
+    try:
+        return pool.review_target.percent
+    except ReviewTarget.DoesNotExist:
+        return DEFAULT_REVIEW_TARGET_PERCENT
+
+
+def review_progress(pool: CountryPool) -> Progress:
+    """How much of the pool is reviewed, against its target (two queries: counts and target)."""
+    counts = Annotation.objects.filter(pool=pool).exclude(answers__has_key=SKIP).aggregate(
+        total=Count("pk"), reviewed=Count("review")
+    )
+    return Progress(reviewed=counts["reviewed"], total=counts["total"], target_percent=_target_percent(pool))
+
+
+@dataclass(frozen=True)
+class PoolProgress:
+    pool: CountryPool
+    progress: Progress
+    is_checker: bool
+
+
+def pools_progress(pools: QuerySet[CountryPool], user) -> list[PoolProgress]:
+    """Each pool with its review progress, in two queries (whatever the number of pools)."""
+    pools = list(
+        pools.select_related("study", "review_target")
+        .annotate(
+            n_total=Count("annotations", filter=~Q(annotations__answers__has_key=SKIP)),
+            n_reviewed=Count("annotations__review", filter=~Q(annotations__answers__has_key=SKIP)),
+        )
+        .order_by("study__name", "study_id", "country_name")
+    )
+    checks = set(user.checker_roles.filter(pool__in=[p.pk for p in pools]).values_list("pool_id", flat=True))
+    return [
+        PoolProgress(
+            pool=p,
+            progress=Progress(reviewed=p.n_reviewed, total=p.n_total, target_percent=_target_percent(p)),
+            is_checker=p.pk in checks,
+        )
+        for p in pools
+    ]
+
+
+def protocol_of(annotation: Annotation, study: Study) -> Protocol:
+    """The spec the annotation was given under (the current one when that version is not kept)."""
+    if annotation.protocol_version == study.protocol_version:
+        return study.spec
+    spec = ProtocolVersion.objects.filter(study=study, version=annotation.protocol_version).values_list(
+        "spec", flat=True
+    ).first()
+    try:
+        return parse_spec(spec) if spec is not None else study.spec
+    except SpecError:
+        return study.spec
+
+
+# --- the review form ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Option:
+    token: str
+    label: str
+    description: str = ""
+
+
+@dataclass
+class Question:
+    """One reviewed question: the engine's bound field (name, the checker's values, error) with the
+    annotator's answer beside it."""
+
+    bound: Bound
+    options: list[Option]
+    given: list[str]  # the annotator's answer, as form tokens
+
+    @property
+    def multiple(self) -> bool:
+        return self.bound.field.type == "multi"
+
+    @property
+    def changed(self) -> bool:
+        return sorted(self.bound.values) != sorted(self.given)
+
+    @property
+    def given_labels(self) -> str:
+        by_token = {o.token: o.label for o in self.options}
+        return ", ".join(by_token.get(t, t) for t in self.given) or "no answer"
+
+
+@dataclass
+class Block:
+    """A top-level question, or a per_document field with its questions per document."""
+
+    bound: Bound
+    question: Question | None = None
+    documents: list[tuple[Any, list[Question]]] = field(default_factory=list)
+
+
+@dataclass
+class ReviewForm:
+    """Everything the review form of one annotation needs, for the page and for the service."""
+
+    protocol: Protocol  # the annotation's own protocol
+    reviewed: Protocol  # its reviewed fields the annotator answered
+    context: ItemContext
+    documents: list  # the item's documents (Document rows) when the protocol uses them
+    candidates: list[dict]  # the item's candidates in the annotator's order
+    given: dict[labels.Position, str]  # the annotator's labels
+
+    @property
+    def names(self) -> dict[labels.Position, str]:
+        return labels.form_names(self.reviewed.fields, self.context.documents)
+
+    def initial(self, answers: Mapping[str, Any]) -> dict[str, list[str]]:
+        return labels.form_data(self.reviewed.fields, answers, self.context.documents)
+
+    def blocks(self, data: Mapping[str, Sequence[str]], given: Mapping[str, Sequence[str]],
+               errors: Mapping[str, str] | None = None) -> list[Block]:
+        """The questions with the checker's values ``data``, the annotator's ``given`` and errors."""
+        by_id = {d.pk: d for d in self.documents}
+        out = []
+        for bound in bind(self.reviewed, data, self.context, errors):
+            if bound.documents:
+                out.append(Block(bound, documents=[
+                    (by_id.get(ref.id, ref), [self._question(b, given) for b in subs]) for ref, subs in bound.documents
+                ]))
+            else:
+                out.append(Block(bound, question=self._question(bound, given)))
+        return out
+
+    def _question(self, bound: Bound, given: Mapping[str, Sequence[str]]) -> Question:
+        f = bound.field
+        if f.type == "pick_one":
+            options = [Option(str(c["id"]), str(c.get("text", ""))) for c in self.candidates]
+        else:
+            options = [Option(c.token, c.label, c.description) for c in f.choices]
+        return Question(bound=bound, options=options, given=list(given.get(bound.name, [])))
+
+
+def review_form_for(annotation: Annotation, study: Study) -> ReviewForm:
+    """The review form of ``annotation`` (its assignment and item loaded): a query for the
+    documents, the uploads and an older protocol version, each only when there is one to read."""
+    protocol = protocol_of(annotation, study)
+    assignment = annotation.assignment
+    assignment.item = annotation.item  # share the loaded item
+    context = assignment_context(assignment, protocol)
+    types = {f.type for f in protocol.fields}
+    shown = {*protocol.display.show, *protocol.display.collapsed}
+    # assignment_context has prefetched them in that case: no query here.
+    documents = list(annotation.item.documents.all()) if "per_document" in types or "documents" in shown else []
+    candidates = candidate_order(assignment) if "pick_one" in types or "candidates" in shown else []
+    reviewed = labels.review_protocol(protocol, annotation.answers)
+    return ReviewForm(
+        protocol=protocol, reviewed=reviewed, context=context, documents=documents, candidates=candidates,
+        given=labels.flat_labels(reviewed.fields, annotation.answers),
+    )

@@ -1,0 +1,220 @@
+"""The quality check's pages: the pools a user reviews, and a pool's next annotation to review,
+swapped in by htmx (plain form posts and redirects without JavaScript)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from studies.files import image_response
+from studies.protocol import value_token
+
+from ..models import Annotation, Review
+from ..reviews import selectors, services
+from ..reviews.access import ReviewScope, annotation_for_reviewer, pools_for_reviewer, scope_for_reviewer
+from .items import _parts
+
+NOT_QUESTIONS = ("csrfmiddlewaretoken", services.OUTCOME, services.NOTE)
+
+
+@login_required
+@require_GET
+def review_home(request):
+    """Every pool the user reviews, in every study."""
+    rows = selectors.pools_progress(pools_for_reviewer(request.user), request.user)
+    return render(request, "annotation/review_list.html", {"rows": rows, "study": None})
+
+
+@login_required
+@require_GET
+def review_study(request, pk: int):
+    """The pools of one study the user reviews (the owner: all of them)."""
+    rows = selectors.pools_progress(pools_for_reviewer(request.user).filter(study_id=pk), request.user)
+    if not rows:
+        raise Http404
+    return render(request, "annotation/review_list.html", {"rows": rows, "study": rows[0].pool.study})
+
+
+@login_required
+@require_GET
+def review_pool(request, pk: int, pool_pk: int):
+    """The pool's next annotation to review, drawn at random; a clear page when none is left."""
+    scope = scope_for_reviewer(request.user, pk, pool_pk)
+    return _panel(request, scope, selectors.review_next(scope))
+
+
+@login_required
+@require_POST
+def review_submit(request, pk: int, pool_pk: int, annotation_pk: int):
+    scope = scope_for_reviewer(request.user, pk, pool_pk)
+    annotation = annotation_for_reviewer(scope, annotation_pk)
+    data = {k: request.POST.getlist(k) for k in request.POST if k not in NOT_QUESTIONS}
+    note = request.POST.get(services.NOTE, "")
+    result = services.review_submit(
+        annotation=annotation, reviewer=request.user, outcome=request.POST.get(services.OUTCOME, ""), data=data,
+        note=note,
+    )
+    if not result.ok:
+        return _panel(request, scope, annotation, data=data, note=note, errors=result.errors, status=422)
+    level, notice = _notice(result, request.user)
+    if not request.headers.get("HX-Request"):
+        messages.add_message(request, level, notice)
+        return redirect("annotation:review-pool", pk=scope.study.pk, pool_pk=scope.pool.pk)
+    return _panel(request, scope, selectors.review_next(scope), notice=(level, notice))
+
+
+@login_required
+def review_image(request, pk: int, pool_pk: int, annotation_pk: int):
+    annotation = annotation_for_reviewer(scope_for_reviewer(request.user, pk, pool_pk), annotation_pk)
+    if not annotation.item.image:
+        raise Http404
+    return image_response(annotation.item.image)
+
+
+@login_required
+def review_upload_image(request, pk: int, pool_pk: int, annotation_pk: int, token):
+    annotation = annotation_for_reviewer(scope_for_reviewer(request.user, pk, pool_pk), annotation_pk)
+    return image_response(get_object_or_404(annotation.assignment.uploads, token=token).file)
+
+
+# --- the panel --------------------------------------------------------------------------------
+
+
+def _notice(result: services.ReviewResult, user) -> tuple[int, str]:
+    review = result.review
+    pseudonym = review.annotation.annotator.pseudonym
+    if result.duplicate:
+        who = "you" if review.reviewer_id == user.pk else review.reviewer.get_username()
+        return messages.WARNING, (
+            f"Not stored: the annotation by {pseudonym} had already been reviewed by {who} "
+            f"({review.get_outcome_display().lower()}). Here is the next one."
+        )
+    if review.outcome == Review.Outcome.FLAGGED:
+        extra = "" if review.annotation.surplus else " One more annotation of this item is now wanted from the pool."
+        return messages.SUCCESS, f"Flagged the annotation by {pseudonym} for re-annotation.{extra}"
+    return messages.SUCCESS, f"Accepted the annotation by {pseudonym}."
+
+
+def _panel(request, scope: ReviewScope, annotation: Annotation | None, *, data=None, note: str = "",
+           errors: dict[str, str] | None = None, notice: tuple[int, str] | None = None, status: int = 200):
+    """Render the review panel of ``annotation`` (None: nothing left to review in the pool)."""
+    errors = errors or {}
+    context: dict[str, Any] = {
+        "study": scope.study,
+        "pool": scope.pool,
+        "progress": selectors.review_progress(scope.pool),
+        "annotation": annotation,
+        "notice": notice and {"level": "warning" if notice[0] == messages.WARNING else "success", "text": notice[1]},
+    }
+    if annotation is not None:
+        context |= _annotation_context(scope, annotation, data=data, note=note, errors=errors)
+    template = "annotation/_review_panel.html" if request.headers.get("HX-Request") else "annotation/review.html"
+    return render(request, template, context, status=status)
+
+
+def _annotation_context(scope: ReviewScope, annotation: Annotation, *, data, note: str, errors: dict[str, str]):
+    form = selectors.review_form_for(annotation, scope.study)
+    display = form.protocol.display
+    given = form.initial(annotation.answers)
+    blocks = form.blocks(given if data is None else data, given, errors)
+    reviewed_types = {b.bound.field.type for b in blocks}
+    shown = {*display.show, *display.collapsed}
+    urls = _urls(scope, annotation)
+    return {
+        "noun": display.noun.lower(),
+        "item": annotation.item,
+        "show_image": "image" in shown and bool(annotation.item.image),
+        "parts": _parts(display, form.context.texts, documents=form.documents, candidates=form.candidates,
+                        has_pick_one="pick_one" in reviewed_types, has_per_document="per_document" in reviewed_types),
+        "documents": form.documents,
+        "document_texts": "documents" in shown,
+        "candidates": form.candidates,
+        "blocks": blocks,
+        "n_questions": sum(1 if b.question else sum(len(qs) for _, qs in b.documents) for b in blocks),
+        "answers": _answer_rows(form, annotation, urls),
+        "note": note,
+        "errors": errors,
+        "outcome_error": errors.get(services.OUTCOME),
+        "note_error": errors.get(services.NOTE),
+        "field_errors": len([k for k in errors if not k.startswith("_")]),
+        "urls": urls,
+        "outcome_name": services.OUTCOME,
+        "note_name": services.NOTE,
+        "note_max": services.NOTE_MAX_CHARS,
+    }
+
+
+def _urls(scope: ReviewScope, annotation: Annotation) -> dict[str, Any]:
+    args = [scope.study.pk, scope.pool.pk, annotation.pk]
+    return {
+        "submit": reverse("annotation:review-submit", args=args),
+        "image": reverse("annotation:review-image", args=args),
+        "args": args,
+    }
+
+
+# --- the annotator's other answers, as read-only text -----------------------------------------
+
+
+@dataclass
+class AnswerRow:
+    label: str
+    text: str = ""
+    links: list[tuple[str, str]] = field(default_factory=list)
+    image_url: str = ""
+
+
+def _answer_rows(form: selectors.ReviewForm, annotation: Annotation, urls: dict[str, Any]) -> list[AnswerRow]:
+    """The annotator's answers the review form does not ask again (texts, words, boxes, uploads…),
+    so the checker sees the whole annotation."""
+    reviewed = {f.key for f in form.reviewed.fields if f.type != "per_document"}
+    answers = annotation.answers if isinstance(annotation.answers, dict) else {}
+    rows = []
+    for f in form.protocol.fields:
+        value = answers.get(f.key)
+        if f.key in reviewed or value is None or f.type == "per_document":
+            continue
+        rows.append(_answer_row(f, value, form, urls))
+    return rows
+
+
+def _answer_row(f, value, form: selectors.ReviewForm, urls: dict[str, Any]) -> AnswerRow:
+    row = AnswerRow(label=f.label)
+    if f.type in ("choice", "scale"):
+        row.text = _choice_label(f, value)
+    elif f.type == "multi":
+        row.text = ", ".join(_choice_label(f, v) for v in value) or "none"
+    elif f.type == "highlight":
+        row.text = " · ".join(str(w.get("text", "")) for w in value if isinstance(w, dict)) or "no words"
+    elif f.type == "url_list":
+        row.links = [(str(e.get("title", "")), str(e.get("url", ""))) for e in value if isinstance(e, dict)]
+        row.text = "" if row.links else "none"
+    elif f.type == "upload" and isinstance(value, dict):
+        row.text = f"{value.get('name', 'image')} ({value.get('width')}×{value.get('height')} px)"
+        if value.get("upload"):
+            row.image_url = reverse("annotation:review-upload-image", args=[*urls["args"], value["upload"]])
+    elif f.type == "bbox" and isinstance(value, list):
+        boxes = [b for b in value if isinstance(b, dict)]
+        row.text = "; ".join(
+            f"box at ({b.get('x')}, {b.get('y')}), {b.get('w')}×{b.get('h')} px, "
+            f"{b.get('area_ratio', 0):.0%} of the image"
+            for b in boxes
+        ) or "no box"
+    elif f.type == "pick_one" and isinstance(value, dict):
+        texts = {str(c["id"]): str(c.get("text", "")) for c in form.candidates}
+        row.text = texts.get(str(value.get("choice")), str(value.get("choice")))
+    else:
+        row.text = str(value)
+    return row
+
+
+def _choice_label(f, value) -> str:
+    choice = f.choice_for(value_token(value))
+    return choice.label if choice else str(value)

@@ -89,7 +89,7 @@ def test_the_fragment_shows_a_table_per_country_with_kappa_per_field(study, chec
     html = render_to_string("exports/_review.html", {"review": review_result(study=study)})
     assert "3 annotations reviewed" in html
     assert "All countries" in html and "India" in html and "Japan" in html
-    assert "<code>overall</code>" in html and "ordinal · linear" in html
+    assert "<code>overall</code>" in html and "ordinal&nbsp;·&nbsp;linear" in html
     assert html.count('<tbody') == 3  # all countries, India, Japan
     assert "0.667" in html  # the overall acceptance rate
 

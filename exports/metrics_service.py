@@ -87,11 +87,37 @@ def metric_upload_create(*, study: Study, user: AbstractBaseUser | None, name: s
     )
     upload.file.save("metrics.csv", ContentFile(data), save=False)
     try:
+        upload.scores_file.save("scores.csv", ContentFile(_scores_csv(scores)), save=False)
         upload.save()
     except Exception:
         upload.file.delete(save=False)
+        if upload.scores_file:
+            upload.scores_file.delete(save=False)
         raise
     return upload
+
+
+SCORE_COLUMNS = ["item", "country", "metric", "score"]
+
+
+def _scores_csv(scores: MetricScores) -> bytes:
+    """The parsed scores (item primary key, country or empty, metric, score) as CSV: what the
+    analysis reads back with pandas' C parser instead of parsing the upload again."""
+    frame = pd.DataFrame.from_records(scores.rows, columns=SCORE_COLUMNS)
+    return frame.to_csv(index=False, float_format="%.17g").encode()
+
+
+def _stored_scores(study: Study, upload: MetricUpload) -> pd.DataFrame | MetricScores:
+    """The scores of ``upload`` as parsed when it was stored (an upload from before the parsed file
+    was kept is parsed again)."""
+    if not upload.scores_file:
+        with upload.file.open("rb") as fh:
+            return _parse(study, fh.read())
+    with upload.scores_file.open("rb") as fh:
+        return pd.read_csv(
+            fh, dtype={"item": np.int64, "country": object, "metric": str, "score": np.float64},
+            keep_default_na=False, na_values={"country": [""]},
+        )
 
 
 # --- the analysis -----------------------------------------------------------------------------
@@ -139,18 +165,24 @@ def _complete_items(study: Study) -> Any:
 
 
 def metric_result(
-    *, study: Study, max_id: int, columns: AnnotationColumns | None = None, complete_only: bool = False
+    *,
+    study: Study,
+    max_id: int,
+    columns: AnnotationColumns | None = None,
+    protocols: ProtocolSet | None = None,
+    complete_only: bool = False,
 ) -> dict[str, Any] | None:
     """Each uploaded metric against the human score per item (per (item, country) when every
     pool rates every item: CAIRE), beside the human–human baseline; None when nothing was uploaded.
 
     ``columns``: the analysis's one read of the annotations up to ``max_id`` (its fingerprint),
-    holding at least the human field's key; read here when not given.
+    holding at least the human field's key, and ``protocols`` the specs it was given under; both
+    read here when not given.
     ``complete_only`` restricts both sides to the prompts with an image from every model."""
     upload = metric_upload_latest(study=study)
     if upload is None:
         return None
-    protocols = protocol_set(study=study, max_id=max_id)
+    protocols = protocols or protocol_set(study=study, max_id=max_id)
     upload_info = {
         "id": upload.pk,
         "name": upload.original_name,
@@ -162,8 +194,7 @@ def metric_result(
     if f is None:
         return {"upload": upload_info, "human_field": None,
                 "reason": "the protocol has no scale at the ordinal, interval or ratio level to compare with"}
-    with upload.file.open("rb") as fh:
-        scores = _parse(study, fh.read())
+    scores = _stored_scores(study, upload)
     countries = dict(study.pools.values_list("pk", "country"))
     if columns is None:
         columns = annotation_columns(study=study, max_id=max_id, keys=[f.key])

@@ -64,7 +64,8 @@ def metric_upload_path(upload: "MetricUpload", filename: str) -> str:
     from studies.models import study_files_prefix
 
     stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
-    return f"{study_files_prefix(upload.study_id, 'exports')}/metrics/metrics-{stamp}.csv"
+    stem = filename.rsplit("/", 1)[-1].split(".", 1)[0] or "metrics"  # "metrics" (as uploaded) or "scores" (parsed)
+    return f"{study_files_prefix(upload.study_id, 'exports')}/metrics/{stem}-{stamp}.csv"
 
 
 class MetricUpload(models.Model):
@@ -74,6 +75,10 @@ class MetricUpload(models.Model):
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="metric_uploads")
     uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     file = models.FileField(upload_to=metric_upload_path)
+    scores_file = models.FileField(
+        upload_to=metric_upload_path, blank=True,
+        help_text="The scores as parsed at upload (item id, country, metric, score): what the analysis reads.",
+    )
     original_name = models.CharField(max_length=255)
     rows = models.PositiveIntegerField(help_text="Scores kept (lines of unknown items or countries left out).")
     metrics = models.JSONField(default=list, help_text="The metric names, in order of first appearance.")

@@ -85,14 +85,19 @@ def staleness(job_fingerprint: str, now: Fingerprint) -> Staleness:
 # --- protocol versions and documents ---------------------------------------------------------
 
 
-def protocol_set(*, study: Study, max_id: int) -> ProtocolSet:
-    """The specs of every protocol version the study's annotations up to ``max_id`` were given under.
+def protocol_set(*, study: Study, max_id: int | None = None, present: Iterable[int] | None = None) -> ProtocolSet:
+    """The specs of every protocol version the study's annotations up to ``max_id`` were given under
+    (one DISTINCT over them), or of the versions ``present`` when the caller knows them (the
+    analysis, from its one read).
 
     A version whose spec row is missing (or no longer parses) is read with the current spec, and
     listed in ``fallback``."""
-    present = set(
-        Annotation.objects.filter(study=study, id__lte=max_id).order_by().values_list("protocol_version", flat=True).distinct()
-    )
+    if present is None:
+        if max_id is None:
+            raise TypeError("protocol_set needs max_id or present")
+        rows = Annotation.objects.filter(study=study, id__lte=max_id).order_by()
+        present = rows.values_list("protocol_version", flat=True).distinct()
+    present = set(present)
     present.discard(study.protocol_version)
     versions, fallback = {}, set()
     rows = ProtocolVersion.objects.filter(study=study, version__in=present).values_list("version", "spec")
@@ -197,6 +202,11 @@ def annotation_columns(
         _chunks_sql(study.pk, max_id, keys, chunk_size, sql) if sql else _chunks_orm(study.pk, max_id, keys, chunk_size)
     )
     return columns_from_chunks(chunks, keys, on_chunk)
+
+
+def stored_versions(*, study: Study) -> set[int]:
+    """Every protocol version of the study with a stored spec, and the current one."""
+    return {*ProtocolVersion.objects.filter(study=study).values_list("version", flat=True), study.protocol_version}
 
 
 def documents_of_items(*, item_ids: Iterable[int]) -> dict[int, DocumentInfo]:

@@ -48,6 +48,7 @@ from .selectors import (
     item_names,
     protocol_set,
     staleness,
+    stored_versions,
 )
 
 logger = logging.getLogger(__name__)
@@ -180,16 +181,18 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
         p.pk: {"country": p.country, "country_name": p.country_name}
         for p in study.pools.order_by("country").only("pk", "country", "country_name")
     }
-    protocols = protocol_set(study=study, max_id=fingerprint.max_id)
-    human = human_field(protocols)
-    keys = [*Ratings.keys(protocols), *report_keys(protocols), *([human.key] if human else [])]
-    # One pass over the annotations (80% of the progress bar) feeds the fields, reports and metrics.
+    # One pass over the annotations (80% of the progress bar) feeds the fields, reports and metrics;
+    # it reads the keys of every stored version, then the versions found decide how answers are read.
+    stored = protocol_set(study=study, present=stored_versions(study=study))
+    human = human_field(stored)
+    keys = [*Ratings.keys(stored), *report_keys(stored), *([human.key] if human else [])]
     columns = annotation_columns(
         study=study,
         max_id=fingerprint.max_id,
         keys=keys,
         on_chunk=lambda read: _progress(AnalysisRun, run.pk, 5 + 75 * read // max(fingerprint.count, 1)),
     )
+    protocols = protocol_set(study=study, present=columns.versions())
     ratings = Ratings(protocols)
     ratings.add_columns(columns)
     units = Units.from_keys(ratings.pool_ids, ratings.item_ids)
@@ -219,7 +222,9 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
     }
     only = run.complete_only  # restrict to prompts that have images from every model
     result["complete_only"] = only
-    result["metrics"] = metric_result(study=study, max_id=fingerprint.max_id, complete_only=only, columns=columns)
+    result["metrics"] = metric_result(
+        study=study, max_id=fingerprint.max_id, complete_only=only, columns=columns, protocols=protocols
+    )
     _progress(AnalysisRun, run.pk, 95)
     result["reports"] = protocol_reports(
         study=study, protocols=protocols, columns=columns, pools=pools, complete_only=only

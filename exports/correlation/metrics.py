@@ -186,10 +186,9 @@ class MetricCorrelations:
         }
 
 
-def _metric_frame(metrics: MetricScores | Iterable[tuple[Any, Any, str, float]]) -> pd.DataFrame:
-    rows = metrics.rows if isinstance(metrics, MetricScores) else list(metrics)
-    frame = pd.DataFrame.from_records(rows, columns=["item", "country", "metric", "score"])
-    frame["score"] = pd.to_numeric(frame["score"], errors="coerce")
+def _metric_frame(metrics: MetricScores | pd.DataFrame | Iterable[tuple[Any, Any, str, float]]) -> pd.DataFrame:
+    frame = as_frame(metrics.rows if isinstance(metrics, MetricScores) else metrics, ["item", "country", "metric", "score"])
+    frame = frame.assign(score=pd.to_numeric(frame["score"], errors="coerce"))
     return frame.dropna(subset=["score"])
 
 
@@ -240,7 +239,7 @@ def _one_metric(
 
 def metric_correlations(
     human: pd.DataFrame | Iterable[tuple[Any, Any, Any, Any]],
-    metrics: MetricScores | Iterable[tuple[Any, Any, str, float]],
+    metrics: MetricScores | pd.DataFrame | Iterable[tuple[Any, Any, str, float]],
     *,
     per_country: bool = False,
     seed: int = 0,
@@ -253,7 +252,7 @@ def metric_correlations(
 
     ``human``: rows (item, country, rater, value), one per rating. ``metrics``: a ``MetricScores``
     (from ``parse_metric_csv``, its items mapped to the ids ``human`` uses) or rows (item, country or
-    None, metric, score). ``per_country``: the unit is (item, country), and each metric is also
+    None, metric, score), as tuples or a frame. ``per_country``: the unit is (item, country), and each metric is also
     analysed within each country; a metric row without a country is then left out (counted).
     Otherwise the unit is the item and the metric's country column is ignored; a metric with two
     scores for one item is not analysed (reason given). ``only_items`` restricts both sides (e.g. to

@@ -283,3 +283,35 @@ def test_each_metric_is_plotted_over_the_human_baseline(client, owner, rated, cf
     plot = html[html.index("<title>culturalclip against the human score</title>"):]
     plot = plot[:plot.index("</svg>")]
     assert plot.count(">All countries</text>") == 3 and plot.count(">IN</text>") == 3 and plot.count(">JP</text>") == 3
+
+
+def test_the_scores_are_parsed_once_at_upload_and_read_back_by_the_analysis(owner, rated, cf_items, monkeypatch):
+    from exports import metrics_service
+    from exports.metrics_service import metric_upload_create
+
+    metric_upload_create(study=rated, user=owner, name="m.csv", data=metric_csv(cf_items).encode())
+    upload = MetricUpload.objects.get(study=rated)
+    assert upload.scores_file.name.startswith(f"exports/{rated.pk}/metrics/scores-")
+    stored = upload.scores_file.read().decode().splitlines()
+    assert stored[0] == "item,country,metric,score" and len(stored) == 1 + upload.rows
+    assert stored[1].startswith(f"{cf_items[0].pk},")
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("the analysis parsed the upload again")
+
+    monkeypatch.setattr(metrics_service, "parse_metric_csv", no_parsing)
+    from_stored = metric_result(study=rated, max_id=10**9)
+    monkeypatch.undo()
+    MetricUpload.objects.filter(pk=upload.pk).update(scores_file="")  # an upload from before the parsed file
+    from_upload = metric_result(study=rated, max_id=10**9)
+    assert from_stored["metrics"] == from_upload["metrics"] and len(from_stored["metrics"]) == 2
+    assert from_stored["baseline"] == from_upload["baseline"]
+
+
+def test_a_metric_named_like_a_missing_value_survives_the_stored_file(owner, rated, cf_items):
+    from exports.metrics_service import metric_upload_create
+
+    text = "item,metric,score\n" + "".join(f"{i.external_id},NA,{n / 10}\n" for n, i in enumerate(cf_items))
+    metric_upload_create(study=rated, user=owner, name="na.csv", data=text.encode())
+    result = metric_result(study=rated, max_id=10**9)
+    assert [m["metric"] for m in result["metrics"]] == ["NA"] and result["metrics"][0]["n"] == len(cf_items)

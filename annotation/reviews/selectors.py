@@ -51,7 +51,7 @@ class Progress:
     @property
     def percent(self) -> int:
         """Reviewed, as a share of the target (capped at 100), for a progress bar."""
-        return 100 if self.target == 0 else min(100, round(100 * self.reviewed / self.target))
+        return 0 if self.target == 0 else min(100, round(100 * self.reviewed / self.target))
 
 
 def _target_percent(pool: CountryPool) -> int:

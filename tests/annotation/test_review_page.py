@@ -99,6 +99,7 @@ def test_nothing_submitted_yet_shows_a_clear_page(client, checker, study, pool, 
     page = response.content.decode()
     assert "Nothing left to review: India" in page
     assert "No annotation of India has been submitted yet" in page
+    assert '<progress value="0" max="100"' in page  # an empty bar, not a full one
     assert 'id="review-form"' not in page
 
 

@@ -131,5 +131,8 @@ def review_agreement(rows: Iterable[ReviewRow], fields: Sequence[ReviewedField])
         by_country[(row.country, row.country_name)].append(row)
     return ReviewAgreement(
         overall=_group("", "All countries", rows, fields),
-        countries=[_group(c, name, by_country[(c, name)], fields) for c, name in sorted(by_country, key=lambda k: k[1])],
+        countries=[
+            _group(country, name, by_country[(country, name)], fields)
+            for country, name in sorted(by_country, key=lambda k: k[1])
+        ],
     )

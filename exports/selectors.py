@@ -11,7 +11,8 @@ from datetime import datetime
 import numpy as np
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count, Max, Sum
+from django.db.models import Count, Max, Sum, TextField
+from django.db.models.functions import Cast
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -228,16 +229,27 @@ def document_positions(*, study: Study) -> dict[int, int]:
 # --- jobs -------------------------------------------------------------------------------------
 
 
-def analysis_latest(*, study: Study) -> AnalysisRun | None:
-    return study.analysis_runs.order_by("-created_at", "-id").first()
+def analysis_latest(*, study: Study, with_result: bool = True) -> AnalysisRun | None:
+    """The study's newest run; without its result (megabytes of JSON for a large study) unless asked."""
+    runs = study.analysis_runs.order_by("-created_at", "-id")
+    return (runs if with_result else runs.defer("result")).first()
 
 
 def analysis_latest_done(*, study: Study) -> AnalysisRun | None:
-    return study.analysis_runs.filter(status=AnalysisRun.Status.DONE).order_by("-finished_at", "-id").first()
+    """The newest finished run, without its result: what export gating compares with the data."""
+    return study.analysis_runs.filter(status=AnalysisRun.Status.DONE).order_by("-finished_at", "-id").defer("result").first()
 
 
-def analysis_for_study(*, study: Study, pk: int) -> AnalysisRun:
-    return get_object_or_404(study.analysis_runs, pk=pk)
+def analysis_result_text(*, run: AnalysisRun) -> str:
+    """A run's result as the database stores it, JSON text never decoded in Python (the page's
+    "download as JSON"; one query)."""
+    text = AnalysisRun.objects.filter(pk=run.pk).values_list(Cast("result", output_field=TextField()), flat=True).first()
+    return text or "null"
+
+
+def analysis_for_study(*, study: Study, pk: int, with_result: bool = True) -> AnalysisRun:
+    runs = study.analysis_runs if with_result else study.analysis_runs.defer("result")
+    return get_object_or_404(runs, pk=pk)
 
 
 def export_latest(*, study: Study) -> ExportJob | None:

@@ -3,7 +3,7 @@
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse
+from django.http import FileResponse, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -20,7 +20,7 @@ def study_dashboard(request, pk: int):
     context = {
         "study": study,
         "pools": selectors.dashboard_pools(study=study),
-        "latest_run": selectors.analysis_latest(study=study),
+        "latest_run": selectors.analysis_latest(study=study, with_result=False),
     }
     return render(request, "exports/study_dashboard.html", context)
 
@@ -51,6 +51,20 @@ def analysis_status(request, pk: int, run_pk: int):
         "study": study, "run": run, "panel": panel, "refresh_sections": not run.is_active, **_run_context(run, panel)
     }
     return render(request, "exports/_analysis_status.html", context)
+
+
+@login_required
+@require_GET
+def analysis_result(request, pk: int, run_pk: int):
+    """The whole result of a finished run as one JSON document (a download)."""
+    study = study_for_user(request.user, pk)
+    run = selectors.analysis_for_study(study=study, pk=run_pk, with_result=False)
+    if run.status != run.Status.DONE:
+        return JsonResponse({"error": f"analysis {run.pk} is {run.get_status_display().lower()}: it has no result"}, status=409)
+    response = HttpResponse(selectors.analysis_result_text(run=run), content_type="application/json")
+    filename = f"{slugify(study.name) or 'study'}-{study.pk}-analysis-{run.pk}.json"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
 
 
 def _run_context(run, panel) -> dict:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .charts import Bar, Bin, Cell, Estimate, Reference, Stack, bar_chart, dot_plot, heatmap, histogram, stacked_bars
-from .svg import fmt, fmt_interval, fmt_tick, nice_step
+from .svg import fmt, fmt_tick, nice_step
 
 ALPHA_REFERENCES = (
     Reference(0, "0"),
@@ -85,15 +85,21 @@ def _counts(values: Sequence[float], edges: Sequence[float]) -> list[int]:
 
 
 def human_scores(res: Mapping[str, Any]) -> list[str]:
-    """CAIRE: per country, the histogram of its (item, country) human scores, on shared axes."""
-    by_country: dict[str, list[float]] = {}
-    for row in res.get("rows") or ():
-        if row[2] is not None:
-            by_country.setdefault(_country(row[1]), []).append(float(row[2]))
-    if not by_country:
-        return []
-    edges = bin_edges([v for values in by_country.values() for v in values])
-    counts = {country: _counts(values, edges) for country, values in by_country.items()}
+    """CAIRE: per country, the histogram of its (item, country) human scores, on shared axes (as
+    the analysis binned them; a result from before it did is binned here)."""
+    stored = res.get("histogram")
+    if stored:
+        edges = stored["edges"]
+        counts = {_country(c["country"]): c["counts"] for c in stored["countries"]}
+    else:
+        by_country: dict[str, list[float]] = {}
+        for row in res.get("rows") or ():
+            if row[2] is not None:
+                by_country.setdefault(_country(row[1]), []).append(float(row[2]))
+        if not by_country:
+            return []
+        edges = bin_edges([v for values in by_country.values() for v in values])
+        counts = {country: _counts(values, edges) for country, values in by_country.items()}
     tallest = max(max(c) for c in counts.values())
     labels = [f"{fmt_tick(a)}–{fmt_tick(b)}" for a, b in zip(edges, edges[1:])]
     return [

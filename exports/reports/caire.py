@@ -6,10 +6,12 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..frames import as_frame, only
-from .common import column_values, plain
+from ..plots.figures import bin_edges
+from .common import column_values, country_key, labels, plain
 
 HUMAN_SCORE_COLUMNS = ("item_id", "country", "mean", "n", "sd")
 
@@ -24,6 +26,7 @@ class HumanScores:
     ratings: int
     missing: int  # rows left out: no numeric value
     countries: list[dict[str, Any]] = field(default_factory=list)
+    histogram: dict[str, Any] | None = None  # {"edges", "countries": [{"country", "counts"}]} of the pair means
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -31,9 +34,23 @@ class HumanScores:
             "ratings": self.ratings,
             "missing": self.missing,
             "countries": [dict(c) for c in self.countries],
+            "histogram": self.histogram,
             "columns": list(HUMAN_SCORE_COLUMNS),
             "rows": [list(r) for r in self.rows],
         }
+
+
+def _histogram(pairs: pd.DataFrame) -> dict[str, Any]:
+    """Per country, how many pair means fall in each of at most ten bins of a nice width (shared
+    edges; the last bin holds its upper edge), computed here so the page does not walk every row."""
+    means = pairs["mean"].to_numpy(dtype=np.float64)
+    edges = bin_edges([float(means.min()), float(means.max())])
+    step, n = edges[1] - edges[0], len(edges) - 1
+    index = np.clip(np.floor((means - edges[0]) / step + 1e-9).astype(np.int64), 0, n - 1)
+    country, countries = labels(pairs["country"])
+    counts = np.bincount(country * n + index, minlength=len(countries) * n).reshape(-1, n)
+    order = sorted(range(len(countries)), key=lambda i: country_key(countries[i]))
+    return {"edges": edges, "countries": [{"country": countries[i], "counts": counts[i].tolist()} for i in order]}
 
 
 def human_scores(
@@ -64,4 +81,4 @@ def human_scores(
         for c, p, r, m in zip(per_country["country"], per_country["pairs"], per_country["ratings"],
                               per_country["mean"], strict=True)
     ]
-    return HumanScores(out, len(frame), missing, countries)
+    return HumanScores(out, len(frame), missing, countries, _histogram(pairs))

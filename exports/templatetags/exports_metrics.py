@@ -1,6 +1,4 @@
-"""The metric section of the analysis page: the study's latest upload, and the result as JSON."""
-
-import json
+"""The metric section of the analysis page: the study's latest upload."""
 
 from django import template
 
@@ -14,7 +12,3 @@ def metric_upload_latest(study):
     """The upload the next analysis will use (one query)."""
     return _latest(study=study)
 
-
-@register.filter
-def pretty_json(value) -> str:
-    return json.dumps(value, indent=2, sort_keys=False, ensure_ascii=False)

@@ -173,7 +173,7 @@ def test_the_correlations_are_scipys_beside_a_baseline(client, owner, rated, cf_
     assert "Pearson r" in html and "Kendall" in html and "Human–human baseline" in html
     assert f"{clip['pearson']['value']:.3f}" in html and f"{clip['pearson']['ci_low']:.3f}" in html
     assert f"{baseline['mean']:.3f}" in html
-    assert "The metric result as JSON" in html
+    assert reverse("exports:analysis-result", args=[rated.pk, run.pk]) in html  # the JSON, a link: not inline
     assert "metric scores uploaded after this analysis" not in html
 
 

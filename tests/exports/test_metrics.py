@@ -315,3 +315,14 @@ def test_a_metric_named_like_a_missing_value_survives_the_stored_file(owner, rat
     metric_upload_create(study=rated, user=owner, name="na.csv", data=text.encode())
     result = metric_result(study=rated, max_id=10**9)
     assert [m["metric"] for m in result["metrics"]] == ["NA"] and result["metrics"][0]["n"] == len(cf_items)
+
+
+def test_the_page_says_which_intervals_were_used(client, owner, rated, cf_items):
+    client.force_login(owner)
+    client.post(upload_url(rated), {"file": csv_file(metric_csv(cf_items))})
+    run = analyse(rated, owner)
+    assert {c["interval"] for m in run.result["metrics"]["metrics"] for c in m["coefficients"].values()} == {
+        "fisher-z", "bootstrap"}  # a few units: Spearman and Kendall are bootstrapped
+    html = client.get(page(rated)).content.decode()
+    assert "a percentile bootstrap of 1000 resamples of the units (seed 0) up to 4096 units" in html
+    assert "Fieller–Hartley–Pearson standard errors beyond" in html

@@ -11,14 +11,14 @@ from datetime import datetime
 import numpy as np
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count, Max, Sum, TextField
+from django.db.models import Count, Max, Q, Sum, TextField
 from django.db.models.functions import Cast
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.models import Annotation, Annotator, Assignment
+from annotation.models import Annotation, Annotator, Assignment, Review
 from studies.models import (
     CountryPool,
     Document,
@@ -39,33 +39,45 @@ from .protocols import ProtocolSet
 
 @dataclass(frozen=True)
 class Fingerprint:
-    """What a study's annotations look like now, in one aggregate query: count, last id, last time.
+    """What a study's annotations look like now, in one aggregate query: the annotations analysed
+    (those no checker flagged), the last id, the last time, and the reviews (their number and last id).
 
-    Two equal fingerprints mean the same data ("current data"); any new, late or deleted
-    annotation changes it.
+    Two equal fingerprints mean the same data ("current data"); any new, late, deleted or flagged
+    annotation, and any new review, changes it.
     """
 
     count: int
     max_id: int
     last_submitted: str  # ISO 8601, "" when there is no annotation
+    reviews: int = 0
+    last_review: int = 0
 
     @property
     def text(self) -> str:
-        return f"{self.count}:{self.max_id}:{self.last_submitted}"
+        return f"{self.count}:{self.max_id}:{self.reviews}.{self.last_review}:{self.last_submitted}"
 
     @classmethod
     def parse(cls, text: str) -> Fingerprint | None:
         try:
-            count, max_id, last = text.split(":", 2)
-            return cls(int(count), int(max_id), last)
+            count, max_id, reviews, last = text.split(":", 3)
+            n_reviews, last_review = reviews.split(".")
+            return cls(int(count), int(max_id), last, int(n_reviews), int(last_review))
         except ValueError:
-            return None
+            return None  # not a fingerprint, or one from before reviews were counted
+
+
+NOT_FLAGGED = ~Q(review__outcome=Review.Outcome.FLAGGED)
 
 
 def data_fingerprint(*, study: Study) -> Fingerprint:
-    agg = Annotation.objects.filter(study=study).aggregate(n=Count("id"), last_id=Max("id"), last_at=Max("submitted_at"))
+    agg = Annotation.objects.filter(study=study).aggregate(
+        n=Count("id", filter=NOT_FLAGGED), last_id=Max("id"), last_at=Max("submitted_at"),
+        reviews=Count("review"), last_review=Max("review__id"),
+    )
     last_at: datetime | None = agg["last_at"]
-    return Fingerprint(agg["n"], agg["last_id"] or 0, last_at.isoformat() if last_at else "")
+    return Fingerprint(
+        agg["n"], agg["last_id"] or 0, last_at.isoformat() if last_at else "", agg["reviews"], agg["last_review"] or 0
+    )
 
 
 @dataclass(frozen=True)
@@ -96,7 +108,7 @@ def protocol_set(*, study: Study, max_id: int | None = None, present: Iterable[i
     if present is None:
         if max_id is None:
             raise TypeError("protocol_set needs max_id or present")
-        rows = Annotation.objects.filter(study=study, id__lte=max_id).order_by()
+        rows = Annotation.objects.filter(NOT_FLAGGED, study=study, id__lte=max_id).order_by()
         present = rows.values_list("protocol_version", flat=True).distinct()
     present = set(present)
     present.discard(study.protocol_version)
@@ -116,6 +128,7 @@ def protocol_set(*, study: Study, max_id: int | None = None, present: Iterable[i
 # --- annotations as columns -------------------------------------------------------------------
 
 COLUMNS_CHUNK_SIZE = 50_000
+FLAGGED = Review.Outcome.FLAGGED.value
 
 
 def _json_sql() -> tuple[str, str] | None:
@@ -140,18 +153,19 @@ def _chunks_sql(study_id: int, max_id: int, keys: Sequence[str], size: int, sql:
     select = (
         f"SELECT id, item_id, pool_id, annotator_id, protocol_version, {has_sql}"
         + "".join(f", {key_sql}" for _ in keys)
-        + f" FROM {Annotation._meta.db_table} WHERE study_id = %s AND id <= %s"
+        + f" FROM {Annotation._meta.db_table} a WHERE study_id = %s AND id <= %s"
+        + f" AND NOT EXISTS (SELECT 1 FROM {Review._meta.db_table} r WHERE r.annotation_id = a.id AND r.outcome = %s)"
     )
     if connection.vendor == "postgresql" and not connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS"):
         with connection.chunked_cursor() as cursor:
-            cursor.execute(select + " ORDER BY id", [SKIP, *keys, study_id, max_id])
+            cursor.execute(select + " ORDER BY id", [SKIP, *keys, study_id, max_id, FLAGGED])
             while rows := cursor.fetchmany(size):
                 yield _columns_of(rows)
         return
     last = 0
     with connection.cursor() as cursor:
         while True:
-            cursor.execute(select + " AND id > %s ORDER BY id LIMIT %s", [SKIP, *keys, study_id, max_id, last, size])
+            cursor.execute(select + " AND id > %s ORDER BY id LIMIT %s", [SKIP, *keys, study_id, max_id, FLAGGED, last, size])
             rows = cursor.fetchall()
             if not rows:
                 return
@@ -167,7 +181,7 @@ def _columns_of(rows: list[tuple]) -> list[np.ndarray]:
 def _chunks_orm(study_id: int, max_id: int, keys: Sequence[str], size: int):
     """The same chunks, each answer decoded in Python and each key written back as JSON text."""
     rows = (
-        Annotation.objects.filter(study_id=study_id, id__lte=max_id)
+        Annotation.objects.filter(NOT_FLAGGED, study_id=study_id, id__lte=max_id)
         .order_by("id")
         .values_list("id", "item_id", "pool_id", "annotator_id", "protocol_version", "answers")
         .iterator(chunk_size=size)

@@ -38,7 +38,9 @@ from .analysis import DocumentRatings, Ratings, Units, attribute_masks, field_ag
 from .metrics_service import human_field, metric_result
 from .models import AnalysisRun, ExportJob
 from .protocol_reports import protocol_reports, report_keys
+from .review_result import review_result
 from .selectors import (
+    NOT_FLAGGED,
     Fingerprint,
     analysis_latest_done,
     annotation_columns,
@@ -229,6 +231,7 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
     result["reports"] = protocol_reports(
         study=study, protocols=protocols, columns=columns, pools=pools, complete_only=only
     )
+    result["review"] = review_result(study=study)
     return result, fingerprint
 
 
@@ -355,7 +358,7 @@ def _write_csvs(job: ExportJob, out, documents_out) -> tuple[int, bool]:
     if layout.has_documents:
         doc_writer.writerow(csvformat.document_header(layout))
     rows = (
-        Annotation.objects.filter(study=study, id__lte=fingerprint.max_id)
+        Annotation.objects.filter(NOT_FLAGGED, study=study, id__lte=fingerprint.max_id)
         .order_by("id")
         .values_list(*EXPORT_COLUMNS)
         .iterator(chunk_size=CHUNK_SIZE)

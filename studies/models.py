@@ -214,6 +214,9 @@ class ItemQuota(models.Model):
     wanted = models.PositiveSmallIntegerField()
     done = models.PositiveSmallIntegerField(default=0)
     leased = models.PositiveSmallIntegerField(default=0)
+    reopened = models.PositiveSmallIntegerField(
+        default=0, help_text="Annotations wanted again because a checker flagged one: on top of the pool's number."
+    )
 
     class Meta:
         constraints = [

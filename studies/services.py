@@ -129,10 +129,12 @@ def quotas_sync(*, pool: CountryPool) -> int:
             if pk not in have
         ]
         ItemQuota.objects.bulk_create(new, batch_size=1000)
-        # Changing the wanted number never drops below what is done or leased already.
-        ItemQuota.objects.filter(pool=pool).exclude(wanted=pool.annotations_per_item).filter(
-            done__lte=pool.annotations_per_item - F("leased")
-        ).update(wanted=pool.annotations_per_item)
+        # Changing the wanted number never drops below what is done or leased already; the slots a
+        # checker reopened (``reopened``) stay on top of it.
+        wanted = pool.annotations_per_item + F("reopened")
+        ItemQuota.objects.filter(pool=pool).exclude(wanted=wanted).filter(
+            done__lte=wanted - F("leased")
+        ).update(wanted=wanted)
     return len(new)
 
 

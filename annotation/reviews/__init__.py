@@ -4,9 +4,9 @@ a pool review a random sample of its annotations, accept them or flag them for r
 - ``access``: who may review which pool and annotation (scoped lookups, 404 otherwise);
 - ``selectors``: the next annotation to review, progress against the target, the review form;
 - ``services``: ``review_submit``, atomic and idempotent; a flag reopens a quota slot;
-- ``labels``: which fields are reviewed and how labels compare (pure);
-- ``result``: ``review_result(study=…)``, the figures for the analysis (``exports.review_agreement``).
+- ``labels``: which fields are reviewed and how labels compare (pure).
 
-A flagged annotation is kept; leave it out of analysis and export with
-``Annotation.objects.exclude(review__outcome="flagged")``.
+The figures (acceptance rate, checker-vs-annotator kappa) are the analysis's:
+``exports.review_result``. A flagged annotation is kept; analysis and export leave it out
+(``Annotation.objects.exclude(review__outcome="flagged")``).
 """

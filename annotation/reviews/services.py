@@ -98,4 +98,6 @@ def _reopen_slot(annotation: Annotation) -> None:
     """
     if annotation.surplus:
         return
-    ItemQuota.objects.filter(item_id=annotation.item_id, pool_id=annotation.pool_id).update(wanted=F("wanted") + 1)
+    ItemQuota.objects.filter(item_id=annotation.item_id, pool_id=annotation.pool_id).update(
+        wanted=F("wanted") + 1, reopened=F("reopened") + 1
+    )

@@ -261,15 +261,14 @@ def test_the_reviewer_may_see_an_uploaded_image_of_the_annotation_only_through_t
     assert client.get(url).status_code == 404
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "studies.services.quotas_sync resets every quota's wanted to the pool's annotations_per_item when the "
-    "study or pool is saved in the admin, dropping a slot reopened by a flag that is not re-annotated yet; "
-    "needs ItemQuota.reopened (see the quality-check note)"
-))
 def test_a_reopened_slot_survives_saving_the_pool(checker, pool, items):
     from studies.services import quotas_sync
 
     flagged = annotate(pool, annotators=3)[0]
     submit(flagged, checker, "flagged", note="Wrong.")
     quotas_sync(pool=pool)
-    assert quota(flagged).wanted == 4
+    assert quota(flagged).wanted == 4 and quota(flagged).reopened == 1
+    pool.annotations_per_item = 5  # the researcher asks for more: the reopened slot stays on top
+    pool.save()
+    quotas_sync(pool=pool)
+    assert quota(flagged).wanted == 6

@@ -7,17 +7,16 @@ import pytest
 from django.template.loader import render_to_string
 
 from annotation.models import Review
-from annotation.reviews.result import review_result
 from annotation.reviews.services import review_submit
-
-from .test_review_access import (  # noqa: F401 - fixtures
+from exports.review_result import review_result
+from tests.annotation.test_review_access import (  # noqa: F401 - fixtures
     annotated,
     annotated_elsewhere,
     checker,
     other_checker,
 )
-from .test_review_page import annotate_ravenea, ravenea
-from .test_review_submit import AS_GIVEN
+from tests.annotation.test_review_page import annotate_ravenea, ravenea
+from tests.annotation.test_review_submit import AS_GIVEN
 
 
 def review(annotation, reviewer, outcome, note="", **changes):

@@ -1,22 +1,22 @@
-"""The quality check's figures for a study's analysis: the one Django-side reader of reviews."""
+"""The quality check's figures for a study's analysis: the one Django-side reader of reviews
+(the analysis puts them in its result as ``review``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from annotation.models import Review
+from annotation.reviews import labels
 from studies.models import Study
 from studies.protocol import Protocol
 
-from ..models import Review
-from . import labels
+from .review_agreement import ReviewedField, ReviewRow, review_agreement
 
 CHUNK_SIZE = 2000
 
 
 def reviewed_field_specs(protocol: Protocol):
     """The reviewed fields of the study's current protocol as the agreement module describes them."""
-    from exports.review_agreement import ReviewedField
-
     out = []
     for f in labels.reviewed_fields(protocol):
         for sub, parent in ([(s, f) for s in f.fields] if f.type == "per_document" else [(f, None)]):
@@ -29,8 +29,6 @@ def review_result(*, study: Study) -> dict[str, Any] | None:
     """The acceptance rate and checker–annotator kappa per field, overall and per country, of the
     study's reviews (one query, streamed), as ``exports.review_agreement`` computes them; None
     when nothing is reviewed. Fields are read with the current protocol, like the analysis."""
-    from exports.review_agreement import ReviewRow, review_agreement
-
     fields = labels.reviewed_fields(study.spec)
     reviews = (
         Review.objects.filter(annotation__study=study)

@@ -68,6 +68,7 @@ def test_an_annotator_completes_the_demo_study(page, live_server, demo):
     heading(page, 2)
     page.keyboard.press("Control+Enter")
     page.get_by_role("alert").filter(has_text="Please fix").wait_for()
+    page.locator("#item-panel[data-ready=true]").wait_for()  # the refused form, swapped in, takes keys again
     assert page.locator("#err-alignment").inner_text() == "This question needs an answer."
     assert Annotation.objects.count() == 1
     for key in ("3", "2", "3", "5"):  # Completely, No stereotype, Good quality, 5

@@ -155,20 +155,25 @@ def field_agreement(
     units: Units,
     pools: Mapping[int, Mapping[str, Any]],
     attributes: Mapping[str, Mapping[str, np.ndarray]] | None = None,
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """Alpha for one field, overall, per pool (``pools`` maps a pool id to its labels) and per
-    value of each item attribute (``attributes``: see ``attribute_masks``)."""
+    value of each item attribute (``attributes``: see ``attribute_masks``), each with a bootstrap
+    interval of ``n_resamples`` resamples of the units drawn with ``seed``."""
     f = coder.field
     codes = coder.codes
     counts = value_counts(units, codes, len(coder.domain))
     domain = coder.domain if coder.fixed else list(range(len(coder.domain)))
-    per_pool = []
-    for pool_id, labels in pools.items():
-        figures = alpha(counts[units.pool == pool_id], f.level, domain)
-        per_pool.append({"pool_id": pool_id, **labels, **figures.as_dict()})
-    overall = alpha(counts, f.level, domain)
+
+    def figures(rows: np.ndarray | slice) -> dict[str, Any]:
+        return alpha(counts[rows], f.level, domain, n_resamples=n_resamples, seed=seed).as_dict()
+
+    per_pool = [{"pool_id": pool_id, **labels, **figures(units.pool == pool_id)} for pool_id, labels in pools.items()]
+    overall = figures(slice(None))
     by = {
-        attribute: [{"value": value, **alpha(counts[mask], f.level, domain).as_dict()} for value, mask in masks.items()]
+        attribute: [{"value": value, **figures(mask)} for value, mask in masks.items()]
         for attribute, masks in (attributes or {}).items()
     }
     return {
@@ -178,7 +183,7 @@ def field_agreement(
         "level": f.level,
         "values": list(coder.tokens),
         "out_of_domain": coder.out_of_domain,
-        "overall": overall.as_dict(),
+        "overall": overall,
         "pools": per_pool,
         "by": by,
     }
@@ -251,7 +256,7 @@ class DocumentRatings:
             ],
         }
 
-    def agreement(self, pools: Mapping[int, Mapping[str, Any]]) -> dict[str, Any]:
+    def agreement(self, pools: Mapping[int, Mapping[str, Any]], *, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
         units = Units.from_keys(self.pool_ids, self.item_ids, self.doc_ids)
         for coder, codes in zip(self.coders, self._codes, strict=True):
             coder.codes = np.frombuffer(codes, dtype=np.int64)
@@ -261,7 +266,7 @@ class DocumentRatings:
             "unit": "(item, document) within pool",
             "rows": len(self.doc_ids),
             "units": len(units.pool),
-            "fields": [field_agreement(coder, units, pools) for coder in self.coders],
+            "fields": [field_agreement(coder, units, pools, n_resamples=n_resamples, seed=seed) for coder in self.coders],
         }
 
 

@@ -34,12 +34,25 @@ class Job(models.Model):
         return self.status in (self.Status.QUEUED, self.Status.RUNNING)
 
 
+DEFAULT_RESAMPLES = 1000
+MAX_RESAMPLES = 10_000
+
+
 class AnalysisRun(Job):
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="analysis_runs")
     result = models.JSONField(null=True, blank=True)
     complete_only = models.BooleanField(
         default=False, help_text="Reports and metric correlation restricted to prompts with images from every model."
     )
+    resamples = models.PositiveIntegerField(
+        default=DEFAULT_RESAMPLES, help_text="Bootstrap resamples of the units behind each alpha's interval (0: none)."
+    )
+    seed = models.PositiveIntegerField(default=0, help_text="Seed of the bootstrap: the same seed gives the same interval.")
+
+    class Meta(Job.Meta):
+        constraints = [
+            models.CheckConstraint(condition=models.Q(resamples__lte=MAX_RESAMPLES), name="analysis_resamples_at_most_max"),
+        ]
 
 
 class ExportJob(Job):

@@ -36,7 +36,7 @@ from studies.models import Study, study_files_prefix
 from . import csvformat
 from .analysis import DocumentRatings, Ratings, Units, attribute_masks, field_agreement
 from .metrics_service import human_field, metric_result
-from .models import AnalysisRun, ExportJob
+from .models import DEFAULT_RESAMPLES, MAX_RESAMPLES, AnalysisRun, ExportJob
 from .protocol_reports import protocol_reports, report_keys
 from .review_result import review_result
 from .selectors import (
@@ -113,27 +113,42 @@ def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:
 # --- analysis ---------------------------------------------------------------------------------
 
 
-def analysis_start(
-    *, study: Study, user: AbstractBaseUser | None, queue: bool = True, complete_only: bool = False
-) -> AnalysisRun:
-    """Queue an agreement analysis of the study's current annotations.
+class AnalysisRefused(ValueError):
+    """Options an analysis cannot run with; the message says which and why."""
 
-    A recent run still queued or running on the same data is returned instead (a double click);
-    an older one may be an orphan of a crashed worker and does not block a new run. With
-    ``queue=False`` the run is only recorded: the caller runs ``analysis_run`` itself (the shell)."""
+
+def analysis_start(
+    *,
+    study: Study,
+    user: AbstractBaseUser | None,
+    queue: bool = True,
+    complete_only: bool = False,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> AnalysisRun:
+    """Queue an agreement analysis of the study's current annotations, with ``resamples``
+    bootstrap resamples (0 to ``MAX_RESAMPLES``) drawn with ``seed`` for each alpha's interval.
+
+    A recent run still queued or running on the same data with the same options is returned
+    instead (a double click); an older one may be an orphan of a crashed worker and does not block
+    a new run. With ``queue=False`` the run is only recorded: the caller runs ``analysis_run``
+    itself (the shell). Raises ``AnalysisRefused`` for options out of range."""
+    if not 0 <= resamples <= MAX_RESAMPLES:
+        raise AnalysisRefused(f"The bootstrap resamples must be between 0 and {MAX_RESAMPLES:,}; got {resamples:,}.")
+    if seed < 0:
+        raise AnalysisRefused(f"The seed must be 0 or more; got {seed}.")
     fingerprint = data_fingerprint(study=study).text
+    options = {"complete_only": complete_only, "resamples": resamples, "seed": seed}
     active = AnalysisRun.objects.filter(
         study=study,
         status__in=[Status.QUEUED, Status.RUNNING],
         data_fingerprint=fingerprint,
-        complete_only=complete_only,
         created_at__gte=timezone.now() - REUSE_ACTIVE_RUN_FOR,
+        **options,
     ).first()
     if active is not None:
         return active
-    run = AnalysisRun.objects.create(
-        study=study, requested_by=user, data_fingerprint=fingerprint, complete_only=complete_only
-    )
+    run = AnalysisRun.objects.create(study=study, requested_by=user, data_fingerprint=fingerprint, **options)
     if queue:
         transaction.on_commit(partial(_enqueue, AnalysisRun, run.pk, "analysis_run_task"))
     return run
@@ -202,10 +217,11 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
     steps = len(ratings.coders) + len(ratings.documents)
     fields, documents = [], []
     for coder in ratings.coders:
-        fields.append(field_agreement(coder, units, pools, attributes))
+        fields.append(field_agreement(coder, units, pools, attributes, n_resamples=run.resamples, seed=run.seed))
         _progress(AnalysisRun, run.pk, 80 + 10 * len(fields) // steps)
     for docs in ratings.documents:
-        documents.append({**docs.agreement(pools), "score": _score_summary(study, docs, pools)})
+        agreement = docs.agreement(pools, n_resamples=run.resamples, seed=run.seed)
+        documents.append({**agreement, "score": _score_summary(study, docs, pools)})
         _progress(AnalysisRun, run.pk, 80 + 10 * (len(fields) + len(documents)) // steps)
     result = {
         "unit": "item within pool",
@@ -221,6 +237,7 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
         "fields": fields,
         "documents": documents,
         "attributes": {attribute: list(masks) for attribute, masks in attributes.items()},
+        "bootstrap": {"resamples": run.resamples, "seed": run.seed, "confidence": 0.95},
     }
     only = run.complete_only  # restrict to prompts that have images from every model
     result["complete_only"] = only

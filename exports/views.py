@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from studies.selectors import study_for_user
 
 from . import metrics_service, selectors, services
+from .models import DEFAULT_RESAMPLES, MAX_RESAMPLES
 
 
 @login_required
@@ -30,14 +31,47 @@ def study_dashboard(request, pk: int):
 def analysis(request, pk: int):
     study = study_for_user(request.user, pk)
     if request.method == "POST":
-        services.analysis_start(
-            study=study, user=request.user, complete_only=request.POST.get("complete_only") == "on"
-        )
-        return redirect("exports:analysis", pk=study.pk)
+        form = AnalysisForm(request.POST)
+        if form.is_valid():
+            try:
+                services.analysis_start(study=study, user=request.user, **form.cleaned_data)
+            except services.AnalysisRefused as exc:
+                form.add_error(None, str(exc))
+            else:
+                return redirect("exports:analysis", pk=study.pk)
+        return render(request, "exports/analysis.html", _page_context(study, analysis_form=form), status=400)
+    return render(request, "exports/analysis.html", _page_context(study))
+
+
+class AnalysisForm(forms.Form):
+    complete_only = forms.BooleanField(
+        required=False, label="Reports and metric correlation only on prompts that have images from every model"
+    )
+    resamples = forms.IntegerField(
+        required=False, min_value=0, max_value=MAX_RESAMPLES, initial=DEFAULT_RESAMPLES, label="Bootstrap resamples",
+        help_text=f"behind each alpha's 95% interval; 0 for no interval, at most {MAX_RESAMPLES:,}",
+    )
+    seed = forms.IntegerField(
+        required=False, min_value=0, initial=0, label="Seed", help_text="the same seed gives the same intervals"
+    )
+
+    def clean(self):
+        """A field left empty takes its default."""
+        data = super().clean()
+        for name in ("resamples", "seed"):
+            if data.get(name) is None and name not in self.errors:
+                data[name] = self.fields[name].initial
+        return data
+
+
+def _page_context(study, **extra) -> dict:
+    """What the analysis page shows: the latest run, the export panel, the form to run again
+    (with the latest run's options)."""
     panel = selectors.export_panel(study=study)
     run = selectors.analysis_latest(study=study)
-    context = {"study": study, "run": run, "panel": panel, **_run_context(run, panel)}
-    return render(request, "exports/analysis.html", context)
+    initial = {"complete_only": run.complete_only, "resamples": run.resamples, "seed": run.seed} if run else None
+    return {"study": study, "run": run, "panel": panel, "analysis_form": AnalysisForm(initial=initial),
+            **_run_context(run, panel), **extra}
 
 
 @login_required
@@ -133,10 +167,5 @@ def metrics_upload(request, pk: int):
     else:
         errors = form.errors.get("file", [])
         total = len(errors)
-    panel = selectors.export_panel(study=study)
-    run = selectors.analysis_latest(study=study)
-    context = {
-        "study": study, "run": run, "panel": panel, **_run_context(run, panel),
-        "metric_errors": errors, "metric_errors_more": total - len(errors),
-    }
+    context = _page_context(study, metric_errors=errors, metric_errors_more=total - len(errors))
     return render(request, "exports/analysis.html", context, status=400)

@@ -67,3 +67,12 @@ def _jobs_in_process_unless_worker_test(request):
         yield
     finally:
         app.conf.task_always_eager = previous
+
+
+@pytest.fixture(autouse=True)
+def _postgres_only(request):
+    """Tests marked postgres_only (concurrency with real threads) skip, saying why, on SQLite."""
+    from django.db import connection
+
+    if request.node.get_closest_marker("postgres_only") and connection.vendor != "postgresql":
+        pytest.skip("concurrency is tested on PostgreSQL: set DATABASE_URL=postgres://… (CI does)")

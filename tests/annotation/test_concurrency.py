@@ -18,12 +18,6 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _postgres_only():
-    if connection.vendor != "postgresql":
-        pytest.skip("concurrency is tested on PostgreSQL: set DATABASE_URL=postgres://… (CI does)")
-
-
 def run_in_threads(target, args_list):
     """Start every call at the same moment (a barrier), each in its own thread and connection."""
     barrier = threading.Barrier(len(args_list))

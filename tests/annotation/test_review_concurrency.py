@@ -1,7 +1,6 @@
 """Reviews under real concurrency, on PostgreSQL: one review per annotation, one slot per flag."""
 
 import pytest
-from django.db import connection
 
 from annotation.models import Review
 from annotation.reviews.services import review_submit
@@ -15,12 +14,6 @@ pytestmark = [
     pytest.mark.postgres_only,
     pytest.mark.django_db(transaction=True),
 ]
-
-
-@pytest.fixture(autouse=True)
-def _postgres_only():
-    if connection.vendor != "postgresql":
-        pytest.skip("concurrency is tested on PostgreSQL: set DATABASE_URL=postgres://… (CI does)")
 
 
 def test_two_checkers_flagging_the_same_annotation_at_once_store_one_review_and_one_slot(study, pool, items):

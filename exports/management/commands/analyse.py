@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from exports.agreement import LEVELS
 from exports.longform import METRICS, LongFormError, analyse_long, read_long_csv
-from exports.services import analysis_run, analysis_start
+from exports.services import AnalysisRefused, analysis_run, analysis_start
 from studies.models import Study
 
 
@@ -28,7 +28,7 @@ class Command(BaseCommand):
         parser.add_argument("--metric", choices=METRICS, default="alpha", help="Coefficient (default alpha).")
         parser.add_argument("--weights", choices=("none", "linear", "quadratic"), default="none",
                             help="Cohen's kappa weights (default none).")
-        parser.add_argument("--resamples", type=int, default=1000, help="Bootstrap resamples for alpha's CI.")
+        parser.add_argument("--resamples", type=int, default=1000, help="Bootstrap resamples per alpha (default 1000; 0: none).")
         parser.add_argument("--seed", type=int, default=0, help="Seed of the bootstrap.")
 
     def handle(self, *args, study=None, json=False, csv=None, level=None, metric="alpha", weights="none",
@@ -40,7 +40,11 @@ class Command(BaseCommand):
         target = Study.objects.filter(pk=study).first()
         if target is None:
             raise CommandError(f"no study with id {study}")
-        run = analysis_run(run_id=analysis_start(study=target, user=None, queue=False).pk)
+        try:
+            started = analysis_start(study=target, user=None, queue=False, resamples=resamples, seed=seed)
+        except AnalysisRefused as exc:
+            raise CommandError(str(exc)) from exc
+        run = analysis_run(run_id=started.pk)
         if run.status != run.Status.DONE:
             raise CommandError(f"the analysis failed: {run.error or run.status}")
         if json:

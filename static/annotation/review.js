@@ -1,4 +1,3 @@
-<script>
 /* The review form: marks the answers the checker changed, keeps "Accept" for unchanged annotations,
  * keyboard shortcuts (1–9, A, F, N, Z) and the zoom dialog. The form works without it. */
 (function () {
@@ -93,4 +92,3 @@
     if (e.detail.successful) document.getElementById("net-error").hidden = true;
   });
 })();
-</script>

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from studies.importing.rows import read_rows
 from studies.models import ItemQuota, Study
-from studies.protocol import FIELD_TYPES, CandidateRef, Field, ItemContext
+from studies.protocol import FIELD_TYPES, SKIP, CandidateRef, Field, ItemContext
 
 from .models import Annotation, Annotator, Assignment, Session
 
@@ -158,7 +158,7 @@ def annotations_import(*, study: Study, rows_file: Path) -> AnnotationImportRepo
             surplus += not took
             Annotation.objects.create(
                 assignment=assignment, study=study, item_id=p.item_id, pool_id=p.pool_id, annotator=annotator,
-                answers=p.answers, protocol_version=study.protocol_version, surplus=not took,
+                answers=p.answers, skipped=SKIP in p.answers, protocol_version=study.protocol_version, surplus=not took,
                 time_spent_ms=0, started_at=now,
             )
     return AnnotationImportReport(annotations=len(pending), annotators=len(annotators), surplus=surplus)

@@ -7,6 +7,7 @@ from django.db import models
 from django.db.models import Q
 
 from studies.models import CountryPool, Item, Study, study_files_prefix
+from studies.protocol import SKIP
 
 
 class Annotator(models.Model):
@@ -110,6 +111,9 @@ class Annotation(models.Model):
     pool = models.ForeignKey(CountryPool, on_delete=models.RESTRICT, related_name="annotations")
     annotator = models.ForeignKey(Annotator, on_delete=models.RESTRICT, related_name="annotations")
     answers = models.JSONField()
+    skipped = models.BooleanField(
+        default=False, help_text="The annotator skipped the item (the answers hold only the reason)."
+    )
     protocol_version = models.PositiveIntegerField()
     surplus = models.BooleanField(
         default=False, help_text="Submitted after the lease expired and the item was already full."
@@ -120,7 +124,14 @@ class Annotation(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["study", "id"])]
-        constraints = [models.CheckConstraint(condition=Q(time_spent_ms__gte=0), name="annotation_time_nonneg")]
+        constraints = [
+            models.CheckConstraint(condition=Q(time_spent_ms__gte=0), name="annotation_time_nonneg"),
+            # ``skipped`` mirrors the answers, so counts and reads need not look inside the JSON.
+            models.CheckConstraint(
+                condition=Q(skipped=True, answers__has_key=SKIP) | (Q(skipped=False) & ~Q(answers__has_key=SKIP)),
+                name="annotation_skipped_mirrors_answers",
+            ),
+        ]
 
     def __str__(self):
         return f"annotation {self.pk} of {self.item}"

@@ -315,6 +315,7 @@ def annotation_submit(*, assignment: Assignment, data, now: datetime | None = No
                 pool_id=assignment.pool_id,
                 annotator_id=assignment.annotator_id,
                 answers=validation.answers,
+                skipped=validation.skipped,
                 protocol_version=study.protocol_version,
                 surplus=surplus,
                 time_spent_ms=max(0, int((now - assignment.leased_at).total_seconds() * 1000)),

@@ -27,7 +27,7 @@ from studies.models import (
     ProtocolVersion,
     Study,
 )
-from studies.protocol import SKIP, SpecError, parse_spec
+from studies.protocol import SpecError, parse_spec
 
 from .columns import AnnotationColumns, columns_from_chunks
 from .csvformat import DocumentInfo
@@ -131,17 +131,17 @@ COLUMNS_CHUNK_SIZE = 50_000
 FLAGGED = Review.Outcome.FLAGGED.value
 
 
-def _json_sql() -> tuple[str, str] | None:
-    """(SQL of an answer key's JSON text, SQL of "the answer has the key") here, or None when this
-    database has no JSON extraction we use (then the ORM reads the rows)."""
+def _json_sql() -> str | None:
+    """The SQL of an answer key's JSON text here, or None when this database has no JSON
+    extraction we use (then the ORM reads the rows)."""
     if connection.vendor == "postgresql":
-        return "(answers -> %s)::text", "(answers ? %s)"
+        return "(answers -> %s)::text"
     if connection.vendor == "sqlite" and sqlite3.sqlite_version_info >= (3, 38):
-        return "(answers -> %s)", "(json_type(answers, '$.' || %s) IS NOT NULL)"
+        return "(answers -> %s)"
     return None
 
 
-def _chunks_sql(study_id: int, max_id: int, keys: Sequence[str], size: int, sql: tuple[str, str]):
+def _chunks_sql(study_id: int, max_id: int, keys: Sequence[str], size: int, key_sql: str):
     """Chunks of columns, the database extracting each key, in id order.
 
     PostgreSQL streams one query through a server-side cursor: one pass whatever plan it picks.
@@ -149,23 +149,22 @@ def _chunks_sql(study_id: int, max_id: int, keys: Sequence[str], size: int, sql:
     statistics: each page was a bitmap scan of every remaining row and a sort.) SQLite reads
     keyset pages over the (study, id) index, so no read lock is held between pages while
     annotators keep submitting."""
-    key_sql, has_sql = sql
     select = (
-        f"SELECT id, item_id, pool_id, annotator_id, protocol_version, {has_sql}"
+        "SELECT id, item_id, pool_id, annotator_id, protocol_version, skipped"
         + "".join(f", {key_sql}" for _ in keys)
         + f" FROM {Annotation._meta.db_table} a WHERE study_id = %s AND id <= %s"
         + f" AND NOT EXISTS (SELECT 1 FROM {Review._meta.db_table} r WHERE r.annotation_id = a.id AND r.outcome = %s)"
     )
     if connection.vendor == "postgresql" and not connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS"):
         with connection.chunked_cursor() as cursor:
-            cursor.execute(select + " ORDER BY id", [SKIP, *keys, study_id, max_id, FLAGGED])
+            cursor.execute(select + " ORDER BY id", [*keys, study_id, max_id, FLAGGED])
             while rows := cursor.fetchmany(size):
                 yield _columns_of(rows)
         return
     last = 0
     with connection.cursor() as cursor:
         while True:
-            cursor.execute(select + " AND id > %s ORDER BY id LIMIT %s", [SKIP, *keys, study_id, max_id, FLAGGED, last, size])
+            cursor.execute(select + " AND id > %s ORDER BY id LIMIT %s", [*keys, study_id, max_id, FLAGGED, last, size])
             rows = cursor.fetchall()
             if not rows:
                 return
@@ -183,14 +182,13 @@ def _chunks_orm(study_id: int, max_id: int, keys: Sequence[str], size: int):
     rows = (
         Annotation.objects.filter(NOT_FLAGGED, study_id=study_id, id__lte=max_id)
         .order_by("id")
-        .values_list("id", "item_id", "pool_id", "annotator_id", "protocol_version", "answers")
+        .values_list("id", "item_id", "pool_id", "annotator_id", "protocol_version", "skipped", "answers")
         .iterator(chunk_size=size)
     )
     chunk: list[tuple] = []
-    for pk, item, pool, annotator, version, answers in rows:
+    for *ids, answers in rows:
         answers = answers if isinstance(answers, dict) else {}
-        texts = (json.dumps(answers[k]) if k in answers else None for k in keys)
-        chunk.append((pk, item, pool, annotator, version, SKIP in answers, *texts))
+        chunk.append((*ids, *(json.dumps(answers[k]) if k in answers else None for k in keys)))
         if len(chunk) == size:
             yield list(zip(*chunk, strict=True))
             chunk = []

@@ -14,7 +14,6 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from studies.models import CountryPool, Study
-from studies.protocol import SKIP
 
 from ..models import Annotation, Checker
 
@@ -51,7 +50,7 @@ def scope_for_reviewer(user: AbstractBaseUser, study_pk: int, pool_pk: int) -> R
 def annotations_to_review(scope: ReviewScope) -> QuerySet[Annotation]:
     """The pool's annotations this reviewer may review, reviewed or not: skipped items and the
     reviewer's own annotations are left out."""
-    annotations = Annotation.objects.filter(pool=scope.pool).exclude(answers__has_key=SKIP)
+    annotations = Annotation.objects.filter(pool=scope.pool, skipped=False)
     if scope.own_pid:
         annotations = annotations.exclude(annotator__prolific_pid=scope.own_pid)
     return annotations

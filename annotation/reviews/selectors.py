@@ -10,7 +10,7 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet
 
 from studies.models import CountryPool, ProtocolVersion, Study
-from studies.protocol import SKIP, Bound, ItemContext, Protocol, SpecError, bind, parse_spec
+from studies.protocol import Bound, ItemContext, Protocol, SpecError, bind, parse_spec
 
 from ..context import assignment_context, candidate_order
 from ..models import DEFAULT_REVIEW_TARGET_PERCENT, Annotation, ReviewTarget
@@ -64,7 +64,7 @@ def _target_percent(pool: CountryPool) -> int:
 
 def review_progress(pool: CountryPool) -> Progress:
     """How much of the pool is reviewed, against its target (two queries: counts and target)."""
-    counts = Annotation.objects.filter(pool=pool).exclude(answers__has_key=SKIP).aggregate(
+    counts = Annotation.objects.filter(pool=pool, skipped=False).aggregate(
         total=Count("pk"), reviewed=Count("review")
     )
     return Progress(reviewed=counts["reviewed"], total=counts["total"], target_percent=_target_percent(pool))
@@ -82,8 +82,8 @@ def pools_progress(pools: QuerySet[CountryPool], user) -> list[PoolProgress]:
     pools = list(
         pools.select_related("study", "review_target")
         .annotate(
-            n_total=Count("annotations", filter=~Q(annotations__answers__has_key=SKIP)),
-            n_reviewed=Count("annotations__review", filter=~Q(annotations__answers__has_key=SKIP)),
+            n_total=Count("annotations", filter=Q(annotations__skipped=False)),
+            n_reviewed=Count("annotations__review", filter=Q(annotations__skipped=False)),
         )
         .order_by("study__name", "study_id", "country_name")
     )

@@ -87,7 +87,7 @@ def test_a_reviewer_never_gets_their_own_annotation(client, study, pool, items):
 
 
 def test_skipped_items_are_not_reviewed(owner, study, pool, annotated):
-    Annotation.objects.exclude(pk=annotated[0].pk).update(answers={"_skip": "I cannot judge this image"})
+    Annotation.objects.exclude(pk=annotated[0].pk).update(answers={"_skip": "I cannot judge this image"}, skipped=True)
     scope = scope_for_reviewer(owner, study.pk, pool.pk)
     assert {review_next(scope).pk for _ in range(10)} == {annotated[0].pk}
 
@@ -204,3 +204,13 @@ def test_an_uploaded_image_and_its_box_are_shown_and_served_through_the_pool(cli
     assert "Dosa" in page  # the concept, as annotators saw it
     assert client.get(url).status_code == 200
     assert login(client, other_researcher).get(url).status_code == 404
+
+
+def test_the_skipped_flag_must_mirror_the_answers(annotated):
+    """A database constraint: counts and reads use ``skipped`` without looking inside the JSON."""
+    from django.db import IntegrityError, transaction
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Annotation.objects.filter(pk=annotated[0].pk).update(answers={"_skip": "Cannot judge"})
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Annotation.objects.filter(pk=annotated[0].pk).update(skipped=True)

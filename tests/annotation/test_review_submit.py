@@ -243,7 +243,7 @@ def test_a_second_submit_of_the_same_annotation_gets_a_clear_message(client, che
 
 def test_the_last_review_leaves_a_clear_page(client, checker, study, pool, items):
     (only,) = annotate(pool)[:1] or [None]
-    Annotation.objects.exclude(pk=only.pk).update(answers={"_skip": "Cannot judge"})
+    Annotation.objects.exclude(pk=only.pk).update(answers={"_skip": "Cannot judge"}, skipped=True)
     login(client, checker)
     page = post(client, only, "accepted", hx=True).content.decode()
     assert "Nothing left to review: India" in page and "Every annotation of India has been reviewed" in page

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from annotation.models import Annotation, Assignment, Session
 from studies.models import Document, Study
-from studies.protocol import CandidateRef, DocumentRef, ItemContext, validate
+from studies.protocol import SKIP, CandidateRef, DocumentRef, ItemContext, validate
 from studies.services import study_create
 
 from .. import factories as f
@@ -43,7 +43,8 @@ def annotate(annotator, item, answers=None, *, surplus=False, time_spent_ms=42_0
         item=item,
         pool=annotator.pool,
         annotator=annotator,
-        answers=answers if answers is not None else answers_for(item, **overrides),
+        answers=(answers := answers if answers is not None else answers_for(item, **overrides)),
+        skipped=SKIP in answers,
         protocol_version=item.study.protocol_version,
         surplus=surplus,
         time_spent_ms=time_spent_ms,

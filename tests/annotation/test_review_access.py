@@ -177,5 +177,5 @@ def test_the_list_of_pools_takes_a_fixed_number_of_queries(client, owner, study,
     for n in range(5):
         f.make_pool(study, f"C{n}", f"Country {n}")
     login(client, owner)
-    with django_assert_num_queries(4):  # session, user, pools with counts and targets, checker roles
+    with django_assert_num_queries(6):  # session, user, pools with targets, annotations and reviews by pool, checker roles
         client.get(reverse("annotation:review-home"))

@@ -121,9 +121,9 @@ def test_htmx_gets_the_panel_alone(client, checker, study, pool, annotated):
 def test_the_review_page_takes_a_fixed_number_of_queries(client, checker, study, pool, annotated,
                                                          django_assert_num_queries):
     login(client, checker)
-    # session, user, pool (scoped), checker's own pid, the random annotation, the progress counts,
+    # session, user, pool (scoped), checker's own pid, the candidates counted, one id drawn and its row, the progress counts,
     # the pool's target
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(9):
         client.get(review_url(study, pool))
 
 

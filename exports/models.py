@@ -41,6 +41,9 @@ MAX_RESAMPLES = 10_000
 class AnalysisRun(Job):
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="analysis_runs")
     result = models.JSONField(null=True, blank=True)
+    summary = models.JSONField(
+        null=True, blank=True, help_text="The result with its long tables cut to their first rows: what the page reads."
+    )
     complete_only = models.BooleanField(
         default=False, help_text="Reports and metric correlation restricted to prompts with images from every model."
     )

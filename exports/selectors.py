@@ -249,7 +249,16 @@ def analysis_latest(*, study: Study, with_result: bool = True) -> AnalysisRun | 
 
 def analysis_latest_done(*, study: Study) -> AnalysisRun | None:
     """The newest finished run, without its result: what export gating compares with the data."""
-    return study.analysis_runs.filter(status=AnalysisRun.Status.DONE).order_by("-finished_at", "-id").defer("result").first()
+    runs = study.analysis_runs.filter(status=AnalysisRun.Status.DONE).order_by("-finished_at", "-id")
+    return runs.defer("result", "summary").first()
+
+
+def run_summary(run: AnalysisRun | None) -> dict | None:
+    """What the page shows of a finished run: its summary (long tables cut to their first rows),
+    or, for a run from before summaries, its whole result (read then, if it was deferred)."""
+    if run is None or run.status != AnalysisRun.Status.DONE:
+        return None
+    return run.summary if run.summary is not None else run.result
 
 
 def analysis_result_text(*, run: AnalysisRun) -> str:

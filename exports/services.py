@@ -52,6 +52,7 @@ from .selectors import (
     staleness,
     stored_versions,
 )
+from .summary import page_summary
 
 logger = logging.getLogger(__name__)
 
@@ -167,6 +168,7 @@ def analysis_run(*, run_id: int) -> AnalysisRun:
                 status=Status.DONE,
                 progress=100,
                 result=result,
+                summary=page_summary(result),
                 data_fingerprint=fingerprint.text,
                 finished_at=timezone.now(),
             )

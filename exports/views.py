@@ -68,7 +68,7 @@ def _page_context(study, **extra) -> dict:
     """What the analysis page shows: the latest run, the export panel, the form to run again
     (with the latest run's options)."""
     panel = selectors.export_panel(study=study)
-    run = selectors.analysis_latest(study=study)
+    run = selectors.analysis_latest(study=study, with_result=False)
     initial = {"complete_only": run.complete_only, "resamples": run.resamples, "seed": run.seed} if run else None
     return {"study": study, "run": run, "panel": panel, "analysis_form": AnalysisForm(initial=initial),
             **_run_context(run, panel), **extra}
@@ -78,7 +78,7 @@ def _page_context(study, **extra) -> dict:
 @require_GET
 def analysis_status(request, pk: int, run_pk: int):
     study = study_for_user(request.user, pk)
-    run = selectors.analysis_for_study(study=study, pk=run_pk)
+    run = selectors.analysis_for_study(study=study, pk=run_pk, with_result=False)
     panel = None if run.is_active else selectors.export_panel(study=study)
     # Once the run has ended, the reports, metric and export sections are swapped in out of band.
     context = {
@@ -102,10 +102,12 @@ def analysis_result(request, pk: int, run_pk: int):
 
 
 def _run_context(run, panel) -> dict:
-    """How the shown run compares with the current data."""
+    """The shown run's result as the page reads it (its summary), and how it compares with the
+    current data."""
+    result = selectors.run_summary(run)
     if run is None or panel is None or run.status != run.Status.DONE:
-        return {"run_staleness": None}
-    return {"run_staleness": selectors.staleness(run.data_fingerprint, panel.fingerprint)}
+        return {"result": result, "run_staleness": None}
+    return {"result": result, "run_staleness": selectors.staleness(run.data_fingerprint, panel.fingerprint)}
 
 
 @login_required

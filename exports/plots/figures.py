@@ -143,17 +143,19 @@ def document_scores(score: Mapping[str, Any]) -> str:
 
 def box_agreement(res: Mapping[str, Any]) -> str:
     """GlobalRG: the histogram of each image's mean pairwise IoU (the report has no countries)."""
-    values = [float(row[3]) for row in res.get("rows") or () if row[3] is not None]
-    if not values:
-        return ""
     edges = [k / 10 for k in range(11)]
+    counts = res.get("iou_histogram")  # binned by the analysis; a result from before it was is binned here
+    if counts is None:
+        counts = _counts([float(row[3]) for row in res.get("rows") or () if row[3] is not None], edges)
+    if not any(counts):
+        return ""
     labels = [f"{fmt_tick(a)}–{fmt_tick(b)}" for a, b in zip(edges, edges[1:])]
     threshold, share = res.get("threshold"), res.get("share_at_threshold")
     lead = "Histogram of the mean IoU of the boxes of each image drawn on by two annotators or more"
     if share is not None:
         lead += f"; over all pairs, {fmt(share)} are at IoU ≥ {threshold}."
     return histogram(
-        [Bin(label, n, f"mean IoU {label}: {n} image{_s(n)}") for label, n in zip(labels, _counts(values, edges))],
+        [Bin(label, n, f"mean IoU {label}: {n} image{_s(n)}") for label, n in zip(labels, counts)],
         title="Mean pairwise IoU per image", heading="Mean pairwise IoU per image", lead=lead,
         x_label="mean pairwise IoU", unit="images",
     )

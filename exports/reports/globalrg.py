@@ -76,7 +76,15 @@ class BoxAgreement:
 
     def as_dict(self) -> dict[str, Any]:
         d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "rows"}
-        return {**d, "columns": list(BOX_COLUMNS), "rows": [list(r) for r in self.rows]}
+        return {**d, "iou_histogram": self.iou_histogram(), "columns": list(BOX_COLUMNS),
+                "rows": [list(r) for r in self.rows]}
+
+    def iou_histogram(self) -> list[int]:
+        """How many images have their mean IoU in each tenth of 0..1 (the last tenth holds 1)."""
+        counts = [0] * 10
+        for *_, mean in self.rows:
+            counts[min(int(mean * 10 + 1e-9), 9)] += 1
+        return counts
 
 
 def box_agreement(

@@ -23,3 +23,15 @@ def test_a_single_value_still_gets_a_bin():
     res = human_scores([(1, "IN", 4), (2, "IN", 4)]).as_dict()
     assert res["histogram"]["countries"] == [{"country": "IN", "counts": [2]}]
     assert figures.human_scores(res) == figures.human_scores({**res, "histogram": None})
+
+
+def test_the_stored_iou_histogram_draws_the_plot_the_rows_would():
+    from exports.reports import box_agreement
+
+    boxes = []
+    for image in range(30):
+        for annotator, shift in enumerate((0, image % 7, 2 * (image % 5))):
+            boxes.append((f"img-{image}", annotator, [0.1 + shift / 100, 0.1, 0.3, 0.3]))
+    res = box_agreement(boxes).as_dict()
+    assert sum(res["iou_histogram"]) == res["images_paired"] == 30
+    assert figures.box_agreement(res) == figures.box_agreement({**res, "iou_histogram": None}) != ""

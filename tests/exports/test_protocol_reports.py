@@ -11,6 +11,7 @@ from django.urls import reverse
 from exports import protocol_reports as service
 from exports.models import AnalysisRun
 from exports.protocol_reports import protocol_reports
+from exports.summary import page_summary
 from exports.reports import (
     answer_agreement,
     box_agreement,
@@ -288,10 +289,15 @@ def test_long_tables_show_the_first_20_rows_with_a_note():
     report = {"kind": "human_scores", "title": "Human score", "fields": {"value": "relevance"},
               "result": {"pairs": 25, "ratings": 50, "missing": 0, "countries": [], "rows": rows}}
     failed = {"kind": "answer_agreement", "title": "Answers", "fields": {"answer": "answer"}, "error": "ValueError: bad"}
-    run = SimpleNamespace(status="done", result={"reports": [report, failed]})
-    html = render_to_string("exports/_reports.html", {"run": run})
+    result = {"reports": [report, failed]}
+    html = render_to_string("exports/_reports.html", {"run": SimpleNamespace(status="done"), "result": result})
     assert "<td>19</td>" in html and "<td>20</td>" not in html
     assert "Showing the first 20 of 25 rows" in html
+    # The page's summary of a long table keeps its first rows and its length.
+    summary = page_summary(result, keep_whole=10)
+    assert len(summary["reports"][0]["result"]["rows"]) == 20 and summary["reports"][0]["result"]["rows_total"] == 25
+    html = render_to_string("exports/_reports.html", {"run": SimpleNamespace(status="done"), "result": summary})
+    assert "<td>19</td>" in html and "Showing the first 20 of 25 rows" in html
     assert "This report could not be computed: ValueError: bad" in html
     assert "relevance" in html
 

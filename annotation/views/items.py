@@ -39,7 +39,7 @@ class Part:
     collapsed: bool = False
 
 
-def _parts(display, texts: dict[str, str], *, documents, candidates, has_pick_one, has_per_document) -> list[Part]:
+def display_parts(display, texts: dict[str, str], *, documents, candidates, has_pick_one, has_per_document) -> list[Part]:
     """What of the item the page shows, in the spec's order; a part in ``collapsed`` is folded away.
 
     Documents are shown with their own questions when a per_document field asks about them, and
@@ -91,7 +91,7 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
         "assignment": assignment,
         "item": assignment.item,
         "show_image": "image" in shown and bool(assignment.item.image),
-        "parts": _parts(display, context.texts, documents=documents, candidates=candidates,
+        "parts": display_parts(display, context.texts, documents=documents, candidates=candidates,
                         has_pick_one="pick_one" in types, has_per_document="per_document" in types),
         "texts": context.texts,
         "documents": documents,

@@ -19,7 +19,7 @@ from studies.protocol import value_token
 from ..models import Annotation, Review
 from ..reviews import selectors, services
 from ..reviews.access import ReviewScope, annotation_for_reviewer, pools_for_reviewer, scope_for_reviewer
-from .items import _parts
+from .items import display_parts
 
 NOT_QUESTIONS = ("csrfmiddlewaretoken", services.OUTCOME, services.NOTE)
 
@@ -131,7 +131,7 @@ def _annotation_context(scope: ReviewScope, annotation: Annotation, *, data, not
         "noun": display.noun.lower(),
         "item": annotation.item,
         "show_image": "image" in shown and bool(annotation.item.image),
-        "parts": _parts(display, form.context.texts, documents=form.documents, candidates=form.candidates,
+        "parts": display_parts(display, form.context.texts, documents=form.documents, candidates=form.candidates,
                         has_pick_one="pick_one" in reviewed_types, has_per_document="per_document" in reviewed_types),
         "documents": form.documents,
         "document_texts": "documents" in shown,

@@ -56,6 +56,7 @@ def test_documents_are_judged_by_keys_and_mouse_and_a_missing_article_is_added(p
 
     page.keyboard.press("Control+Enter")
     page.get_by_role("alert").filter(has_text="Please fix 1 answer").wait_for()
+    page.locator("#item-panel[data-ready=true]").wait_for()  # the refused form, swapped in, takes input again
     assert "is not a web address" in page.locator("[id='err-missing_documents']").inner_text()
     page.get_by_label("URL of article 1").fill("https://en.wikipedia.org/wiki/Rangoli")
     page.get_by_role("button", name="Submit and continue").click()

@@ -18,7 +18,6 @@ An item-level skip has no answer to any field: it is left out of every field, an
 
 from __future__ import annotations
 
-import json
 from array import array
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -27,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from studies.protocol import Field, value_token
+from studies.protocol import Field, answer_token
 
 from .agreement import alpha
 from .columns import AnnotationColumns, KeyColumn
@@ -58,25 +57,14 @@ class FieldCoder:
         self.codes = np.zeros(0, dtype=np.int64)
         self.out_of_domain = 0
 
-    def _token(self, value: Any) -> str:
-        if self.field.type == "pick_one" and isinstance(value, Mapping):
-            return value_token(value.get("choice"))  # the unit value is the candidate chosen, not the order shown
-        if isinstance(value, list):
-            order = {c.token: i for i, c in enumerate(self.field.choices)}
-            parts = sorted((value_token(v) for v in value), key=lambda t: (order.get(t, len(order)), t))
-            return "|".join(parts)
-        if isinstance(value, Mapping):
-            return json.dumps(value, sort_keys=True)
-        return value_token(value)
-
     def code(self, answered_as: Field | None, value: Any) -> tuple[int, bool]:
         """The code of ``value``, an answer given to ``answered_as`` (the field of its own version),
         and whether it lies outside the field's domain (then the code is MISSING)."""
-        if answered_as is None or value is None or value == [] or value == "":
+        token = None if answered_as is None else answer_token(self.field, value)
+        if token is None:
             return MISSING, False
         if answered_as.type != self.field.type:  # the key meant another kind of question then
             return MISSING, True
-        token = self._token(value)
         code = self._index.get(token)
         if code is None and not self.fixed:
             code = self._index[token] = len(self.tokens)

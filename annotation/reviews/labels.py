@@ -2,9 +2,9 @@
 plain data, no ORM.
 
 The reviewed fields are those with a level of measurement (the ones the analysis computes agreement
-on), per_document sub-fields included. A label is compared as a token, the way the analysis codes
-answers (``exports.analysis.FieldCoder``): a choice's value as its form token, a multi answer as its
-tokens joined by "|" in choice order, a pick_one answer as the candidate chosen.
+on), per_document sub-fields included. A label is compared as a token, as the analysis codes
+answers (``studies.protocol.answer_token``): a choice's value as its form token, a multi answer as
+its tokens joined by "|" in choice order, a pick_one answer as the candidate chosen.
 
 A position names one label within an annotation: ``("caption_correct", None)`` for a top-level
 field, ``("documents.country", 12)`` for a per_document sub-field about document 12.
@@ -12,12 +12,11 @@ field, ``("documents.country", 12)`` for a per_document sub-field about document
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from studies.protocol import DocumentRef, Field, Protocol, value_token
+from studies.protocol import DocumentRef, Field, Protocol, answer_token, value_token
 
 Position = tuple[str, int | None]
 
@@ -65,20 +64,6 @@ def domain(f: Field) -> tuple[str, ...] | None:
     return None
 
 
-def label_token(f: Field, value: Any) -> str | None:
-    """An answer as the token it is compared by; None for no answer."""
-    if value is None or value == [] or value == "":
-        return None
-    if f.type == "pick_one" and isinstance(value, Mapping):
-        return value_token(value.get("choice"))
-    if isinstance(value, list):
-        order = {c.token: i for i, c in enumerate(f.choices)}
-        return "|".join(sorted((value_token(v) for v in value), key=lambda t: (order.get(t, len(order)), t)))
-    if isinstance(value, Mapping):
-        return json.dumps(value, sort_keys=True)
-    return value_token(value)
-
-
 def _entries(value: Any) -> list[Mapping[str, Any]]:
     """The well-formed per-document entries of a per_document answer."""
     if not isinstance(value, list):
@@ -95,11 +80,11 @@ def flat_labels(fields: Sequence[Field], answers: Mapping[str, Any]) -> dict[Pos
         if f.type == "per_document":
             for entry in _entries(answers.get(f.key)):
                 for sub in f.fields:
-                    token = label_token(sub, entry.get(sub.key))
+                    token = answer_token(sub, entry.get(sub.key))
                     if token is not None:
                         out[(analysed_key(sub, f), entry["document"])] = token
         else:
-            token = label_token(f, answers.get(f.key))
+            token = answer_token(f, answers.get(f.key))
             if token is not None:
                 out[(f.key, None)] = token
     return out

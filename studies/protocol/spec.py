@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +32,23 @@ def value_token(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def answer_token(f: Field, value: Any) -> str | None:
+    """An answer to ``f`` as one token that two answers are compared by (agreement, a checker's
+    review): a choice's value as its form token, a set of choices as their tokens joined by "|" in
+    the order of ``f``'s choices, a pick_one answer as the candidate chosen (not the order shown),
+    any other object as its JSON; None for no answer."""
+    if value is None or value == [] or value == "":
+        return None
+    if f.type == "pick_one" and isinstance(value, Mapping):
+        return value_token(value.get("choice"))
+    if isinstance(value, list):
+        order = {c.token: i for i, c in enumerate(f.choices)}
+        return "|".join(sorted((value_token(v) for v in value), key=lambda t: (order.get(t, len(order)), t)))
+    if isinstance(value, Mapping):
+        return json.dumps(value, sort_keys=True)
+    return value_token(value)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from studies.models import (
     ProtocolVersion,
     Study,
 )
-from studies.protocol import SpecError, parse_spec
+from studies.selectors import protocol_specs
 
 from .columns import AnnotationColumns, columns_from_chunks
 from .csvformat import DocumentInfo
@@ -112,14 +112,8 @@ def protocol_set(*, study: Study, max_id: int | None = None, present: Iterable[i
         present = rows.values_list("protocol_version", flat=True).distinct()
     present = set(present)
     present.discard(study.protocol_version)
-    versions, fallback = {}, set()
-    rows = ProtocolVersion.objects.filter(study=study, version__in=present).values_list("version", "spec")
-    for version, spec in rows:
-        try:
-            versions[version] = parse_spec(spec)
-        except SpecError:
-            fallback.add(version)
-    fallback |= present - set(versions)
+    versions = protocol_specs(study=study, versions=present)
+    fallback = present - set(versions)
     return ProtocolSet(
         current=study.spec, current_version=study.protocol_version, versions=versions, fallback=frozenset(fallback)
     )

@@ -1,7 +1,8 @@
 """Who may review what. Every review page and action looks its pool and annotation up here.
 
-A pool's annotations may be reviewed by the study's owner (a superuser: any study) and by the
-pool's checkers. Anyone else gets 404, never 403: a pool they may not review does not exist for them.
+A pool's annotations may be reviewed by whoever sees its study (``studies_for_user``: its owner; a
+superuser: any study) and by the pool's checkers. Anyone else gets 404, never 403: a pool they may
+not review does not exist for them.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from studies.models import CountryPool, Study
+from studies.selectors import studies_for_user
 
 from ..models import Annotation, Checker
 
@@ -32,10 +34,8 @@ def pools_for_reviewer(user: AbstractBaseUser) -> QuerySet[CountryPool]:
     """The pools the user may review: of the studies they own, and those they check."""
     if not user.is_authenticated:
         return CountryPool.objects.none()
-    if user.is_superuser:
-        return CountryPool.objects.all()
     checks = Checker.objects.filter(pool=OuterRef("pk"), user=user)
-    return CountryPool.objects.filter(Q(study__owner=user) | Exists(checks))
+    return CountryPool.objects.filter(Q(study__in=studies_for_user(user)) | Exists(checks))
 
 
 def scope_for_reviewer(user: AbstractBaseUser, study_pk: int, pool_pk: int) -> ReviewScope:

@@ -10,8 +10,9 @@ from typing import Any
 
 from django.db.models import Count, QuerySet
 
-from studies.models import CountryPool, ProtocolVersion, Study
-from studies.protocol import Bound, ItemContext, Protocol, SpecError, bind, parse_spec
+from studies.models import CountryPool, Study
+from studies.protocol import Bound, ItemContext, Protocol, bind
+from studies.selectors import protocol_specs
 
 from ..context import assignment_context, candidate_order
 from ..models import DEFAULT_REVIEW_TARGET_PERCENT, Annotation, Review, ReviewTarget
@@ -113,15 +114,10 @@ def pools_progress(pools: QuerySet[CountryPool], user) -> list[PoolProgress]:
 
 def protocol_of(annotation: Annotation, study: Study) -> Protocol:
     """The spec the annotation was given under (the current one when that version is not kept)."""
-    if annotation.protocol_version == study.protocol_version:
+    version = annotation.protocol_version
+    if version == study.protocol_version:
         return study.spec
-    spec = ProtocolVersion.objects.filter(study=study, version=annotation.protocol_version).values_list(
-        "spec", flat=True
-    ).first()
-    try:
-        return parse_spec(spec) if spec is not None else study.spec
-    except SpecError:
-        return study.spec
+    return protocol_specs(study=study, versions=[version]).get(version, study.spec)
 
 
 # --- the review form ------------------------------------------------------------------------

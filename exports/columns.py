@@ -11,7 +11,7 @@ per-answer work (coding, normalising) is done once per distinct answer, not once
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +76,12 @@ class AnnotationColumns:
 
     def versions(self) -> list[int]:
         return [int(v) for v in np.unique(self.version)]
+
+    def countries(self, country_of: Mapping[int, Any]) -> np.ndarray:
+        """Each annotation's pool as ``country_of`` names it (an object array; None for a pool it
+        does not name), looked up once per pool."""
+        pools, inverse = np.unique(self.pool, return_inverse=True)
+        return np.array([country_of.get(int(p)) for p in pools] + [None], dtype=object)[inverse.reshape(-1)]
 
 
 class Interner:

@@ -29,8 +29,8 @@ from .correlation import (
 )
 from .models import MetricUpload
 from .protocols import ProtocolSet, fields_by_key
-from .reports import complete_prompts
-from .selectors import annotation_columns, protocol_set
+from .reports import CompletePrompts
+from .selectors import annotation_columns, complete_prompts_of, protocol_set
 
 CHUNK_SIZE = 2000
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -141,10 +141,9 @@ def _human_frame(columns: AnnotationColumns, key: str, protocols: ProtocolSet, c
     mine = answered.take(np.isin(answered.version, scale_versions))
     values = mine.keys[key].numbers(_scale_value)
     kept = ~np.isnan(values)
-    pools, inverse = np.unique(mine.pool[kept], return_inverse=True)
     return pd.DataFrame({
         "item": mine.item[kept],
-        "country": np.array([countries.get(int(p)) for p in pools] + [None], dtype=object)[inverse.reshape(-1)],
+        "country": mine.countries(countries)[kept],
         "rater": mine.annotator[kept],
         "value": values[kept],
     })
@@ -159,11 +158,6 @@ def _scale_value(value: Any) -> float | None:
         return None
 
 
-def _complete_items(study: Study) -> Any:
-    items = study.items.values_list("pk", "country", "prompt", "model_name").iterator(chunk_size=CHUNK_SIZE)
-    return complete_prompts((pk, (country, prompt), model) for pk, country, prompt, model in items)
-
-
 def metric_result(
     *,
     study: Study,
@@ -171,6 +165,7 @@ def metric_result(
     columns: AnnotationColumns | None = None,
     protocols: ProtocolSet | None = None,
     complete_only: bool = False,
+    complete: CompletePrompts | None = None,
 ) -> dict[str, Any] | None:
     """Each uploaded metric against the human score per item (per (item, country) when every
     pool rates every item: CAIRE), beside the human–human baseline; None when nothing was uploaded.
@@ -178,7 +173,8 @@ def metric_result(
     ``columns``: the analysis's one read of the annotations up to ``max_id`` (its fingerprint),
     holding at least the human field's key, and ``protocols`` the specs it was given under; both
     read here when not given.
-    ``complete_only`` restricts both sides to the prompts with an image from every model."""
+    ``complete_only`` restricts both sides to the prompts with an image from every model
+    (``complete``: that selection, when the caller has it already)."""
     upload = metric_upload_latest(study=study)
     if upload is None:
         return None
@@ -199,7 +195,7 @@ def metric_result(
     if columns is None:
         columns = annotation_columns(study=study, max_id=max_id, keys=[f.key])
     per_country = study.routing == Study.Routing.ALL_POOLS
-    only = _complete_items(study) if complete_only else None
+    only = complete if complete is not None else complete_prompts_of(study=study) if complete_only else None
     found = metric_correlations(
         _human_frame(columns, f.key, protocols, countries),
         scores,

@@ -26,10 +26,10 @@ from studies.protocol.reports import REPORT_KINDS, ReportSpec
 from .columns import AnnotationColumns
 from .protocols import ProtocolSet
 from .reports import (
+    CompletePrompts,
     answer_agreement,
     box_agreement,
     caption_win_rates,
-    complete_prompts,
     criteria_spearman,
     document_scores,
     error_type_shares,
@@ -38,8 +38,9 @@ from .reports import (
     word_frequency,
 )
 from .reports.common import number
+from .reports.culturalframes import word_texts
 from .scores import DEFAULT_MAPPING
-from .selectors import annotation_columns
+from .selectors import annotation_columns, complete_prompts_of
 
 logger = logging.getLogger(__name__)
 
@@ -62,11 +63,9 @@ def _hashable(value: Any) -> Any:
 
 
 def _word_texts(value: Any) -> tuple[str, ...] | None:
-    """The highlighted texts of a ``highlight`` answer (kept small: no offsets)."""
-    if not isinstance(value, list) or not value:
-        return None
-    texts = [w.get("text") if isinstance(w, Mapping) else w for w in value]
-    return tuple(t for t in texts if isinstance(t, str)) or None
+    """The highlighted words of a ``highlight`` answer, as the report counts them (kept small: no
+    offsets; a tuple, so each distinct answer is grouped by the report without JSON)."""
+    return tuple(word_texts(value)) or None
 
 
 def _image_key(value: Any) -> Any:
@@ -83,25 +82,24 @@ class _Report:
 
     spec: ReportSpec
     readers: list[tuple[str, Callable[[Any], Any], str]]  # (answer key, reader, storage)
-    items: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    pools: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    annotators: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    versions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    annotations: AnnotationColumns | None = None
     columns: list[np.ndarray] = field(default_factory=list)
     error: str = ""
 
-    def read(self, columns: AnnotationColumns) -> None:
-        """Keep the annotations of ``columns`` (answered, of fitting versions) and read their values."""
-        self.items, self.pools = columns.item, columns.pool
-        self.annotators, self.versions = columns.annotator, columns.version
+    def read(self, annotations: AnnotationColumns) -> None:
+        """Keep ``annotations`` (answered, of fitting versions) and read their values."""
+        self.annotations = annotations
         self.columns = [
-            columns.keys[key].numbers(read) if storage == "number" else columns.keys[key].mapped(read)
+            annotations.keys[key].numbers(read) if storage == "number" else annotations.keys[key].mapped(read)
             for key, read, storage in self.readers
         ]
 
+    @property
+    def items(self) -> np.ndarray:
+        return self.annotations.item
+
     def countries(self, country_of: Mapping[int, Any]) -> np.ndarray:
-        pools, inverse = np.unique(self.pools, return_inverse=True)
-        return np.array([country_of.get(int(p)) for p in pools] + [None], dtype=object)[inverse.reshape(-1)]
+        return self.annotations.countries(country_of)
 
     def rows(self, country_of: Mapping[int, Any]) -> Iterator[tuple]:
         """(item id, country, *values), one per annotation read."""
@@ -218,8 +216,8 @@ def _compute(report: _Report, ctx: _Context) -> Any:
             return criteria_spearman(report.frame(country_of, criteria), criteria=criteria)
         case "document_scores":
             key = spec.key("documents")
-            subs = {v: _per_document_fields(ctx.protocols.for_version(v), key) for v in set(report.versions.tolist())}
-            rows = zip(report.rows(country_of), report.versions.tolist(), strict=True)
+            subs = {v: _per_document_fields(ctx.protocols.for_version(v), key) for v in set(report.annotations.version.tolist())}
+            rows = zip(report.rows(country_of), report.annotations.version.tolist(), strict=True)
             with_subs = ((item, country, entries, subs[v]) for (item, country, entries), v in rows)
             current = ctx.protocols.current.field(key)
             return document_scores(with_subs, current.fields, mapping=current.score or DEFAULT_MAPPING)
@@ -230,16 +228,10 @@ def _compute(report: _Report, ctx: _Context) -> Any:
             images = items
             if spec.key("image"):  # the uploaded image; an answer without one counts as its item's
                 images = (img if img is not None else item for img, item in zip(report.columns[1].tolist(), items, strict=True))
-            return box_agreement(zip(images, report.annotators.tolist(), report.columns[0].tolist(), strict=True))
+            return box_agreement(zip(images, report.annotations.annotator.tolist(), report.columns[0].tolist(), strict=True))
         case "answer_agreement":
             return answer_agreement(report.rows(country_of))
     raise ValueError(f"unknown report kind {spec.kind!r}")
-
-
-def _complete_items(study: Study) -> Any:
-    """The prompts with an image from every model (one query): prompt = (item country, prompt)."""
-    rows = study.items.filter(is_example=False).values_list("pk", "country", "prompt", "model_name")
-    return complete_prompts((pk, (country, prompt), model) for pk, country, prompt, model in rows.iterator(chunk_size=CHUNK_SIZE))
 
 
 # --- the service ------------------------------------------------------------------------------
@@ -258,6 +250,7 @@ def protocol_reports(
     max_id: int | None = None,
     columns: AnnotationColumns | None = None,
     complete_only: bool = False,
+    complete: CompletePrompts | None = None,
 ) -> list[dict[str, Any]]:
     """Every report the study's current protocol declares, over the annotations in ``columns``
     (the analysis's one read, holding at least the keys of ``report_keys``), or else over the
@@ -265,7 +258,7 @@ def protocol_reports(
 
     ``pools``: pool id → {"country": code, …}. With ``complete_only``, every report sees only the
     prompts that have an image from every model, and the list starts with that selection
-    (kind ``complete_prompts``). Each entry: {"kind", "title", "fields", "result"} or, for a
+    (kind ``complete_prompts``; ``complete`` is that selection when the caller has it already). Each entry: {"kind", "title", "fields", "result"} or, for a
     report that failed, {"kind", "title", "fields", "error"}."""
     specs = protocols.current.reports
     if not specs:
@@ -277,8 +270,8 @@ def protocol_reports(
     out: list[dict[str, Any]] = []
     only_items: frozenset[int] | None = None
     answered = columns.answered()
-    if complete_only:
-        selection = _complete_items(study)
+    if complete_only or complete is not None:
+        selection = complete if complete is not None else complete_prompts_of(study=study)
         only_items = selection.item_ids
         out.append({"kind": "complete_prompts", "title": "Prompts with an image from every model",
                     "fields": {}, "result": selection.as_dict()})

@@ -33,6 +33,7 @@ from .columns import AnnotationColumns, columns_from_chunks
 from .csvformat import DocumentInfo
 from .models import AnalysisRun, ExportJob
 from .protocols import ProtocolSet
+from .reports import CompletePrompts, complete_prompts
 
 # --- data fingerprint -------------------------------------------------------------------------
 
@@ -211,6 +212,13 @@ def annotation_columns(
     return columns_from_chunks(chunks, keys, on_chunk)
 
 
+def complete_prompts_of(*, study: Study) -> CompletePrompts:
+    """The study's prompts with an image from every model, and their items (one query); a prompt
+    is (item country, prompt text). Example items of the practice test are not part of it."""
+    rows = study.items.filter(is_example=False).values_list("pk", "country", "prompt", "model_name")
+    return complete_prompts((pk, (country, prompt), model) for pk, country, prompt, model in rows.iterator(chunk_size=20_000))
+
+
 def stored_versions(*, study: Study) -> set[int]:
     """Every protocol version of the study with a stored spec, and the current one."""
     return {*ProtocolVersion.objects.filter(study=study).values_list("version", flat=True), study.protocol_version}
@@ -235,10 +243,10 @@ def document_positions(*, study: Study) -> dict[int, int]:
 # --- jobs -------------------------------------------------------------------------------------
 
 
-def analysis_latest(*, study: Study, with_result: bool = True) -> AnalysisRun | None:
-    """The study's newest run; without its result (megabytes of JSON for a large study) unless asked."""
-    runs = study.analysis_runs.order_by("-created_at", "-id")
-    return (runs if with_result else runs.defer("result")).first()
+def analysis_latest(*, study: Study) -> AnalysisRun | None:
+    """The study's newest run, without its whole result (megabytes of JSON for a large study):
+    pages read its summary (``run_summary``)."""
+    return study.analysis_runs.order_by("-created_at", "-id").defer("result").first()
 
 
 def analysis_latest_done(*, study: Study) -> AnalysisRun | None:
@@ -262,9 +270,9 @@ def analysis_result_text(*, run: AnalysisRun) -> str:
     return text or "null"
 
 
-def analysis_for_study(*, study: Study, pk: int, with_result: bool = True) -> AnalysisRun:
-    runs = study.analysis_runs if with_result else study.analysis_runs.defer("result")
-    return get_object_or_404(runs, pk=pk)
+def analysis_for_study(*, study: Study, pk: int) -> AnalysisRun:
+    """One run of the study, or 404; without its whole result, like ``analysis_latest``."""
+    return get_object_or_404(study.analysis_runs.defer("result"), pk=pk)
 
 
 def export_latest(*, study: Study) -> ExportJob | None:

@@ -44,6 +44,7 @@ from .selectors import (
     Fingerprint,
     analysis_latest_done,
     annotation_columns,
+    complete_prompts_of,
     data_fingerprint,
     document_positions,
     documents_of_items,
@@ -243,12 +244,13 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
     }
     only = run.complete_only  # restrict to prompts that have images from every model
     result["complete_only"] = only
+    complete = complete_prompts_of(study=study) if only else None  # read once for both
     result["metrics"] = metric_result(
-        study=study, max_id=fingerprint.max_id, complete_only=only, columns=columns, protocols=protocols
+        study=study, max_id=fingerprint.max_id, columns=columns, protocols=protocols, complete=complete
     )
     _progress(AnalysisRun, run.pk, 95)
     result["reports"] = protocol_reports(
-        study=study, protocols=protocols, columns=columns, pools=pools, complete_only=only
+        study=study, protocols=protocols, columns=columns, pools=pools, complete=complete
     )
     result["review"] = review_result(study=study)
     return result, fingerprint

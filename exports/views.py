@@ -21,7 +21,7 @@ def study_dashboard(request, pk: int):
     context = {
         "study": study,
         "pools": selectors.dashboard_pools(study=study),
-        "latest_run": selectors.analysis_latest(study=study, with_result=False),
+        "latest_run": selectors.analysis_latest(study=study),
     }
     return render(request, "exports/study_dashboard.html", context)
 
@@ -68,7 +68,7 @@ def _page_context(study, **extra) -> dict:
     """What the analysis page shows: the latest run, the export panel, the form to run again
     (with the latest run's options)."""
     panel = selectors.export_panel(study=study)
-    run = selectors.analysis_latest(study=study, with_result=False)
+    run = selectors.analysis_latest(study=study)
     initial = {"complete_only": run.complete_only, "resamples": run.resamples, "seed": run.seed} if run else None
     return {"study": study, "run": run, "panel": panel, "analysis_form": AnalysisForm(initial=initial),
             **_run_context(run, panel), **extra}
@@ -78,7 +78,7 @@ def _page_context(study, **extra) -> dict:
 @require_GET
 def analysis_status(request, pk: int, run_pk: int):
     study = study_for_user(request.user, pk)
-    run = selectors.analysis_for_study(study=study, pk=run_pk, with_result=False)
+    run = selectors.analysis_for_study(study=study, pk=run_pk)
     panel = None if run.is_active else selectors.export_panel(study=study)
     # Once the run has ended, the reports, metric and export sections are swapped in out of band.
     context = {
@@ -92,7 +92,7 @@ def analysis_status(request, pk: int, run_pk: int):
 def analysis_result(request, pk: int, run_pk: int):
     """The whole result of a finished run as one JSON document (a download)."""
     study = study_for_user(request.user, pk)
-    run = selectors.analysis_for_study(study=study, pk=run_pk, with_result=False)
+    run = selectors.analysis_for_study(study=study, pk=run_pk)
     if run.status != run.Status.DONE:
         return JsonResponse({"error": f"analysis {run.pk} is {run.get_status_display().lower()}: it has no result"}, status=409)
     response = HttpResponse(selectors.analysis_result_text(run=run), content_type="application/json")

@@ -131,8 +131,10 @@ def _annotation_context(scope: ReviewScope, annotation: Annotation, *, data, not
         "noun": display.noun.lower(),
         "item": annotation.item,
         "show_image": "image" in shown and bool(annotation.item.image),
-        "parts": display_parts(display, form.context.texts, documents=form.documents, candidates=form.candidates,
-                        has_pick_one="pick_one" in reviewed_types, has_per_document="per_document" in reviewed_types),
+        "parts": display_parts(
+            display, form.context.texts, documents=form.documents, candidates=form.candidates,
+            has_pick_one="pick_one" in reviewed_types, has_per_document="per_document" in reviewed_types,
+        ),
         "documents": form.documents,
         "document_texts": "documents" in shown,
         "candidates": form.candidates,

@@ -188,7 +188,8 @@ class WordFrequency:
         return {"top": self.top, "columns": list(self.COLUMNS), "overall": self.overall, "countries": list(self.countries)}
 
 
-def _word_texts(words: Any) -> list[str]:
+def word_texts(words: Any) -> list[str]:
+    """The highlighted words of a ``highlight`` answer (or plain strings), stripped and lower-cased."""
     if not isinstance(words, (list, tuple)):
         return []
     texts = (w.get("text") if isinstance(w, Mapping) else w for w in words)
@@ -213,7 +214,7 @@ def word_frequency(
     frame = only(as_frame(rows, ["item", "country", "words"]), only_items)
     country, countries = labels(frame["country"])
     answer, answers = distinct(frame["words"])
-    texts_of = [[t for t in _word_texts(a) if t not in stop] for a in answers]
+    texts_of = [[t for t in word_texts(a) if t not in stop] for a in answers]
     pairs, times = np.unique(country * max(len(answers), 1) + answer, return_counts=True)
     words: dict[Any, Counter[str]] = defaultdict(Counter)
     per_annotation: dict[Any, Counter[str]] = defaultdict(Counter)

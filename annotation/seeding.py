@@ -29,7 +29,7 @@ from studies.models import Item, ItemQuota, Study
 from studies.protocol import SKIP, Protocol
 from studies.services import quotas_for_items
 
-from .decisions import NO, YES, Decision, prompt_decision, prompt_kept, vote_token  # noqa: F401 (re-exported)
+from stats.decisions import NO, YES, Decision, prompt_decision, prompt_kept, vote_token  # noqa: F401 (re-exported)
 from .models import Annotation
 
 MAX_EXTERNAL_ID = 200

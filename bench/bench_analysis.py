@@ -174,7 +174,7 @@ def _build_items(study, batch, n_ratings, made, per_item, pool_of, annotators, s
 
 def _upload_metrics(study, user, latents, rng) -> None:
     """Two automatic metrics per image, noisy functions of the image's latent quality."""
-    from exports.metrics_service import metric_upload_create
+    from analysis.metrics import metric_upload_create
 
     lines = ["item,metric,score"]
     for i, latent in enumerate(latents):
@@ -196,8 +196,8 @@ def delete_study(study, user) -> None:
 
 def analyse(study_id: int, trace: bool) -> dict:
     """Run the analysis of one study in this process; its time, peak memory and a summary."""
-    from exports.models import AnalysisRun
-    from exports.services import analysis_run
+    from analysis.models import AnalysisRun
+    from analysis.services import analysis_run
     from studies.models import Study
 
     study = Study.objects.get(pk=study_id)

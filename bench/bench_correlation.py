@@ -7,7 +7,7 @@
 Builds 333,334 items × 3 ratings (1–5, around a latent quality per item) by about 40,000 raters of
 about 25 ratings each, spread over 10 countries (an item and its raters in one country, as
 CulturalFrames), and two metrics scoring every item (in its country, with --per-country); then times
-``metric_correlations(frame, scores, per_country=..., n_boot=...)`` as ``exports.metrics_service``
+``metric_correlations(frame, scores, per_country=..., n_boot=...)`` as ``analysis.metrics``
 calls it, and prints the seconds (and the parts: the baseline, each metric).
 """
 
@@ -23,8 +23,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from exports.correlation import MetricScores, metric_correlations  # noqa: E402
-from exports.correlation.metrics import human_frame, rater_baseline  # noqa: E402
+from stats.correlation import MetricScores, metric_correlations  # noqa: E402
+from stats.correlation.metrics import human_frame, rater_baseline  # noqa: E402
 
 COUNTRIES = ["BR", "CN", "DE", "IN", "JP", "KE", "MX", "NG", "PL", "US"]
 

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "studies",
     "annotation",
+    "analysis",
     "exports",
 ]
 

@@ -13,6 +13,7 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("studies/", include("studies.urls")),
+    path("studies/", include("analysis.urls")),
     path("studies/", include("exports.urls")),
     path("", include("annotation.urls")),
 ]

@@ -3,4 +3,4 @@ from django.apps import AppConfig
 
 class ExportsConfig(AppConfig):
     name = "exports"
-    verbose_name = "Analysis and exports"
+    verbose_name = "Exports"

@@ -29,8 +29,8 @@ from typing import Any
 
 from studies.protocol import SKIP, Field, Protocol, value_token
 
-from .protocols import ProtocolSet
-from .scores import DEFAULT_MAPPING, Scorer, scored_fields
+from stats.versions import ProtocolSet
+from stats.scores import DEFAULT_MAPPING, Scorer, scored_fields
 
 ITEM_COLUMNS = ["item_id", "prompt", "model", "category", "item_country", "pool_country", "annotator"]
 SKIP_COLUMN = "skipped"

@@ -1,283 +1,39 @@
-"""State changes of analysis runs and export jobs. Views and Celery tasks call these.
-
-A job is a row of ours (``AnalysisRun``, ``ExportJob``) that records its status, progress, result
-or error. ``*_start`` creates the row and queues the task once the transaction commits; the task
-calls the body (``analysis_run``, ``export_build``), which claims the row with a conditional
-UPDATE so a redelivered task never runs a job twice.
-"""
+"""State changes of export jobs: start one (``export_start``, refused unless the latest analysis saw
+the current data) and build it (``export_build``, the Celery task's body)."""
 
 from __future__ import annotations
 
 import csv
-import gc
 import io
-import logging
 import shutil
 import tempfile
 import zipfile
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from datetime import timedelta
 from functools import partial
-from itertools import islice
-from typing import Any
 
-import pandas as pd
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
-from kombu.exceptions import OperationalError as QueueUnreachable
 
+from analysis.fingerprint import NOT_FLAGGED, Fingerprint, data_fingerprint, staleness
+from analysis.jobs import Status, chunks, job_claim, job_enqueue, job_fail, job_progress
+from analysis.reader import protocol_set
+from analysis.selectors import analysis_latest_done
 from annotation.models import Annotation, pseudonym_for
 from studies.models import Study, study_files_prefix
 
 from . import csvformat
-from .analysis import DocumentRatings, Ratings, Units, attribute_masks, field_agreement
-from .metrics_service import human_field, metric_result
-from .models import DEFAULT_RESAMPLES, MAX_RESAMPLES, AnalysisRun, ExportJob
-from .protocol_reports import protocol_reports, report_keys
-from .review_result import review_result
-from .selectors import (
-    NOT_FLAGGED,
-    Fingerprint,
-    analysis_latest_done,
-    annotation_columns,
-    complete_prompts_of,
-    data_fingerprint,
-    document_positions,
-    documents_of_items,
-    item_names,
-    protocol_set,
-    staleness,
-    stored_versions,
-)
-from .summary import page_summary
-
-logger = logging.getLogger(__name__)
+from .models import ExportJob
+from .selectors import documents_of_items
 
 CHUNK_SIZE = 2000
-REUSE_ACTIVE_RUN_FOR = timedelta(minutes=10)
-
-Status = AnalysisRun.Status  # shared by both job models
 
 
 class ExportRefused(Exception):
     """An export that may not start; the message says what to do instead."""
 
 
-# --- queueing ---------------------------------------------------------------------------------
-
-
-def _enqueue(model: type[AnalysisRun | ExportJob], pk: int, task_name: str) -> None:
-    """Publish the job's task; an unreachable broker fails the job loudly, never silently."""
-    from . import tasks  # tasks import this module
-
-    try:
-        getattr(tasks, task_name).delay(pk)
-    except (QueueUnreachable, ConnectionError) as exc:
-        logger.error("could not queue %s %s: %s", model.__name__, pk, exc)
-        model.objects.filter(pk=pk, status=Status.QUEUED).update(
-            status=Status.FAILED, error=f"The job queue is unreachable: {exc}", finished_at=timezone.now()
-        )
-
-
-def _claim(model: type[AnalysisRun | ExportJob], pk: int) -> bool:
-    """Move a queued job to running; False when another worker has it or it is finished."""
-    return bool(
-        model.objects.filter(pk=pk, status=Status.QUEUED).update(
-            status=Status.RUNNING, started_at=timezone.now(), progress=0
-        )
-    )
-
-
-def _progress(model: type[AnalysisRun | ExportJob], pk: int, percent: int) -> None:
-    model.objects.filter(pk=pk, status=Status.RUNNING).update(progress=max(0, min(100, percent)))
-
-
-def _fail(model: type[AnalysisRun | ExportJob], pk: int, what: str, exc: Exception) -> None:
-    logger.exception("%s %s failed", model.__name__, pk)
-    model.objects.filter(pk=pk).update(
-        status=Status.FAILED,
-        error=f"The {what} stopped because of an unexpected error ({type(exc).__name__}: {exc}). "
-        "Nothing was kept; try again, and report the error if it happens again.",
-        finished_at=timezone.now(),
-    )
-
-
-def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    it = iter(rows)
-    while chunk := list(islice(it, size)):
-        yield chunk
-
-
-# --- analysis ---------------------------------------------------------------------------------
-
-
-class AnalysisRefused(ValueError):
-    """Options an analysis cannot run with; the message says which and why."""
-
-
-def analysis_start(
-    *,
-    study: Study,
-    user: AbstractBaseUser | None,
-    queue: bool = True,
-    complete_only: bool = False,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-) -> AnalysisRun:
-    """Queue an agreement analysis of the study's current annotations, with ``resamples``
-    bootstrap resamples (0 to ``MAX_RESAMPLES``) drawn with ``seed`` for each alpha's interval.
-
-    A recent run still queued or running on the same data with the same options is returned
-    instead (a double click); an older one may be an orphan of a crashed worker and does not block
-    a new run. With ``queue=False`` the run is only recorded: the caller runs ``analysis_run``
-    itself (the shell). Raises ``AnalysisRefused`` for options out of range."""
-    if not 0 <= resamples <= MAX_RESAMPLES:
-        raise AnalysisRefused(f"The bootstrap resamples must be between 0 and {MAX_RESAMPLES:,}; got {resamples:,}.")
-    if seed < 0:
-        raise AnalysisRefused(f"The seed must be 0 or more; got {seed}.")
-    fingerprint = data_fingerprint(study=study).text
-    options = {"complete_only": complete_only, "resamples": resamples, "seed": seed}
-    active = AnalysisRun.objects.filter(
-        study=study,
-        status__in=[Status.QUEUED, Status.RUNNING],
-        data_fingerprint=fingerprint,
-        created_at__gte=timezone.now() - REUSE_ACTIVE_RUN_FOR,
-        **options,
-    ).first()
-    if active is not None:
-        return active
-    run = AnalysisRun.objects.create(study=study, requested_by=user, data_fingerprint=fingerprint, **options)
-    if queue:
-        transaction.on_commit(partial(_enqueue, AnalysisRun, run.pk, "analysis_run_task"))
-    return run
-
-
-def analysis_run(*, run_id: int) -> AnalysisRun:
-    """The body of an analysis: alpha for every analysable field, overall and per pool."""
-    if _claim(AnalysisRun, run_id):
-        try:
-            with _bulk_objects():
-                result, fingerprint = _analyse(AnalysisRun.objects.select_related("study").get(pk=run_id))
-        except Exception as exc:  # noqa: BLE001 - the row records every failure; the worker stays up
-            _fail(AnalysisRun, run_id, "analysis", exc)
-        else:
-            AnalysisRun.objects.filter(pk=run_id).update(
-                status=Status.DONE,
-                progress=100,
-                result=result,
-                summary=page_summary(result),
-                data_fingerprint=fingerprint.text,
-                finished_at=timezone.now(),
-            )
-    return AnalysisRun.objects.get(pk=run_id)
-
-
-@contextmanager
-def _bulk_objects() -> Iterator[None]:
-    """No cyclic garbage collection while the analysis builds millions of short-lived objects (the
-    rows of each chunk): CPython's collector would walk every live object again and again (at a
-    million ratings, a seventh of the run). Reference counting still frees them; one collection
-    at the end takes any cycle."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-        gc.collect()
-
-
-def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
-    study = run.study
-    # The run describes the data as it is when it starts; later annotations make it stale.
-    fingerprint = data_fingerprint(study=study)
-    AnalysisRun.objects.filter(pk=run.pk).update(data_fingerprint=fingerprint.text)
-    pools = {
-        p.pk: {"country": p.country, "country_name": p.country_name}
-        for p in study.pools.order_by("country").only("pk", "country", "country_name")
-    }
-    # One pass over the annotations (80% of the progress bar) feeds the fields, reports and metrics;
-    # it reads the keys of every stored version, then the versions found decide how answers are read.
-    stored = protocol_set(study=study, present=stored_versions(study=study))
-    human = human_field(stored)
-    keys = [*Ratings.keys(stored), *report_keys(stored), *([human.key] if human else [])]
-    columns = annotation_columns(
-        study=study,
-        max_id=fingerprint.max_id,
-        keys=keys,
-        on_chunk=lambda read: _progress(AnalysisRun, run.pk, 5 + 75 * read // max(fingerprint.count, 1)),
-    )
-    protocols = protocol_set(study=study, present=columns.versions())
-    ratings = Ratings(protocols)
-    ratings.add_columns(columns)
-    units = Units.from_keys(ratings.pool_ids, ratings.item_ids)
-    attributes = attribute_masks(units, _item_attributes(study))
-    steps = len(ratings.coders) + len(ratings.documents)
-    fields, documents = [], []
-    for coder in ratings.coders:
-        fields.append(field_agreement(coder, units, pools, attributes, n_resamples=run.resamples, seed=run.seed))
-        _progress(AnalysisRun, run.pk, 80 + 10 * len(fields) // steps)
-    for docs in ratings.documents:
-        agreement = docs.agreement(pools, n_resamples=run.resamples, seed=run.seed)
-        documents.append({**agreement, "score": _score_summary(study, docs, pools)})
-        _progress(AnalysisRun, run.pk, 80 + 10 * (len(fields) + len(documents)) // steps)
-    result = {
-        "unit": "item within pool",
-        "annotations": len(ratings),
-        "n_skipped": ratings.n_skipped,
-        "skipped_pools": [
-            {"pool_id": pk, **labels, "n_skipped": ratings.skipped.get(pk, 0)} for pk, labels in pools.items()
-        ],
-        "units": len(units.pool),
-        "protocol_version": study.protocol_version,
-        "older_versions": sorted(protocols.versions),
-        "fallback_versions": sorted(protocols.fallback),
-        "fields": fields,
-        "documents": documents,
-        "attributes": {attribute: list(masks) for attribute, masks in attributes.items()},
-        "bootstrap": {"resamples": run.resamples, "seed": run.seed, "confidence": 0.95},
-    }
-    only = run.complete_only  # restrict to prompts that have images from every model
-    result["complete_only"] = only
-    complete = complete_prompts_of(study=study) if only else None  # read once for both
-    result["metrics"] = metric_result(
-        study=study, max_id=fingerprint.max_id, columns=columns, protocols=protocols, complete=complete
-    )
-    _progress(AnalysisRun, run.pk, 95)
-    result["reports"] = protocol_reports(
-        study=study, protocols=protocols, columns=columns, pools=pools, complete=complete
-    )
-    result["review"] = review_result(study=study)
-    return result, fingerprint
-
-
-ITEM_ATTRIBUTES = {"model": "model_name", "category": "category"}
-ATTRIBUTE_CHUNK_SIZE = 20_000
-
-
-def _item_attributes(study: Study) -> dict[str, pd.Series]:
-    """Item id → value of each attribute alpha is broken down by (one query, two short columns)."""
-    rows = list(study.items.values_list("pk", *ITEM_ATTRIBUTES.values()).iterator(chunk_size=ATTRIBUTE_CHUNK_SIZE))
-    ids, *values = zip(*rows, strict=True) if rows else ((),) * (1 + len(ITEM_ATTRIBUTES))
-    return {name: pd.Series(column, index=ids, dtype=object) for name, column in zip(ITEM_ATTRIBUTES, values, strict=True)}
-
-
-def _score_summary(study: Study, docs: DocumentRatings, pools: dict[int, dict[str, Any]]) -> dict[str, Any] | None:
-    if not docs.scored:
-        return None
-    return docs.score_summary(
-        items=item_names(study=study),
-        positions=document_positions(study=study),
-        countries={pk: p["country"] for pk, p in pools.items()},
-    )
-
-
-# --- export -----------------------------------------------------------------------------------
 
 
 def export_start(*, study: Study, user: AbstractBaseUser | None) -> ExportJob:
@@ -295,7 +51,7 @@ def export_start(*, study: Study, user: AbstractBaseUser | None) -> ExportJob:
         )
         raise ExportRefused(f"Run the analysis on the current data first: {change} since the last analysis.")
     job = ExportJob.objects.create(study=study, requested_by=user, analysis=analysis, data_fingerprint=now.text)
-    transaction.on_commit(partial(_enqueue, ExportJob, job.pk, "export_build_task"))
+    transaction.on_commit(partial(job_enqueue, ExportJob, job.pk, "exports.tasks.export_build_task"))
     return job
 
 
@@ -304,7 +60,7 @@ def export_build(*, job_id: int) -> ExportJob:
 
     A plain CSV, or, when the protocol has a per_document field, a ZIP of annotations.csv and
     documents.csv (one file, so the two tables always come from the same data)."""
-    if _claim(ExportJob, job_id):
+    if job_claim(ExportJob, job_id):
         stored = None
         try:
             job = ExportJob.objects.select_related("study").get(pk=job_id)
@@ -317,7 +73,7 @@ def export_build(*, job_id: int) -> ExportJob:
         except Exception as exc:  # noqa: BLE001 - no half-written export survives a failure
             if stored:
                 default_storage.delete(stored)
-            _fail(ExportJob, job_id, "export", exc)
+            job_fail(ExportJob, job_id, "export", exc)
     return ExportJob.objects.get(pk=job_id)
 
 
@@ -385,7 +141,7 @@ def _write_csvs(job: ExportJob, out, documents_out) -> tuple[int, bool]:
         .iterator(chunk_size=CHUNK_SIZE)
     )
     written = 0
-    for chunk in _chunks(rows, CHUNK_SIZE):
+    for chunk in chunks(rows, CHUNK_SIZE):
         documents = documents_of_items(item_ids={row[0] for row in chunk}) if layout.has_documents else {}
         for _, external_id, prompt, model, category, country, pool_country, public_id, answers, *rest in chunk:
             surplus, version, spent_ms, started_at, submitted_at = rest
@@ -405,7 +161,7 @@ def _write_csvs(job: ExportJob, out, documents_out) -> tuple[int, bool]:
             for cells in csvformat.document_rows(layout, protocol, answers, documents):
                 doc_writer.writerow([external_id, pool_country, annotator, *cells, str(version)])
         written += len(chunk)
-        _progress(ExportJob, job.pk, 95 * written // max(fingerprint.count, 1))
+        job_progress(ExportJob, job.pk, 95 * written // max(fingerprint.count, 1))
     for t in (text, doc_text):
         t.flush()
         t.detach()  # hand the binary file back without closing it

@@ -1,13 +1,8 @@
-"""Celery tasks: each takes an id and calls the service, which records status in our own row."""
+"""Celery tasks of the exports: each takes an id and calls the service, which records status in our own row."""
 
 from celery import shared_task
 
 from . import services
-
-
-@shared_task(ignore_result=True)
-def analysis_run_task(run_id: int) -> None:
-    services.analysis_run(run_id=run_id)
 
 
 @shared_task(ignore_result=True)

@@ -4,12 +4,7 @@ from . import views
 
 app_name = "exports"
 urlpatterns = [
-    path("<int:pk>/", views.study_dashboard, name="study-dashboard"),
-    path("<int:pk>/analysis/", views.analysis, name="analysis"),
-    path("<int:pk>/analysis/<int:run_pk>/status", views.analysis_status, name="analysis-status"),
-    path("<int:pk>/analysis/<int:run_pk>/result.json", views.analysis_result, name="analysis-result"),
     path("<int:pk>/exports/", views.export_start, name="export-start"),
     path("<int:pk>/exports/<int:job_pk>/status", views.export_status, name="export-status"),
     path("<int:pk>/exports/<int:job_pk>/download", views.export_download, name="export-download"),
-    path("<int:pk>/metrics/", views.metrics_upload, name="metrics-upload"),
 ]

@@ -1,113 +1,15 @@
-"""Researcher pages: the study dashboard, the analysis, and exports. Every lookup is scoped."""
+"""Researcher pages of exports: start one, follow it, download its file. Every lookup is scoped."""
 
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, HttpResponse, JsonResponse
+from django.http import FileResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from studies.selectors import study_for_user
 
-from . import metrics_service, selectors, services
-from .models import DEFAULT_RESAMPLES, MAX_RESAMPLES
-
-
-@login_required
-@require_GET
-def study_dashboard(request, pk: int):
-    study = study_for_user(request.user, pk)
-    context = {
-        "study": study,
-        "pools": selectors.dashboard_pools(study=study),
-        "latest_run": selectors.analysis_latest(study=study),
-    }
-    return render(request, "exports/study_dashboard.html", context)
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def analysis(request, pk: int):
-    study = study_for_user(request.user, pk)
-    if request.method == "POST":
-        form = AnalysisForm(request.POST)
-        if form.is_valid():
-            try:
-                services.analysis_start(study=study, user=request.user, **form.cleaned_data)
-            except services.AnalysisRefused as exc:
-                form.add_error(None, str(exc))
-            else:
-                return redirect("exports:analysis", pk=study.pk)
-        return render(request, "exports/analysis.html", _page_context(study, analysis_form=form), status=400)
-    return render(request, "exports/analysis.html", _page_context(study))
-
-
-class AnalysisForm(forms.Form):
-    complete_only = forms.BooleanField(
-        required=False, label="Reports and metric correlation only on prompts that have images from every model"
-    )
-    resamples = forms.IntegerField(
-        required=False, min_value=0, max_value=MAX_RESAMPLES, initial=DEFAULT_RESAMPLES, label="Bootstrap resamples",
-        help_text=f"behind each alpha's 95% interval; 0 for no interval, at most {MAX_RESAMPLES:,}",
-    )
-    seed = forms.IntegerField(
-        required=False, min_value=0, initial=0, label="Seed", help_text="the same seed gives the same intervals"
-    )
-
-    def clean(self):
-        """A field left empty takes its default."""
-        data = super().clean()
-        for name in ("resamples", "seed"):
-            if data.get(name) is None and name not in self.errors:
-                data[name] = self.fields[name].initial
-        return data
-
-
-def _page_context(study, **extra) -> dict:
-    """What the analysis page shows: the latest run, the export panel, the form to run again
-    (with the latest run's options)."""
-    panel = selectors.export_panel(study=study)
-    run = selectors.analysis_latest(study=study)
-    initial = {"complete_only": run.complete_only, "resamples": run.resamples, "seed": run.seed} if run else None
-    return {"study": study, "run": run, "panel": panel, "analysis_form": AnalysisForm(initial=initial),
-            **_run_context(run, panel), **extra}
-
-
-@login_required
-@require_GET
-def analysis_status(request, pk: int, run_pk: int):
-    study = study_for_user(request.user, pk)
-    run = selectors.analysis_for_study(study=study, pk=run_pk)
-    panel = None if run.is_active else selectors.export_panel(study=study)
-    # Once the run has ended, the reports, metric and export sections are swapped in out of band.
-    context = {
-        "study": study, "run": run, "panel": panel, "refresh_sections": not run.is_active, **_run_context(run, panel)
-    }
-    return render(request, "exports/_analysis_status.html", context)
-
-
-@login_required
-@require_GET
-def analysis_result(request, pk: int, run_pk: int):
-    """The whole result of a finished run as one JSON document (a download)."""
-    study = study_for_user(request.user, pk)
-    run = selectors.analysis_for_study(study=study, pk=run_pk)
-    if run.status != run.Status.DONE:
-        return JsonResponse({"error": f"analysis {run.pk} is {run.get_status_display().lower()}: it has no result"}, status=409)
-    response = HttpResponse(selectors.analysis_result_text(run=run), content_type="application/json")
-    filename = f"{slugify(study.name) or 'study'}-{study.pk}-analysis-{run.pk}.json"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
-
-
-def _run_context(run, panel) -> dict:
-    """The shown run's result as the page reads it (its summary), and how it compares with the
-    current data."""
-    result = selectors.run_summary(run)
-    if run is None or panel is None or run.status != run.Status.DONE:
-        return {"result": result, "run_staleness": None}
-    return {"result": result, "run_staleness": selectors.staleness(run.data_fingerprint, panel.fingerprint)}
+from . import selectors, services
 
 
 @login_required
@@ -118,7 +20,7 @@ def export_start(request, pk: int):
         services.export_start(study=study, user=request.user)
     except services.ExportRefused as exc:
         messages.error(request, str(exc))
-    return redirect("exports:analysis", pk=study.pk)
+    return redirect("analysis:analysis", pk=study.pk)
 
 
 @login_required
@@ -137,37 +39,3 @@ def export_download(request, pk: int, job_pk: int):
     kind, content_type = ("zip", "application/zip") if job.is_zip else ("csv", "text/csv")
     filename = f"{slugify(study.name) or 'study'}-{study.pk}-export-{job.pk}.{kind}"
     return FileResponse(job.file.open("rb"), as_attachment=True, filename=filename, content_type=content_type)
-
-
-class MetricUploadForm(forms.Form):
-    file = forms.FileField(label="Metric scores (CSV)")
-
-    def clean_file(self):
-        file = self.cleaned_data["file"]
-        if file.size > metrics_service.MAX_UPLOAD_BYTES:
-            raise forms.ValidationError(
-                f"the file is larger than {metrics_service.MAX_UPLOAD_BYTES // (1024 * 1024)} MB"
-            )
-        return file
-
-
-@login_required
-@require_POST
-def metrics_upload(request, pk: int):
-    """Store a metric file that parses against the study, or show the page with its line errors."""
-    study = study_for_user(request.user, pk)
-    form = MetricUploadForm(request.POST, request.FILES)
-    if form.is_valid():
-        file = form.cleaned_data["file"]
-        try:
-            metrics_service.metric_upload_create(study=study, user=request.user, name=file.name, data=file.read())
-        except metrics_service.MetricCSVError as exc:
-            errors, total = exc.errors, exc.total
-        else:
-            messages.success(request, "Metric scores stored: run the analysis again to correlate them.")
-            return redirect("exports:analysis", pk=study.pk)
-    else:
-        errors = form.errors.get("file", [])
-        total = len(errors)
-    context = _page_context(study, metric_errors=errors, metric_errors_more=total - len(errors))
-    return render(request, "exports/analysis.html", context, status=400)

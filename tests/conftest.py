@@ -53,6 +53,12 @@ def session(annotator):
 
 
 @pytest.fixture(autouse=True)
+def _media_root(settings, tmp_path):
+    """Item images, uploads and exports go to a fresh media root for each test."""
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+
+
+@pytest.fixture(autouse=True)
 def _jobs_in_process_unless_worker_test(request):
     """With CELERY_BROKER_URL set (CI's second stage), a test's jobs would go to the real worker,
     which cannot see the test's uncommitted data; only tests marked celery_worker use it."""

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import connection
 
 from config.celery import app
-from exports.models import AnalysisRun
+from analysis.models import AnalysisRun
 from studies.services import preset_load, researcher_create, study_create
 
 needs_worker = pytest.mark.skipif(
@@ -53,7 +53,7 @@ def test_a_worker_runs_a_job_on_the_test_database(transactional_db):
     run = AnalysisRun.objects.create(study=study, requested_by=owner)
 
     # By name, as a web process publishes it: the worker runs the task on its own database.
-    app.send_task("exports.tasks.analysis_run_task", args=[run.pk])
+    app.send_task("analysis.tasks.analysis_run_task", args=[run.pk])
 
     deadline = time.monotonic() + 30
     while run.status in (AnalysisRun.Status.QUEUED, AnalysisRun.Status.RUNNING) and time.monotonic() < deadline:

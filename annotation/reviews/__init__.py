@@ -7,6 +7,6 @@ a pool review a random sample of its annotations, accept them or flag them for r
 - ``labels``: which fields are reviewed and how labels compare (pure).
 
 The figures (acceptance rate, checker-vs-annotator kappa) are the analysis's:
-``exports.review_result``. A flagged annotation is kept; analysis and export leave it out
+``analysis.review``. A flagged annotation is kept; analysis and export leave it out
 (``Annotation.objects.exclude(review__outcome="flagged")``).
 """

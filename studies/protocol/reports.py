@@ -3,7 +3,7 @@
 A report is ``{"kind": KIND, ROLE: field key, …}``: its kind says which figures to compute and
 the roles name the fields they read (``{"kind": "human_scores", "value": "relevance"}``). The
 registry below is the one place that says which roles a kind has and which field types fill
-them; ``exports.protocol_reports`` computes them. Pure Python, no Django.
+them; ``analysis.reports`` computes them. Pure Python, no Django.
 """
 
 from __future__ import annotations

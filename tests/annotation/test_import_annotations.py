@@ -53,7 +53,7 @@ def test_it_imports_one_annotation_per_item_and_annotator(study, routed, tmp_pat
 
 
 def test_imported_annotations_can_be_analysed(study, routed, owner, tmp_path):
-    from exports.services import analysis_run, analysis_start
+    from analysis.services import analysis_run, analysis_start
 
     annotations_import(study=study, rows_file=write(tmp_path, GOOD))
     run = analysis_run(run_id=analysis_start(study=study, user=owner).pk)

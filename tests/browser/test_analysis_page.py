@@ -2,10 +2,10 @@
 waits in the queue, then, without a reload, the agreement plots, the protocol's reports with their
 plots, the metric section and the export button, all swapped in by the poll that sees the run end."""
 
-from exports import services
-from exports.models import AnalysisRun
+from analysis import services, tasks
+from analysis.models import AnalysisRun
 from tests import factories as f
-from tests.exports.helpers import annotate, annotators
+from tests.annotations import annotate, annotators
 
 HTMX_ERRORS = """
 window.__htmxErrors = [];
@@ -26,7 +26,7 @@ def test_the_results_appear_without_a_reload_when_the_run_ends(page, live_server
                 alignment = [0, 0.5, 1][(n + (r == 2)) % 3]
                 annotate(rater, item, alignment=alignment, stereotype="no", quality=1, overall=n + 1)
     queued = []  # no worker: the run waits in the queue until the test runs it
-    monkeypatch.setattr(services, "_enqueue", lambda model, pk, task_name: queued.append(pk))
+    monkeypatch.setattr(tasks.analysis_run_task, "delay", queued.append)
 
     page.goto(f"{live_server.url}/login/?next=/studies/{study.pk}/analysis/")
     page.get_by_label("Username").fill("researcher")

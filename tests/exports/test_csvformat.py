@@ -10,7 +10,7 @@ from exports.csvformat import (
     header,
     layout_for,
 )
-from exports.protocols import ProtocolSet
+from stats.versions import ProtocolSet
 from studies.protocol import parse_spec
 
 SPEC = {

@@ -10,13 +10,16 @@ import pytest
 from django.core.files.storage import default_storage
 from django.urls import reverse
 
-from exports.models import AnalysisRun, ExportJob
-from exports.services import analysis_run, export_build, export_start
+from analysis.models import AnalysisRun
+
+from exports.models import ExportJob
+from analysis.services import analysis_run
+from exports.services import export_build, export_start
 from studies.protocol import UploadRef
 
-from .. import factories as f
-from .helpers import add_documents, annotate, annotators, inline_study, submitted
-from .specs import CANDIDATES, CAPTION_CHOICE, GLOBALRG, RAVENEA_DOCS, ravenea_form
+from tests import factories as f
+from tests.annotations import add_documents, annotate, annotators, inline_study, submitted
+from tests.specs import CANDIDATES, CAPTION_CHOICE, GLOBALRG, RAVENEA_DOCS, ravenea_form
 
 
 def exported(study, owner) -> ExportJob:
@@ -113,7 +116,7 @@ def test_it_downloads_the_zip_for_the_owner_only(client, ravenea, owner, other_r
     assert f"export-{job.pk}.zip" in response["Content-Disposition"]
     with zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content))) as zf:
         assert zf.namelist() == ["annotations.csv", "documents.csv"]
-    html = client.get(reverse("exports:analysis", args=[study.pk])).content.decode()
+    html = client.get(reverse("analysis:analysis", args=[study.pk])).content.decode()
     assert "Download the ZIP (annotations.csv and documents.csv)" in html
     assert "documents.csv" in html
 

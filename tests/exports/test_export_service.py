@@ -9,11 +9,14 @@ import pytest
 from django.core.files.storage import default_storage
 from django.db.models import RestrictedError
 
-from exports.models import AnalysisRun, ExportJob
-from exports.services import ExportRefused, analysis_run, export_build, export_start
+from analysis.models import AnalysisRun
+
+from exports.models import ExportJob
+from analysis.services import analysis_run
+from exports.services import ExportRefused, export_build, export_start
 from studies.services import study_delete
 
-from .helpers import annotate, annotators
+from tests.annotations import annotate, annotators
 
 
 def analyse(study, owner):

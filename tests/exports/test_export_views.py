@@ -3,11 +3,14 @@
 import pytest
 from django.urls import reverse
 
-from exports.models import AnalysisRun, ExportJob
-from exports.services import analysis_run, export_build, export_start
+from analysis.models import AnalysisRun
 
-from .. import factories as f
-from .helpers import annotate, annotators
+from exports.models import ExportJob
+from analysis.services import analysis_run
+from exports.services import export_build, export_start
+
+from tests import factories as f
+from tests.annotations import annotate, annotators
 
 
 def start_url(study):
@@ -44,7 +47,7 @@ def exported(analysed, owner):
 def test_it_refuses_to_export_without_an_analysis(client, owner, rated):
     client.force_login(owner)
     response = client.post(start_url(rated), follow=True)
-    assert response.redirect_chain[-1][0] == reverse("exports:analysis", args=[rated.pk])
+    assert response.redirect_chain[-1][0] == reverse("analysis:analysis", args=[rated.pk])
     assert "Run the analysis on the current data first: no analysis has finished yet." in response.content.decode()
     assert not ExportJob.objects.exists()
 
@@ -64,7 +67,7 @@ def test_it_exports_and_offers_the_download(client, owner, analysed, django_capt
     assert response.status_code == 302
     job = ExportJob.objects.get()
     assert job.status == ExportJob.Status.DONE and job.rows == 6
-    html = client.get(reverse("exports:analysis", args=[analysed.pk])).content.decode()
+    html = client.get(reverse("analysis:analysis", args=[analysed.pk])).content.decode()
     assert download_url(analysed, job) in html
     assert "Export of 6 annotations ready" in html
 

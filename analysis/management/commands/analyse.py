@@ -1,0 +1,82 @@
+"""python manage.py analyse STUDY [--json] — a study's analysis, run here and now — or
+python manage.py analyse --csv FILE --level LEVEL [--metric ...] [--weights ...] [--json] —
+agreement on a long-format CSV (unit,rater,value) collected elsewhere, with no study."""
+
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from stats.agreement import LEVELS
+from stats.longform import METRICS, LongFormError, analyse_long, read_long_csv
+from analysis.services import AnalysisRefused, analysis_run, analysis_start
+from studies.models import Study
+
+
+class Command(BaseCommand):
+    help = (
+        "Run a study's analysis in this process (no queue) and print it (--json: the whole result, "
+        "the same the results page shows; the run is recorded like one started from the page). "
+        "Or, with --csv FILE --level LEVEL, compute agreement on a long-format CSV (unit,rater,value)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("study", type=int, nargs="?", help="The study's id.")
+        parser.add_argument("--json", action="store_true", help="Print the result as JSON.")
+        parser.add_argument("--csv", type=Path, help="A long-format CSV: unit,rater,value (no study).")
+        parser.add_argument("--level", choices=LEVELS, help="Level of measurement of the CSV's values.")
+        parser.add_argument("--metric", choices=METRICS, default="alpha", help="Coefficient (default alpha).")
+        parser.add_argument("--weights", choices=("none", "linear", "quadratic"), default="none",
+                            help="Cohen's kappa weights (default none).")
+        parser.add_argument("--resamples", type=int, default=1000, help="Bootstrap resamples per alpha (default 1000; 0: none).")
+        parser.add_argument("--seed", type=int, default=0, help="Seed of the bootstrap.")
+
+    def handle(self, *args, study=None, json=False, csv=None, level=None, metric="alpha", weights="none",
+               resamples=1000, seed=0, **options):
+        if (study is None) == (csv is None):
+            raise CommandError("give either a STUDY id or --csv FILE")
+        if csv is not None:
+            return self._csv(csv, level=level, metric=metric, weights=weights, resamples=resamples, seed=seed, as_json=json)
+        target = Study.objects.filter(pk=study).first()
+        if target is None:
+            raise CommandError(f"no study with id {study}")
+        try:
+            started = analysis_start(study=target, user=None, queue=False, resamples=resamples, seed=seed)
+        except AnalysisRefused as exc:
+            raise CommandError(str(exc)) from exc
+        run = analysis_run(run_id=started.pk)
+        if run.status != run.Status.DONE:
+            raise CommandError(f"the analysis failed: {run.error or run.status}")
+        if json:
+            self.stdout.write(_dumps(run.result))
+            return
+        self.stdout.write(f"Analysis of {target.name} (run {run.pk}), data {run.data_fingerprint}")
+        for field in run.result.get("fields", []):
+            self.stdout.write(f"  {field.get('key')} ({field.get('level')}): {_alpha_text(field.get('overall', {}))}")
+
+    def _csv(self, path, *, level, metric, weights, resamples, seed, as_json):
+        if level is None:
+            raise CommandError("--csv needs --level (nominal, ordinal, interval or ratio)")
+        try:
+            result = analyse_long(read_long_csv(path), level=level, metric=metric, weights=weights,
+                                  n_resamples=resamples, seed=seed)
+        except LongFormError as exc:
+            raise CommandError(f"{path.name}: " + "\n  ".join(exc.errors)) from None
+        if as_json:
+            self.stdout.write(_dumps(result))
+            return
+        value = result.get("alpha", result.get("kappa", result.get("agreement")))
+        shown = "undefined (" + str(result.get("reason")) + ")" if value is None else f"{value:.4f}"
+        self.stdout.write(f"{metric} ({level}) = {shown} over {result['units']} units, {result['raters']} raters")
+
+
+def _alpha_text(figures) -> str:
+    alpha = figures.get("alpha")
+    shown = "—" if alpha is None else f"{alpha:.3f}"
+    if alpha is not None and figures.get("ci_low") is not None:
+        shown += f" [{figures['ci_low']:.3f}, {figures['ci_high']:.3f}]"
+    return f"alpha {shown}, {figures.get('n_units')} units, {figures.get('n_ratings')} ratings"
+
+
+def _dumps(result) -> str:
+    return json.dumps(result, indent=2, ensure_ascii=False, default=str)

@@ -1,0 +1,157 @@
+"""The analysis's reads of a study: its annotations as columns in one pass (raw SQL where the
+database extracts JSON), the protocol versions they were given under, and item facts."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
+from django.db import connection
+
+from annotation.models import Annotation, Review
+from studies.models import Document, Item, ProtocolVersion, Study
+from studies.selectors import protocol_specs
+from stats.columns import AnnotationColumns, columns_from_chunks
+from stats.reports import CompletePrompts, complete_prompts
+from stats.versions import ProtocolSet
+
+from .fingerprint import NOT_FLAGGED
+
+# --- protocol versions ---------------------------------------------------------------------
+
+
+def protocol_set(*, study: Study, max_id: int | None = None, present: Iterable[int] | None = None) -> ProtocolSet:
+    """The specs of every protocol version the study's annotations up to ``max_id`` were given under
+    (one DISTINCT over them), or of the versions ``present`` when the caller knows them (the
+    analysis, from its one read).
+
+    A version whose spec row is missing (or no longer parses) is read with the current spec, and
+    listed in ``fallback``."""
+    if present is None:
+        if max_id is None:
+            raise TypeError("protocol_set needs max_id or present")
+        rows = Annotation.objects.filter(NOT_FLAGGED, study=study, id__lte=max_id).order_by()
+        present = rows.values_list("protocol_version", flat=True).distinct()
+    present = set(present)
+    present.discard(study.protocol_version)
+    versions = protocol_specs(study=study, versions=present)
+    fallback = present - set(versions)
+    return ProtocolSet(
+        current=study.spec, current_version=study.protocol_version, versions=versions, fallback=frozenset(fallback)
+    )
+
+
+# --- annotations as columns -------------------------------------------------------------------
+
+COLUMNS_CHUNK_SIZE = 50_000
+FLAGGED = Review.Outcome.FLAGGED.value
+
+
+def _json_sql() -> str | None:
+    """The SQL of an answer key's JSON text here, or None when this database has no JSON
+    extraction we use (then the ORM reads the rows)."""
+    if connection.vendor == "postgresql":
+        return "(answers -> %s)::text"
+    if connection.vendor == "sqlite" and sqlite3.sqlite_version_info >= (3, 38):
+        return "(answers -> %s)"
+    return None
+
+
+def _chunks_sql(study_id: int, max_id: int, keys: Sequence[str], size: int, key_sql: str):
+    """Chunks of columns, the database extracting each key, in id order.
+
+    PostgreSQL streams one query through a server-side cursor: one pass whatever plan it picks.
+    (Keyset pages, ``id > last … LIMIT n``, went quadratic there on a freshly loaded table without
+    statistics: each page was a bitmap scan of every remaining row and a sort.) SQLite reads
+    keyset pages over the (study, id) index, so no read lock is held between pages while
+    annotators keep submitting."""
+    select = (
+        "SELECT id, item_id, pool_id, annotator_id, protocol_version, skipped"
+        + "".join(f", {key_sql}" for _ in keys)
+        + f" FROM {Annotation._meta.db_table} a WHERE study_id = %s AND id <= %s"
+        + f" AND NOT EXISTS (SELECT 1 FROM {Review._meta.db_table} r WHERE r.annotation_id = a.id AND r.outcome = %s)"
+    )
+    if connection.vendor == "postgresql" and not connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS"):
+        with connection.chunked_cursor() as cursor:
+            cursor.execute(select + " ORDER BY id", [*keys, study_id, max_id, FLAGGED])
+            while rows := cursor.fetchmany(size):
+                yield _columns_of(rows)
+        return
+    last = 0
+    with connection.cursor() as cursor:
+        while True:
+            cursor.execute(select + " AND id > %s ORDER BY id LIMIT %s", [*keys, study_id, max_id, FLAGGED, last, size])
+            rows = cursor.fetchall()
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield _columns_of(rows)
+
+
+def _columns_of(rows: list[tuple]) -> list[np.ndarray]:
+    table = np.array(rows, dtype=object)  # a cell at a time in C: faster than zip(*rows)
+    return [table[:, i] for i in range(table.shape[1])]
+
+
+def _chunks_orm(study_id: int, max_id: int, keys: Sequence[str], size: int):
+    """The same chunks, each answer decoded in Python and each key written back as JSON text."""
+    rows = (
+        Annotation.objects.filter(NOT_FLAGGED, study_id=study_id, id__lte=max_id)
+        .order_by("id")
+        .values_list("id", "item_id", "pool_id", "annotator_id", "protocol_version", "skipped", "answers")
+        .iterator(chunk_size=size)
+    )
+    chunk: list[tuple] = []
+    for *ids, answers in rows:
+        answers = answers if isinstance(answers, dict) else {}
+        chunk.append((*ids, *(json.dumps(answers[k]) if k in answers else None for k in keys)))
+        if len(chunk) == size:
+            yield list(zip(*chunk, strict=True))
+            chunk = []
+    if chunk:
+        yield list(zip(*chunk, strict=True))
+
+
+def annotation_columns(
+    *,
+    study: Study,
+    max_id: int,
+    keys: Iterable[str],
+    on_chunk: Callable[[int], None] | None = None,
+    chunk_size: int = COLUMNS_CHUNK_SIZE,
+    native: bool = True,
+) -> AnnotationColumns:
+    """The study's annotations with id <= ``max_id``, in id order, keeping the answer ``keys``:
+    one pass over the database, in chunks, with no answer document decoded in Python where the
+    database can extract JSON (PostgreSQL; SQLite 3.38+). ``on_chunk(rows read)`` reports progress;
+    ``native=False`` reads through the ORM instead (any database)."""
+    keys = list(dict.fromkeys(keys))
+    sql = _json_sql() if native else None
+    chunks = (
+        _chunks_sql(study.pk, max_id, keys, chunk_size, sql) if sql else _chunks_orm(study.pk, max_id, keys, chunk_size)
+    )
+    return columns_from_chunks(chunks, keys, on_chunk)
+
+
+def complete_prompts_of(*, study: Study) -> CompletePrompts:
+    """The study's prompts with an image from every model, and their items (one query); a prompt
+    is (item country, prompt text). Example items of the practice test are not part of it."""
+    rows = study.items.filter(is_example=False).values_list("pk", "country", "prompt", "model_name")
+    return complete_prompts((pk, (country, prompt), model) for pk, country, prompt, model in rows.iterator(chunk_size=20_000))
+
+
+def stored_versions(*, study: Study) -> set[int]:
+    """Every protocol version of the study with a stored spec, and the current one."""
+    return {*ProtocolVersion.objects.filter(study=study).values_list("version", flat=True), study.protocol_version}
+
+
+def item_names(*, study: Study) -> dict[int, str]:
+    """The study's items: id → the researcher's own id (``external_id``)."""
+    return dict(Item.objects.filter(study=study).values_list("pk", "external_id"))
+
+
+def document_positions(*, study: Study) -> dict[int, int]:
+    """The documents of the study's items: id → position within its item."""
+    return dict(Document.objects.filter(item__study=study).values_list("pk", "position"))

@@ -1,0 +1,203 @@
+"""State changes of analysis runs: start one (``analysis_start``) and run it (``analysis_run``, the
+Celery task's body). The run reads the study's annotations once (``reader.annotation_columns``) and
+hands the columns to the pure ``stats`` package for agreement, to ``reports`` for the protocol's
+reports and to ``metrics`` for the metric correlation.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from functools import partial
+from typing import Any
+
+import pandas as pd
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from stats.coding import DocumentRatings, Ratings, Units, attribute_masks, field_agreement
+from stats.summary import page_summary
+from studies.models import Study
+
+from .fingerprint import Fingerprint, data_fingerprint
+from .jobs import Status, job_claim, job_enqueue, job_fail, job_progress
+from .metrics import human_field, metric_result
+from .models import DEFAULT_RESAMPLES, MAX_RESAMPLES, AnalysisRun
+from .reader import (
+    annotation_columns,
+    complete_prompts_of,
+    document_positions,
+    item_names,
+    protocol_set,
+    stored_versions,
+)
+from .reports import protocol_reports, report_keys
+from .review import review_result
+
+REUSE_ACTIVE_RUN_FOR = timedelta(minutes=10)
+
+
+
+class AnalysisRefused(ValueError):
+    """Options an analysis cannot run with; the message says which and why."""
+
+
+def analysis_start(
+    *,
+    study: Study,
+    user: AbstractBaseUser | None,
+    queue: bool = True,
+    complete_only: bool = False,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> AnalysisRun:
+    """Queue an agreement analysis of the study's current annotations, with ``resamples``
+    bootstrap resamples (0 to ``MAX_RESAMPLES``) drawn with ``seed`` for each alpha's interval.
+
+    A recent run still queued or running on the same data with the same options is returned
+    instead (a double click); an older one may be an orphan of a crashed worker and does not block
+    a new run. With ``queue=False`` the run is only recorded: the caller runs ``analysis_run``
+    itself (the shell). Raises ``AnalysisRefused`` for options out of range."""
+    if not 0 <= resamples <= MAX_RESAMPLES:
+        raise AnalysisRefused(f"The bootstrap resamples must be between 0 and {MAX_RESAMPLES:,}; got {resamples:,}.")
+    if seed < 0:
+        raise AnalysisRefused(f"The seed must be 0 or more; got {seed}.")
+    fingerprint = data_fingerprint(study=study).text
+    options = {"complete_only": complete_only, "resamples": resamples, "seed": seed}
+    active = AnalysisRun.objects.filter(
+        study=study,
+        status__in=[Status.QUEUED, Status.RUNNING],
+        data_fingerprint=fingerprint,
+        created_at__gte=timezone.now() - REUSE_ACTIVE_RUN_FOR,
+        **options,
+    ).first()
+    if active is not None:
+        return active
+    run = AnalysisRun.objects.create(study=study, requested_by=user, data_fingerprint=fingerprint, **options)
+    if queue:
+        transaction.on_commit(partial(job_enqueue, AnalysisRun, run.pk, "analysis.tasks.analysis_run_task"))
+    return run
+
+
+def analysis_run(*, run_id: int) -> AnalysisRun:
+    """The body of an analysis: alpha for every analysable field, overall and per pool."""
+    if job_claim(AnalysisRun, run_id):
+        try:
+            with _bulk_objects():
+                result, fingerprint = _analyse(AnalysisRun.objects.select_related("study").get(pk=run_id))
+        except Exception as exc:  # noqa: BLE001 - the row records every failure; the worker stays up
+            job_fail(AnalysisRun, run_id, "analysis", exc)
+        else:
+            AnalysisRun.objects.filter(pk=run_id).update(
+                status=Status.DONE,
+                progress=100,
+                result=result,
+                summary=page_summary(result),
+                data_fingerprint=fingerprint.text,
+                finished_at=timezone.now(),
+            )
+    return AnalysisRun.objects.get(pk=run_id)
+
+
+@contextmanager
+def _bulk_objects() -> Iterator[None]:
+    """No cyclic garbage collection while the analysis builds millions of short-lived objects (the
+    rows of each chunk): CPython's collector would walk every live object again and again (at a
+    million ratings, a seventh of the run). Reference counting still frees them; one collection
+    at the end takes any cycle."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+        gc.collect()
+
+
+def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
+    study = run.study
+    # The run describes the data as it is when it starts; later annotations make it stale.
+    fingerprint = data_fingerprint(study=study)
+    AnalysisRun.objects.filter(pk=run.pk).update(data_fingerprint=fingerprint.text)
+    pools = {
+        p.pk: {"country": p.country, "country_name": p.country_name}
+        for p in study.pools.order_by("country").only("pk", "country", "country_name")
+    }
+    # One pass over the annotations (80% of the progress bar) feeds the fields, reports and metrics;
+    # it reads the keys of every stored version, then the versions found decide how answers are read.
+    stored = protocol_set(study=study, present=stored_versions(study=study))
+    human = human_field(stored)
+    keys = [*Ratings.keys(stored), *report_keys(stored), *([human.key] if human else [])]
+    columns = annotation_columns(
+        study=study,
+        max_id=fingerprint.max_id,
+        keys=keys,
+        on_chunk=lambda read: job_progress(AnalysisRun, run.pk, 5 + 75 * read // max(fingerprint.count, 1)),
+    )
+    protocols = protocol_set(study=study, present=columns.versions())
+    ratings = Ratings(protocols)
+    ratings.add_columns(columns)
+    units = Units.from_keys(ratings.pool_ids, ratings.item_ids)
+    attributes = attribute_masks(units, _item_attributes(study))
+    steps = len(ratings.coders) + len(ratings.documents)
+    fields, documents = [], []
+    for coder in ratings.coders:
+        fields.append(field_agreement(coder, units, pools, attributes, n_resamples=run.resamples, seed=run.seed))
+        job_progress(AnalysisRun, run.pk, 80 + 10 * len(fields) // steps)
+    for docs in ratings.documents:
+        agreement = docs.agreement(pools, n_resamples=run.resamples, seed=run.seed)
+        documents.append({**agreement, "score": _score_summary(study, docs, pools)})
+        job_progress(AnalysisRun, run.pk, 80 + 10 * (len(fields) + len(documents)) // steps)
+    result = {
+        "unit": "item within pool",
+        "annotations": len(ratings),
+        "n_skipped": ratings.n_skipped,
+        "skipped_pools": [
+            {"pool_id": pk, **labels, "n_skipped": ratings.skipped.get(pk, 0)} for pk, labels in pools.items()
+        ],
+        "units": len(units.pool),
+        "protocol_version": study.protocol_version,
+        "older_versions": sorted(protocols.versions),
+        "fallback_versions": sorted(protocols.fallback),
+        "fields": fields,
+        "documents": documents,
+        "attributes": {attribute: list(masks) for attribute, masks in attributes.items()},
+        "bootstrap": {"resamples": run.resamples, "seed": run.seed, "confidence": 0.95},
+    }
+    only = run.complete_only  # restrict to prompts that have images from every model
+    result["complete_only"] = only
+    complete = complete_prompts_of(study=study) if only else None  # read once for both
+    result["metrics"] = metric_result(
+        study=study, max_id=fingerprint.max_id, columns=columns, protocols=protocols, complete=complete
+    )
+    job_progress(AnalysisRun, run.pk, 95)
+    result["reports"] = protocol_reports(
+        study=study, protocols=protocols, columns=columns, pools=pools, complete=complete
+    )
+    result["review"] = review_result(study=study)
+    return result, fingerprint
+
+
+ITEM_ATTRIBUTES = {"model": "model_name", "category": "category"}
+ATTRIBUTE_CHUNK_SIZE = 20_000
+
+
+def _item_attributes(study: Study) -> dict[str, pd.Series]:
+    """Item id → value of each attribute alpha is broken down by (one query, two short columns)."""
+    rows = list(study.items.values_list("pk", *ITEM_ATTRIBUTES.values()).iterator(chunk_size=ATTRIBUTE_CHUNK_SIZE))
+    ids, *values = zip(*rows, strict=True) if rows else ((),) * (1 + len(ITEM_ATTRIBUTES))
+    return {name: pd.Series(column, index=ids, dtype=object) for name, column in zip(ITEM_ATTRIBUTES, values, strict=True)}
+
+
+def _score_summary(study: Study, docs: DocumentRatings, pools: dict[int, dict[str, Any]]) -> dict[str, Any] | None:
+    if not docs.scored:
+        return None
+    return docs.score_summary(
+        items=item_names(study=study),
+        positions=document_positions(study=study),
+        countries={pk: p["country"] for pk, p in pools.items()},
+    )

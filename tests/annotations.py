@@ -1,0 +1,91 @@
+"""Submitted annotations without the lease dance, for analysis, export and review tests."""
+
+import itertools
+from datetime import timedelta
+
+from django.utils import timezone
+
+from annotation.models import Annotation, Assignment, Session
+from studies.models import Document, Study
+from studies.protocol import SKIP, CandidateRef, DocumentRef, ItemContext, validate
+from studies.services import study_create
+
+from . import factories as f
+
+_positions = itertools.count(1)
+
+
+def answers_for(item, **overrides) -> dict:
+    """Clean answers as the protocol engine stores them (validated, hidden fields left out)."""
+    form = f.valid_answers(**{k: [str(x) for x in v] if isinstance(v, list) else str(v) for k, v in overrides.items()})
+    result = validate(item.study.spec, form, ItemContext(texts=item.text_map()))
+    assert result.ok, result.errors
+    return result.answers
+
+
+def annotate(annotator, item, answers=None, *, surplus=False, time_spent_ms=42_000, **overrides) -> Annotation:
+    """A submitted annotation of ``item`` by ``annotator`` (in their own pool), with its assignment."""
+    now = timezone.now()
+    session = Session.objects.filter(annotator=annotator).first() or f.make_session(annotator)
+    assignment = Assignment.objects.create(
+        session=session,
+        annotator=annotator,
+        item=item,
+        pool=annotator.pool,
+        position=next(_positions),
+        status=Assignment.Status.SUBMITTED,
+        leased_at=now - timedelta(minutes=1),
+        expires_at=now + timedelta(minutes=29),
+    )
+    return Annotation.objects.create(
+        assignment=assignment,
+        study=item.study,
+        item=item,
+        pool=annotator.pool,
+        annotator=annotator,
+        answers=(answers := answers if answers is not None else answers_for(item, **overrides)),
+        skipped=SKIP in answers,
+        protocol_version=item.study.protocol_version,
+        surplus=surplus,
+        time_spent_ms=time_spent_ms,
+        started_at=now - timedelta(milliseconds=time_spent_ms),
+    )
+
+
+def annotators(pool, n):
+    return [f.make_annotator(pool) for _ in range(n)]
+
+
+# --- studies with an inline protocol, and answers of every field type -------------------------
+
+
+def inline_study(owner, protocol, *, name="Inline study", **settings) -> Study:
+    """An open study running ``protocol`` (a spec written in the test)."""
+    codes = {"code_completed": "DONE1", "code_failed_mock": "FAIL1", "code_not_eligible": "NOTEL1", "code_no_consent": "NOCON1"}
+    return study_create(owner=owner, name=name, protocol=protocol, status=Study.Status.OPEN, **{**codes, **settings})
+
+
+def add_documents(item, n=2) -> list[Document]:
+    return [
+        Document.objects.create(
+            item=item, position=i, title=f"{item.external_id} article {i}",
+            url=f"https://en.wikipedia.org/wiki/{item.external_id}_{i}", text="An article.",
+        )
+        for i in range(n)
+    ]
+
+
+def submitted(item, form: dict, *, documents=(), candidates=None, uploads=()) -> dict:
+    """Answers as the protocol engine stores them for ``form`` (what the page posts), in the
+    context of ``item``: its documents, its candidates in the order shown, the uploads made."""
+    ctx = ItemContext(
+        texts=item.text_map(),
+        image=(item.width, item.height) if item.width else None,
+        documents=[DocumentRef(d.pk, d.title) for d in documents],
+        candidates=[CandidateRef(str(c["id"]), str(c["text"])) for c in (candidates or item.candidates)],
+        uploads={u.token: u for u in uploads},
+    )
+    data = {k: v if isinstance(v, list) else [v] for k, v in form.items()}
+    result = validate(item.study.spec, data, ctx)
+    assert result.ok, result.errors
+    return result.answers

@@ -1,0 +1,102 @@
+"""The layers point one way: studies <- annotation <- analysis <- exports, and stats (pure: no
+Django, no app's models) is importable by all of them but imports only studies.protocol.
+
+Each module's imports are read from its source (nothing is imported), relative imports resolved,
+and every import of a module, wherever it stands (a function's local import too), is checked.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = ["studies", "annotation", "analysis", "exports"]  # each may import those before it
+PURE = ["stats", "studies.protocol"]  # no Django, no app
+THIRD_PARTY_ALLOWED_IN_PURE = {"numpy", "pandas", "scipy"}
+FIRST_PARTY = {*LAYERS, "stats", "config"}
+
+
+def modules(package: str) -> list[tuple[str, Path]]:
+    base = ROOT.joinpath(*package.split("."))
+    found = []
+    for path in sorted(base.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found.append((".".join(parts), path))
+    return found
+
+
+def imports_of(name: str, path: Path) -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import in the module ``name`` at ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if node.module is None or node.level:  # "from . import x": x may be a module
+                out += [(node.lineno, f"{target}.{alias.name}") for alias in node.names]
+            out.append((node.lineno, target))
+    return out
+
+
+def within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def layer_of(module: str) -> int | None:
+    return next((i for i, app in enumerate(LAYERS) if within(module, app)), None)
+
+
+@pytest.mark.parametrize("package", PURE)
+def test_the_pure_packages_import_neither_django_nor_an_app(package):
+    bad = []
+    for name, path in modules(package):
+        for line, target in imports_of(name, path):
+            top = target.split(".")[0]
+            if top == "django" or top in {"rest_framework", "celery"}:
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+            elif top in FIRST_PARTY and not (within(target, "stats") or within(target, "studies.protocol")):
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    assert not bad, "pure code reaches into Django or an app:\n" + "\n".join(bad)
+
+
+def test_studies_protocol_does_not_import_stats():
+    bad = [
+        f"{path.relative_to(ROOT)}:{line} imports {target}"
+        for name, path in modules("studies.protocol")
+        for line, target in imports_of(name, path)
+        if within(target, "stats")
+    ]
+    assert not bad, "the engine sits under stats:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("app", LAYERS)
+def test_no_import_points_up_the_layers(app):
+    mine = LAYERS.index(app)
+    bad = []
+    for name, path in modules(app):
+        for line, target in imports_of(name, path):
+            layer = layer_of(target)
+            if layer is not None and layer > mine:
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {target} ({LAYERS[layer]} is above {app})")
+    assert not bad, "imports pointing up the layers:\n" + "\n".join(bad)
+
+
+def test_the_checks_see_a_violation(tmp_path, monkeypatch):
+    """The parser finds local, relative and plain imports (a check that reads nothing passes all)."""
+    source = "import os\nfrom django.db import models\n\ndef f():\n    from ..annotation import models\n    from . import sibling\n"
+    path = tmp_path / "mod.py"
+    path.write_text(source)
+    found = {target for _, target in imports_of("studies.sub.mod", path)}
+    assert {"os", "django.db", "studies.annotation.models", "studies.annotation", "studies.sub.sibling"} <= found
+    assert layer_of("exports.models") == 3 and layer_of("studies.protocol.fields") == 0 and layer_of("stats") is None

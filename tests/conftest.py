@@ -1,5 +1,6 @@
 """The fixed cast: a researcher who owns the study, another researcher, an annotator of the pool,
-an annotator of another pool. Each test takes what it needs."""
+an annotator of another pool, a checker of the pool (and one of the other pool). Each test takes
+what it needs; the builders behind them are in ``tests/factories.py``."""
 
 import pytest
 
@@ -50,6 +51,28 @@ def other_annotator(other_pool):
 @pytest.fixture
 def session(annotator):
     return f.make_session(annotator)
+
+
+@pytest.fixture
+def checker(pool):
+    return f.make_checker(pool, "checker-in")
+
+
+@pytest.fixture
+def other_checker(other_pool):
+    return f.make_checker(other_pool, "checker-jp")
+
+
+@pytest.fixture
+def annotated(items, pool):
+    """Six annotations in India (two annotators × three items)."""
+    return f.annotate_pool(pool, annotators=2)
+
+
+@pytest.fixture
+def annotated_elsewhere(items, other_pool):
+    """Two annotations in Japan."""
+    return f.annotate_pool(other_pool)
 
 
 @pytest.fixture(autouse=True)

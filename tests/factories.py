@@ -4,13 +4,22 @@ import hashlib
 import io
 import itertools
 
+from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
+from django.urls import reverse
 from django.utils import timezone
 from PIL import Image
 
-from annotation.models import Annotator, Session
-from studies.models import CountryPool, Item, MockQuestion, Study
-from studies.services import preset_load, quotas_for_items, researcher_create, study_create
+from annotation.models import Annotation, Annotator, Checker, Session
+from annotation.services import annotation_submit, assignment_current
+from studies.models import CountryPool, Document, Item, MockQuestion, Study
+from studies.services import (
+    preset_load,
+    quotas_for_items,
+    researcher_create,
+    study_create,
+    study_create_from_preset,
+)
 
 _counter = itertools.count(1)
 
@@ -112,3 +121,123 @@ def valid_answers(**overrides) -> dict[str, list[str]]:
     }
     data.update({k: v if isinstance(v, list) else [v] for k, v in overrides.items()})
     return data
+
+
+# The answers of ``valid_answers`` to the reviewed questions, as a checker's form posts them.
+AS_GIVEN = {"alignment": ["0.5"], "stereotype": ["no"], "quality": ["1"], "overall": ["3"]}
+
+PASSWORD = "pass-for-tests-1"
+
+# The seed presets, in the order the presets page lists them.
+PRESET_NAMES = [
+    "caire-relevance", "culturalframes-prompt-filter", "culturalframes-rating",
+    "ravenea-doc-relevance", "ravenea-caption-choice", "globalrg-grounding",
+    "culturalvqa-question", "culturalvqa-answer", "culturalvqa-judgment",
+]
+
+
+def entry_url(pool, pid="5f1a2b3c4d5e6f7a8b9c0d1e", study_id="STUDY1", session_id="SESSION1"):
+    """The pool's entry link as Prolific sends a participant to it (a path, for the test client)."""
+    url = reverse("annotation:entry", kwargs={"key": pool.entry_key})
+    return f"{url}?PROLIFIC_PID={pid}&STUDY_ID={study_id}&SESSION_ID={session_id}"
+
+
+def make_checker(pool, username: str, **fields):
+    """A user account that checks ``pool``'s annotations."""
+    user = get_user_model().objects.create_user(username, password=PASSWORD)
+    Checker.objects.create(pool=pool, user=user, **fields)
+    return user
+
+
+def annotate_pool(pool, *, annotators: int = 1, pid: str | None = None, **answers) -> list[Annotation]:
+    """Fresh annotators of ``pool`` each annotate every item they are given in one session,
+    through the annotator's services (leases and submits)."""
+    out = []
+    for n in range(annotators):
+        session = make_session(make_annotator(pool, pid if n == 0 else None))
+        while (assignment := assignment_current(session=session)) is not None:
+            out.append(annotation_submit(assignment=assignment, data=valid_answers(**answers)).annotation)
+    return out
+
+
+# --- RAVENEA: documents and their per-document questions --------------------------------------
+
+DOCUMENTS = [
+    ("Diwali", "https://en.wikipedia.org/wiki/Diwali", "Diwali is the Hindu festival of lights."),
+    ("Candle", "https://en.wikipedia.org/wiki/Candle", "A candle is an ignitable wick embedded in wax."),
+]
+
+RAVENEA_ANSWERS = {
+    "caption_correct": "yes",
+    "documents.0.country": "yes", "documents.0.topic": "yes", "documents.0.visual": "yes",
+    "documents.1.country": "cannot_determine", "documents.1.topic": "no", "documents.1.visual": "no",
+    "missing_documents.title": "Rangoli", "missing_documents.url": "https://en.wikipedia.org/wiki/Rangoli",
+}
+
+
+def ravenea(owner):
+    """An open RAVENEA document-relevance study with an India pool and two items of two documents."""
+    study = study_create_from_preset(owner=owner, preset="ravenea-doc-relevance", status=Study.Status.OPEN)
+    pool = make_pool(study, "IN", "India")
+    items = [make_item(study, "IN", caption="A woman lights diyas on her doorstep for Diwali.") for _ in range(2)]
+    for item in items:
+        Document.objects.bulk_create(
+            Document(item=item, position=i, title=t, url=u, text=x) for i, (t, u, x) in enumerate(DOCUMENTS)
+        )
+    quotas_for_items(items=items)
+    return study, pool
+
+
+def annotate_ravenea(pool) -> list[Annotation]:
+    """One annotator of ``pool`` answers every RAVENEA item with ``RAVENEA_ANSWERS``."""
+    session = make_session(make_annotator(pool))
+    out = []
+    while (a := assignment_current(session=session)) is not None:
+        out.append(annotation_submit(assignment=a, data={k: [v] for k, v in RAVENEA_ANSWERS.items()}).annotation)
+    return out
+
+
+def admin_study_form(**overrides):
+    """The admin's add-study form, filled in, as a browser posts it."""
+    data = {
+        "name": "New study", "status": "draft", "prolific_study_id": "",
+        "items_per_session": 5, "lease_minutes": 30, "mock_attempts_allowed": 2,
+        "code_completed": "AAA", "code_failed_mock": "BBB", "code_not_eligible": "CCC", "code_no_consent": "DDD",
+        "consent_md": "", "instructions_md": "",
+        "protocol": '{"fields": [{"key": "overall", "type": "scale", "choices": [1, 2, 3], "level": "ordinal"}]}',
+        "pools-TOTAL_FORMS": 0, "pools-INITIAL_FORMS": 0,
+        "mock_questions-TOTAL_FORMS": 0, "mock_questions-INITIAL_FORMS": 0,
+    }
+    data.update(overrides)
+    return data
+
+
+# --- studies of a preset or an inline spec, with items ---------------------------------------
+
+
+def preset_study(preset: str, *, country="IN", **settings):
+    """An open study of ``preset`` with one pool; returns (study, pool)."""
+    owner = make_researcher(f"owner-{preset}")
+    study = study_create_from_preset(owner=owner, preset=preset, status=Study.Status.OPEN, **settings)
+    return study, make_pool(study, country, "India")
+
+
+def spec_study(protocol: dict, *, country="IN", **settings):
+    """An open study of an inline protocol spec with one pool; returns (study, pool)."""
+    owner = make_researcher("owner-inline")
+    study = study_create(owner=owner, name="Inline protocol", protocol=protocol, status=Study.Status.OPEN,
+                         code_completed="C0MPLETE", code_failed_mock="FAILMOCK", code_not_eligible="NOTELIG",
+                         code_no_consent="NOCONSENT", **settings)
+    return study, make_pool(study, country, "India")
+
+
+def add_items(study, n=2, *, documents=(), **fields) -> list:
+    """``n`` items of the pool's country, each with ``documents`` as (title, url, text) triples."""
+    items = [make_item(study, "IN", **fields) for _ in range(n)]
+    for item in items:
+        Document.objects.bulk_create(
+            Document(item=item, position=i, title=title, url=url, text=text)
+            for i, (title, url, text) in enumerate(documents)
+        )
+    quotas_for_items(items=items)
+    return items

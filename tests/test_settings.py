@@ -6,56 +6,8 @@ SECRET_KEY) leaks into what is being checked.
 """
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
-
-BASE_DIR = Path(__file__).resolve().parent.parent
-
-# Every variable config/settings.py reads, plus the settings module itself.
-SETTINGS_VARIABLES = {
-    "DJANGO_SETTINGS_MODULE",
-    "DEBUG",
-    "SECRET_KEY",
-    "TESSERA_VAR_DIR",
-    "ALLOWED_HOSTS",
-    "CSRF_TRUSTED_ORIGINS",
-    "SITE_URL",
-    "DATABASE_URL",
-    "DATABASE_CONN_MAX_AGE",
-    "MEDIA_ROOT",
-    "AWS_STORAGE_BUCKET_NAME",
-    "AWS_S3_ENDPOINT_URL",
-    "AWS_S3_REGION_NAME",
-    "IMAGE_MAX_BYTES",
-    "IMAGE_MAX_PIXELS",
-    "CELERY_BROKER_URL",
-    "SESSION_COOKIE_SECURE",
-    "CSRF_COOKIE_SECURE",
-    "BEHIND_HTTPS_PROXY",
-    "LOG_LEVEL",
-}
-
-
-def start_django(tmp_path: Path, code: str = "", **env: str) -> subprocess.CompletedProcess:
-    """Run `django.setup()` with config.settings in a new interpreter, then `code`."""
-    environ = {key: value for key, value in os.environ.items() if key not in SETTINGS_VARIABLES}
-    environ.update(
-        DJANGO_SETTINGS_MODULE="config.settings",
-        TESSERA_VAR_DIR=str(tmp_path / "var"),
-        MEDIA_ROOT=str(tmp_path / "media"),
-    )
-    environ.update(env)
-    script = "import json\nimport django\ndjango.setup()\nfrom django.conf import settings\n" + code
-    return subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=BASE_DIR,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+from tests.helpers import start_django
 
 
 def settings_values(tmp_path: Path, expressions: dict[str, str], **env: str) -> dict:

@@ -14,8 +14,7 @@ from analysis.fingerprint import Fingerprint, data_fingerprint, staleness
 from analysis.reader import annotation_columns
 from analysis.services import analysis_run
 from exports.services import export_start
-from tests.annotation.test_review_access import annotate, annotated, checker  # noqa: F401 - fixtures
-from tests.annotation.test_review_submit import AS_GIVEN
+from tests.factories import AS_GIVEN
 
 
 def review(annotation, reviewer, outcome, **changes):

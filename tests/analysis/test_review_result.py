@@ -9,14 +9,7 @@ from django.template.loader import render_to_string
 from annotation.models import Review
 from annotation.reviews.services import review_submit
 from analysis.review import review_result
-from tests.annotation.test_review_access import (  # noqa: F401 - fixtures
-    annotated,
-    annotated_elsewhere,
-    checker,
-    other_checker,
-)
-from tests.annotation.test_review_page import annotate_ravenea, ravenea
-from tests.annotation.test_review_submit import AS_GIVEN
+from tests.factories import AS_GIVEN, annotate_ravenea, ravenea
 
 
 def review(annotation, reviewer, outcome, note="", **changes):

@@ -1,44 +1,20 @@
 """Concurrency rules with real threads on PostgreSQL: no over-assigned item, idempotent submit."""
 
-import threading
 from collections import Counter
 
 import pytest
-from django.db import connection
 
 from annotation.models import Annotation, Assignment
 from annotation.services import annotation_submit, assignment_current
 from studies.models import ItemQuota
 from tests import factories as f
 from tests.factories import valid_answers
+from tests.helpers import run_in_threads
 
 pytestmark = [
     pytest.mark.postgres_only,
     pytest.mark.django_db(transaction=True),
 ]
-
-
-def run_in_threads(target, args_list):
-    """Start every call at the same moment (a barrier), each in its own thread and connection."""
-    barrier = threading.Barrier(len(args_list))
-    results, errors = [None] * len(args_list), []
-
-    def work(i, args):
-        try:
-            barrier.wait()
-            results[i] = target(*args)
-        except Exception as exc:  # noqa: BLE001 - surfaced by the assertion below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=work, args=(i, a)) for i, a in enumerate(args_list)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    assert not errors, errors
-    return results
 
 
 def test_concurrent_annotators_never_overfill_an_item(study, pool):

@@ -12,7 +12,7 @@ from django.urls import reverse
 from studies.models import CountryPool, ItemQuota, ProtocolVersion, Study
 from studies.services import preset_get, preset_load, presets_list, study_create_from_preset
 from tests import factories as f
-from tests.studies.test_admin import study_form
+from tests.factories import admin_study_form as study_form
 
 
 def run(*args) -> str:

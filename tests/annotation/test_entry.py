@@ -3,8 +3,9 @@ from django.urls import reverse
 
 from annotation.models import Annotator, Session
 from studies.models import ItemQuota, Study
+from tests.factories import entry_url
+from tests.helpers import enter
 
-from .helpers import enter, entry_url
 
 
 def test_it_creates_the_annotator_and_sends_them_to_consent(client, pool, items):

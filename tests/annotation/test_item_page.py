@@ -6,28 +6,12 @@ import pytest
 from django.urls import reverse
 
 from annotation.context import candidate_order
-from annotation.models import Annotation, Assignment
+from annotation.models import Annotation
 from annotation.selectors import SESSION_KEY
 from tests import factories as f
-from tests.browser.helpers import add_items, preset_study
-
-HX = {"HTTP_HX_REQUEST": "true"}
-
-
-def on_items(client, preset, n=2, **item_fields):
-    """An onboarded annotator of a new ``preset`` study, on its item pages: (client, assignment, page)."""
-    study, pool = preset_study(preset)
-    add_items(study, n, **item_fields)
-    session = f.make_session(f.make_annotator(pool))
-    s = client.session
-    s[SESSION_KEY] = session.pk
-    s.save()
-    page = client.get(reverse("annotation:items")).content.decode()
-    return client, Assignment.objects.get(session=session, status="leased"), page
-
-
-def submit(client, assignment, data):
-    return client.post(reverse("annotation:item-submit", args=[assignment.pk]), data, **HX)
+from tests.factories import add_items
+from tests.helpers import on_items
+from tests.helpers import item_submit as submit
 
 
 @pytest.mark.django_db
@@ -179,7 +163,7 @@ def test_a_drafted_box_and_upload_are_shown_again(client):
 
 @pytest.mark.django_db
 def test_documents_without_questions_are_listed_above_the_form(client):
-    from tests.browser.helpers import spec_study
+    from tests.factories import spec_study
 
     study, pool = spec_study({
         "fields": [{"key": "useful", "type": "choice", "label": "Are these articles useful?", "choices": ["yes", "no"]}],

@@ -2,8 +2,8 @@ from django.urls import reverse
 
 from annotation.models import Annotator, MockAttempt
 from tests import factories as f
+from tests.helpers import enter
 
-from .helpers import enter
 
 PROLIFIC = "https://app.prolific.com/submissions/complete?cc="
 

@@ -1,75 +1,20 @@
 """Who may review what: the fixed cast of the quality check, and every refusal.
 
-The cast (with tests/conftest.py): the study's owner, another researcher, a checker of the India
-pool, a checker of the Japan pool, and an annotator of the study (a Prolific participant in the
-browser, and an account that is no checker). The builders and fixtures here serve every
-test_review_* module.
+The cast (tests/conftest.py): the study's owner, another researcher, a checker of the India pool,
+a checker of the Japan pool, and an annotator of the study (a Prolific participant in the browser,
+and an account that is no checker).
 """
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from annotation.models import Annotation, Checker, Review
+from annotation.models import Review
 from annotation.selectors import SESSION_KEY
-from annotation.services import annotation_submit, assignment_current
 from tests import factories as f
 from tests.factories import valid_answers
-
-PASSWORD = "pass-for-tests-1"
-HX = {"HTTP_HX_REQUEST": "true"}
-
-
-def make_checker(pool, username: str, **fields):
-    user = get_user_model().objects.create_user(username, password=PASSWORD)
-    Checker.objects.create(pool=pool, user=user, **fields)
-    return user
-
-
-def annotate(pool, *, annotators: int = 1, pid: str | None = None, **answers) -> list[Annotation]:
-    """Fresh annotators of ``pool`` each annotate every item they are given in one session."""
-    out = []
-    for n in range(annotators):
-        session = f.make_session(f.make_annotator(pool, pid if n == 0 else None))
-        while (assignment := assignment_current(session=session)) is not None:
-            out.append(annotation_submit(assignment=assignment, data=valid_answers(**answers)).annotation)
-    return out
-
-
-def review_url(study, pool) -> str:
-    return reverse("annotation:review-pool", args=[study.pk, pool.pk])
-
-
-def submit_url(annotation) -> str:
-    return reverse("annotation:review-submit", args=[annotation.study_id, annotation.pool_id, annotation.pk])
-
-
-
-@pytest.fixture
-def checker(pool):
-    return make_checker(pool, "checker-in")
-
-
-@pytest.fixture
-def other_checker(other_pool):
-    return make_checker(other_pool, "checker-jp")
-
-
-@pytest.fixture
-def annotated(items, pool):
-    """Six annotations in India (two annotators × three items)."""
-    return annotate(pool, annotators=2)
-
-
-@pytest.fixture
-def annotated_elsewhere(items, other_pool):
-    """Two annotations in Japan."""
-    return annotate(other_pool)
-
-
-def login(client, user):
-    client.force_login(user)
-    return client
+from tests.factories import PASSWORD
+from tests.helpers import login, review_url, submit_url
 
 
 # --- the pool's review page and its actions: who gets in ---------------------------------------

@@ -5,8 +5,9 @@ from django.urls import reverse
 
 from annotation.models import Checker, Review, ReviewTarget
 from tests import factories as f
+from tests.factories import make_checker
+from tests.helpers import login
 
-from .test_review_access import annotated, checker, login, make_checker  # noqa: F401 - fixtures
 
 
 def add_checker(client, pool, username, pid=""):

@@ -5,10 +5,10 @@ import pytest
 from annotation.models import Review
 from annotation.reviews.services import review_submit
 from studies.models import ItemQuota
+from tests.factories import AS_GIVEN, make_checker
+from tests.helpers import run_in_threads
+from tests.factories import annotate_pool as annotate
 
-from .test_concurrency import run_in_threads
-from .test_review_access import annotate, make_checker
-from .test_review_submit import AS_GIVEN
 
 pytestmark = [
     pytest.mark.postgres_only,

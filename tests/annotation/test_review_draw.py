@@ -4,9 +4,8 @@ from collections import Counter
 
 from annotation.reviews import selectors
 from annotation.reviews.access import scope_for_reviewer
+from tests.helpers import review as submit
 
-from .test_review_access import annotated, checker  # noqa: F401 - fixtures
-from .test_review_submit import submit
 
 
 def scope(checker, annotation):

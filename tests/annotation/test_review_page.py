@@ -9,19 +9,13 @@ from django.urls import reverse
 from annotation.models import Annotation, Review, ReviewTarget
 from annotation.reviews.access import scope_for_reviewer
 from annotation.reviews.selectors import review_next
-from studies.models import Document, Study
+from studies.models import Study
 from studies.services import quotas_for_items, study_create_from_preset
 from tests import factories as f
+from tests.factories import annotate_ravenea, make_checker, ravenea
+from tests.helpers import HX, login, review_url
+from tests.factories import annotate_pool as annotate
 
-from .test_review_access import (  # noqa: F401 - fixtures
-    HX,
-    annotate,
-    annotated,
-    checker,
-    login,
-    make_checker,
-    review_url,
-)
 
 
 def shown_annotation(page: str) -> int:
@@ -128,41 +122,6 @@ def test_the_review_page_takes_a_fixed_number_of_queries(client, checker, study,
 
 
 # --- RAVENEA: documents and their per-document questions --------------------------------------
-
-DOCUMENTS = [
-    ("Diwali", "https://en.wikipedia.org/wiki/Diwali", "Diwali is the Hindu festival of lights."),
-    ("Candle", "https://en.wikipedia.org/wiki/Candle", "A candle is an ignitable wick embedded in wax."),
-]
-
-
-def ravenea(owner):
-    study = study_create_from_preset(owner=owner, preset="ravenea-doc-relevance", status=Study.Status.OPEN)
-    pool = f.make_pool(study, "IN", "India")
-    items = [f.make_item(study, "IN", caption="A woman lights diyas on her doorstep for Diwali.") for _ in range(2)]
-    for item in items:
-        Document.objects.bulk_create(
-            Document(item=item, position=i, title=t, url=u, text=x) for i, (t, u, x) in enumerate(DOCUMENTS)
-        )
-    quotas_for_items(items=items)
-    return study, pool
-
-
-RAVENEA_ANSWERS = {
-    "caption_correct": "yes",
-    "documents.0.country": "yes", "documents.0.topic": "yes", "documents.0.visual": "yes",
-    "documents.1.country": "cannot_determine", "documents.1.topic": "no", "documents.1.visual": "no",
-    "missing_documents.title": "Rangoli", "missing_documents.url": "https://en.wikipedia.org/wiki/Rangoli",
-}
-
-
-def annotate_ravenea(pool):
-    from annotation.services import annotation_submit, assignment_current
-
-    session = f.make_session(f.make_annotator(pool))
-    out = []
-    while (a := assignment_current(session=session)) is not None:
-        out.append(annotation_submit(assignment=a, data={k: [v] for k, v in RAVENEA_ANSWERS.items()}).annotation)
-    return out
 
 
 @pytest.mark.django_db

@@ -11,30 +11,15 @@ from annotation.services import annotation_submit, assignment_current
 from studies.models import ItemQuota
 from tests import factories as f
 from tests.factories import valid_answers
+from tests.factories import AS_GIVEN, annotate_ravenea, ravenea
+from tests.helpers import HX, login, review_url, submit_url
+from tests.helpers import review as submit
+from tests.factories import annotate_pool as annotate
 
-from .test_review_access import (  # noqa: F401 - fixtures
-    HX,
-    annotate,
-    annotated,
-    checker,
-    login,
-    other_checker,
-    review_url,
-    submit_url,
-)
-from .test_review_page import annotate_ravenea, ravenea
-
-# The reviewed questions of valid_answers(), as the review form posts them unchanged.
-AS_GIVEN = {"alignment": ["0.5"], "stereotype": ["no"], "quality": ["1"], "overall": ["3"]}
 
 
 def quota(annotation) -> ItemQuota:
     return ItemQuota.objects.get(item=annotation.item, pool=annotation.pool)
-
-
-def submit(annotation, reviewer, outcome, note="", **changes):
-    return review_submit(annotation=annotation, reviewer=reviewer, outcome=outcome,
-                         data={**AS_GIVEN, **{k: [v] for k, v in changes.items()}}, note=note)
 
 
 # --- the service ------------------------------------------------------------------------------

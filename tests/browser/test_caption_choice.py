@@ -5,13 +5,8 @@ import pytest
 from annotation.context import candidate_order
 from annotation.models import Assignment
 
-from .helpers import (
-    add_items,
-    item_ready,
-    preset_study,
-    start_annotating,
-    stored_answers,
-)
+from .helpers import item_ready, start_annotating, stored_answers
+from tests.factories import add_items, preset_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

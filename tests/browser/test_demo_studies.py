@@ -15,7 +15,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from annotation.models import Annotation, Annotator, Upload
 from studies.models import CountryPool, ItemQuota, Study
-from tests.annotation.helpers import entry_url
+from tests.factories import entry_url
 
 DEMO_FIXTURES = Path(settings.BASE_DIR) / "fixtures" / "demo"
 PRESETS = Path(settings.BASE_DIR) / "studies" / "presets"

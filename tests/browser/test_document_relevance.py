@@ -4,13 +4,8 @@ import pytest
 
 from studies.models import Document
 
-from .helpers import (
-    add_items,
-    item_ready,
-    preset_study,
-    start_annotating,
-    stored_answers,
-)
+from .helpers import item_ready, start_annotating, stored_answers
+from tests.factories import add_items, preset_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

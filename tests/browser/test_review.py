@@ -9,8 +9,8 @@ from annotation.models import Checker, Review
 from annotation.services import annotation_submit, assignment_current
 from studies.models import ItemQuota
 from tests import factories as f
+from tests.factories import add_items, preset_study
 
-from .helpers import add_items, preset_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

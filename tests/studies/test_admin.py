@@ -6,25 +6,12 @@ from annotation.services import annotation_submit, assignment_current
 from studies.models import MockQuestion, Study
 from tests import factories as f
 from tests.factories import valid_answers
+from tests.factories import admin_study_form as study_form
 
 
 def login(client, user):
     client.force_login(user)
     return client
-
-
-def study_form(**overrides):
-    data = {
-        "name": "New study", "status": "draft", "prolific_study_id": "",
-        "items_per_session": 5, "lease_minutes": 30, "mock_attempts_allowed": 2,
-        "code_completed": "AAA", "code_failed_mock": "BBB", "code_not_eligible": "CCC", "code_no_consent": "DDD",
-        "consent_md": "", "instructions_md": "",
-        "protocol": '{"fields": [{"key": "overall", "type": "scale", "choices": [1, 2, 3], "level": "ordinal"}]}',
-        "pools-TOTAL_FORMS": 0, "pools-INITIAL_FORMS": 0,
-        "mock_questions-TOTAL_FORMS": 0, "mock_questions-INITIAL_FORMS": 0,
-    }
-    data.update(overrides)
-    return data
 
 
 def test_a_researcher_creates_a_study_they_own(client, owner):

@@ -7,12 +7,7 @@ from studies.protocol import SKIP, CandidateRef, DocumentRef, ItemContext, Uploa
 from studies.protocol.spec import ITEM_TEXTS, SHOWABLE
 from studies.services import preset_get, presets_list
 from tests.factories import valid_answers
-
-NAMES = [
-    "caire-relevance", "culturalframes-prompt-filter", "culturalframes-rating",
-    "ravenea-doc-relevance", "ravenea-caption-choice", "globalrg-grounding",
-    "culturalvqa-question", "culturalvqa-answer", "culturalvqa-judgment",
-]
+from tests.factories import PRESET_NAMES as NAMES
 
 
 def spec_of(name):

@@ -5,7 +5,7 @@ import pytest
 from studies.protocol import SpecError, parse_spec
 from studies.protocol.reports import REPORT_KINDS
 from studies.services import preset_get
-from tests.studies.test_presets import NAMES
+from tests.factories import PRESET_NAMES as NAMES
 
 FIELDS = [
     {"key": "rating", "type": "scale", "label": "Rating", "choices": [1, 2, 3], "level": "ordinal"},

@@ -32,13 +32,11 @@ class Fingerprint:
         return f"{self.count}:{self.max_id}:{self.reviews}.{self.last_review}:{self.last_submitted}"
 
     @classmethod
-    def parse(cls, text: str) -> Fingerprint | None:
-        try:
-            count, max_id, reviews, last = text.split(":", 3)
-            n_reviews, last_review = reviews.split(".")
-            return cls(int(count), int(max_id), last, int(n_reviews), int(last_review))
-        except ValueError:
-            return None  # not a fingerprint, or one from before reviews were counted
+    def parse(cls, text: str) -> Fingerprint:
+        """The fingerprint ``text`` spells; ValueError for anything else."""
+        count, max_id, reviews, last = text.split(":", 3)
+        n_reviews, last_review = reviews.split(".")
+        return cls(int(count), int(max_id), last, int(n_reviews), int(last_review))
 
 
 NOT_FLAGGED = ~Q(review__outcome=Review.Outcome.FLAGGED)
@@ -64,7 +62,11 @@ class Staleness:
 
 
 def staleness(job_fingerprint: str, now: Fingerprint) -> Staleness:
+    """``current`` when the job saw the data as it is now; a job with no fingerprint never is."""
     if job_fingerprint == now.text:
         return Staleness(current=True)
-    then = Fingerprint.parse(job_fingerprint)
-    return Staleness(current=False, new_annotations=max(0, now.count - then.count) if then else 0)
+    try:
+        then = Fingerprint.parse(job_fingerprint)
+    except ValueError:
+        return Staleness(current=False)
+    return Staleness(current=False, new_annotations=max(0, now.count - then.count))

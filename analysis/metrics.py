@@ -107,12 +107,8 @@ def _scores_csv(scores: MetricScores) -> bytes:
     return frame.to_csv(index=False, float_format="%.17g").encode()
 
 
-def _stored_scores(study: Study, upload: MetricUpload) -> pd.DataFrame | MetricScores:
-    """The scores of ``upload`` as parsed when it was stored (an upload from before the parsed file
-    was kept is parsed again)."""
-    if not upload.scores_file:
-        with upload.file.open("rb") as fh:
-            return _parse(study, fh.read())
+def _stored_scores(upload: MetricUpload) -> pd.DataFrame:
+    """The scores of ``upload`` as parsed when it was stored."""
     with upload.scores_file.open("rb") as fh:
         return pd.read_csv(
             fh, dtype={"item": np.int64, "country": object, "metric": str, "score": np.float64},
@@ -190,7 +186,7 @@ def metric_result(
     if f is None:
         return {"upload": upload_info, "human_field": None,
                 "reason": "the protocol has no scale at the ordinal, interval or ratio level to compare with"}
-    scores = _stored_scores(study, upload)
+    scores = _stored_scores(upload)
     countries = dict(study.pools.values_list("pk", "country"))
     if columns is None:
         columns = annotation_columns(study=study, max_id=max_id, keys=[f.key])

@@ -74,7 +74,7 @@ class MetricUpload(models.Model):
     uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     file = models.FileField(upload_to=metric_upload_path)
     scores_file = models.FileField(
-        upload_to=metric_upload_path, blank=True,
+        upload_to=metric_upload_path,
         help_text="The scores as parsed at upload (item id, country, metric, score): what the analysis reads.",
     )
     original_name = models.CharField(max_length=255)

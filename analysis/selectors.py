@@ -25,11 +25,10 @@ def analysis_latest_done(*, study: Study) -> AnalysisRun | None:
 
 
 def run_summary(run: AnalysisRun | None) -> dict | None:
-    """What the page shows of a finished run: its summary (long tables cut to their first rows),
-    or, for a run from before summaries, its whole result (read then, if it was deferred)."""
+    """What the page shows of a finished run: its summary (long tables cut to their first rows)."""
     if run is None or run.status != AnalysisRun.Status.DONE:
         return None
-    return run.summary if run.summary is not None else run.result
+    return run.summary
 
 
 def analysis_result_text(*, run: AnalysisRun) -> str:

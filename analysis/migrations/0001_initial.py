@@ -21,7 +21,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('file', models.FileField(upload_to=analysis.models.metric_upload_path)),
-                ('scores_file', models.FileField(blank=True, help_text='The scores as parsed at upload (item id, country, metric, score): what the analysis reads.', upload_to=analysis.models.metric_upload_path)),
+                ('scores_file', models.FileField(help_text='The scores as parsed at upload (item id, country, metric, score): what the analysis reads.', upload_to=analysis.models.metric_upload_path)),
                 ('original_name', models.CharField(max_length=255)),
                 ('rows', models.PositiveIntegerField(help_text='Scores kept (lines of unknown items or countries left out).')),
                 ('metrics', models.JSONField(default=list, help_text='The metric names, in order of first appearance.')),

@@ -5,6 +5,8 @@ import csv
 import io
 import zipfile
 
+import pytest
+
 from django.urls import reverse
 
 from annotation.reviews.services import review_submit
@@ -51,11 +53,15 @@ def test_an_accepted_review_alone_still_makes_the_analysis_stale(study, annotate
     assert staleness(before.text, after) == staleness(before.text, after).__class__(current=False, new_annotations=0)
 
 
-def test_fingerprints_round_trip_and_old_ones_are_not_current():
+def test_fingerprints_round_trip_and_others_are_refused():
     fp = Fingerprint(5, 12, "2026-11-23T12:00:00+00:00", 2, 7)
     assert Fingerprint.parse(fp.text) == fp
-    assert Fingerprint.parse("5:12:2026-11-23T12:00:00+00:00") is None  # written before reviews counted
-    assert not staleness("5:12:2026-11-23T12:00:00+00:00", fp).current
+    assert staleness(fp.text, fp).current
+    assert staleness(Fingerprint(3, 10, "2026-11-23T11:00:00+00:00", 2, 7).text, fp).new_annotations == 2
+    for text in ("", "5:12:2026-11-23T12:00:00+00:00", "five:12:2.7:x"):
+        with pytest.raises(ValueError):
+            Fingerprint.parse(text)
+        assert staleness(text, fp) == staleness(text, fp).__class__(current=False, new_annotations=0)
 
 
 def test_the_analysis_counts_without_the_flagged_and_shows_the_quality_check(client, owner, study, annotated, checker):

@@ -37,13 +37,3 @@ def test_the_page_reads_the_summary_and_the_download_the_whole_result(client, ow
     assert "Showing the first 20 of 1500 rows" in html and "<td>19</td>" in html and "<td>20</td>" not in html
     whole = client.get(reverse("analysis:analysis-result", args=[study.pk, run.pk])).json()
     assert len(whole["reports"][0]["result"]["rows"]) == 1500
-
-
-def test_a_run_from_before_summaries_shows_its_whole_result(client, owner, study):
-    report = {"kind": "human_scores", "title": "Human score", "fields": {"value": "relevance"},
-              "result": {"pairs": 25, "ratings": 50, "missing": 0, "countries": [], "rows": [[n, "IN", 3.0, 2, 0.5] for n in range(25)]}}
-    AnalysisRun.objects.create(study=study, status=AnalysisRun.Status.DONE, result={"annotations": 50, "fields": [],
-                                                                                     "documents": [], "reports": [report]})
-    client.force_login(owner)
-    html = client.get(reverse("analysis:analysis", args=[study.pk])).content.decode()
-    assert "Showing the first 20 of 25 rows" in html and "Analysis of 50 annotations" in html

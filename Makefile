@@ -4,14 +4,16 @@ PY ?= $(shell command -v python3.11 >/dev/null 2>&1 && echo python3.11 || echo p
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.requirements-installed
+TEST_STAMP := $(VENV)/.test-requirements-installed
 PYTEST_ARGS ?=
 PORT ?= 8000
 
-.PHONY: help install demo test migrate worker beat clean
+.PHONY: help install install-test demo check test migrate worker beat clean
 
 help:
 	@echo "make demo     create the venv, migrate, set up the demo study, run on http://127.0.0.1:8000 (PORT=...)"
-	@echo "make test     run the whole test suite (SQLite; PostgreSQL when DATABASE_URL is set)"
+	@echo "make test     make check, then the whole test suite (SQLite; PostgreSQL when DATABASE_URL is set)"
+	@echo "make check    lint (ruff), types of the pure packages (mypy), migrations in step, deploy settings"
 	@echo "make migrate  apply migrations to the configured database"
 	@echo "make worker   run a Celery worker (needs CELERY_BROKER_URL)"
 	@echo "make beat     run Celery beat, the periodic scheduler (needs CELERY_BROKER_URL)"
@@ -25,7 +27,13 @@ $(STAMP): requirements.txt | $(BIN)/python
 	$(BIN)/python -m pip install -r requirements.txt
 	touch $@
 
+$(TEST_STAMP): requirements.txt requirements-test.txt | $(BIN)/python
+	$(BIN)/python -m pip install -r requirements-test.txt
+	touch $(STAMP) $@
+
 install: $(STAMP)
+
+install-test: $(TEST_STAMP)
 
 # The demo's links use SITE_URL, which follows PORT unless SITE_URL is set.
 demo: $(STAMP)
@@ -33,7 +41,18 @@ demo: $(STAMP)
 	DEBUG=1 SITE_URL=$${SITE_URL:-http://127.0.0.1:$(PORT)} $(BIN)/python manage.py demo_setup
 	DEBUG=1 SITE_URL=$${SITE_URL:-http://127.0.0.1:$(PORT)} $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-test: $(STAMP)
+# Production-like settings for the deploy check: a real key, no debug, HTTPS only.
+DEPLOY_ENV := DJANGO_SETTINGS_MODULE=config.settings DEBUG=0 SECRET_KEY=check-deploy-only-0123456789-abcdefghijklmnopqrstuvwxyz-ABCDEFGHIJ \
+	ALLOWED_HOSTS=tessera.example.org SITE_URL=https://tessera.example.org \
+	SECURE_SSL_REDIRECT=1 SECURE_HSTS_SECONDS=31536000 SECURE_HSTS_INCLUDE_SUBDOMAINS=1
+
+check: $(TEST_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run
+	$(DEPLOY_ENV) $(BIN)/python manage.py check --deploy --fail-level WARNING
+
+test: $(TEST_STAMP)
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 # migrate, worker and beat default to DEBUG=1 (the development key in var/) like `make demo`;

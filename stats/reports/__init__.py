@@ -13,7 +13,10 @@ with a ``reason``). Countries are whatever label the caller uses for a pool (its
 - GlobalRG (``globalrg``): ``iou``, ``box_agreement``, ``iou_against_gold``.
 - CulturalVQA (``culturalvqa``): ``normalise_answer``, ``answer_agreement``.
 
-Metric correlation and the human–human baseline are in ``stats.correlation``.
+Each report kind a protocol may declare is one object (``kinds.ReportKindImpl``: what it reads of
+each answer, how it computes, which fragment and plot show it), made in its paper's module and
+listed in ``catalog.REPORTS``. Metric correlation and the human–human baseline are in
+``stats.correlation``.
 """
 
 from .caire import HumanScores, human_scores

@@ -12,6 +12,7 @@ import pandas as pd
 from ..frames import as_frame, only
 from ..binning import bin_edges
 from .common import column_values, country_key, labels, plain
+from .kinds import NUMBER, ReportData, implement
 
 HUMAN_SCORE_COLUMNS = ("item_id", "country", "mean", "n", "sd")
 
@@ -82,3 +83,13 @@ def human_scores(
                               per_country["mean"], strict=True)
     ]
     return HumanScores(out, len(frame), missing, countries, _histogram(pairs))
+
+
+# --- the report kind --------------------------------------------------------------------------
+
+
+def _human_scores(report: ReportData) -> HumanScores:
+    return human_scores(report.frame(["value"]))
+
+
+HUMAN_SCORES = implement("human_scores", reads={"value": NUMBER}, compute=_human_scores, plot="human_score_plots")

@@ -20,6 +20,7 @@ from stats.decisions import NO, YES, prompt_decision, vote_token
 from ..correlation import Coefficient, correlate
 from ..frames import as_frame, distinct, numeric, only
 from .common import country_key, labels, number, plain, share
+from .kinds import KEY, NUMBER, Reader, ReportData, implement
 
 DECISIONS = ("kept", "dropped", "pending")
 PROMPT_COLUMNS = ("item_id", "country", "yes", "no", "wanted", "decision")
@@ -346,3 +347,44 @@ def complete_prompts(items: Iterable[tuple[Any, Any, Any]], *, models: Collectio
             complete += 1
             kept.update(item for m in wanted for item in per_model[m])
     return CompletePrompts(wanted, len(by_prompt), complete, frozenset(kept), {m: missing[m] for m in wanted}, without)
+
+
+# --- the report kinds -------------------------------------------------------------------------
+
+
+def _prompt_filter(report: ReportData) -> PromptFilter:
+    return prompt_filter_majority(report.rows(), min_yes=report.spec.option("min_yes"), wanted=report.context.wanted())
+
+
+def _error_types(report: ReportData) -> ErrorTypeShares:
+    """Perfect is the alignment's highest point; explicit and implicit its error types' first two."""
+    current, spec = report.context.protocols.current, report.spec
+    alignment, types = current.field(spec.key("alignment")), current.field(spec.key("error_types")).choices
+    perfect = max((x for c in alignment.choices if (x := number(c.value)) is not None), default=1)
+    explicit, implicit = (str(c.value) for c in types[:2]) if len(types) >= 2 else ("explicit", "implicit")
+    frame = report.frame(["alignment", "types"])
+    return error_type_shares(frame, perfect=perfect, explicit=explicit, implicit=implicit)
+
+
+def _words(value: Any) -> tuple[str, ...] | None:
+    """The highlighted words of a ``highlight`` answer, as the report counts them (kept small: no
+    offsets; a tuple, so each distinct answer is grouped by the report without JSON)."""
+    return tuple(word_texts(value)) or None
+
+
+def _highlighted_words(report: ReportData) -> WordFrequency:
+    return word_frequency(report.frame(["words"]))
+
+
+def _criteria_spearman(report: ReportData) -> CriteriaSpearman:
+    criteria = report.spec.key("criteria")
+    return criteria_spearman(report.frame(criteria), criteria=criteria)
+
+
+PROMPT_FILTER = implement("prompt_filter", reads={"vote": KEY}, compute=_prompt_filter)
+ERROR_TYPES = implement("error_types", reads={"alignment": NUMBER, "error_types": KEY}, compute=_error_types,
+                        plot="error_type_plot")
+HIGHLIGHTED_WORDS = implement("highlighted_words", reads={"words": Reader(_words)}, compute=_highlighted_words,
+                              plot="word_plot")
+CRITERIA_SPEARMAN = implement("criteria_spearman", reads={"criteria": NUMBER}, compute=_criteria_spearman,
+                              plot="spearman_plots")

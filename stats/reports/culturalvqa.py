@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .common import country_key, restrict
+from .kinds import AS_STORED, ReportData, implement
 
 ARTICLES = re.compile(r"\b(?:a|an|the)\b")
 SPACES = re.compile(r"\s+")
@@ -110,3 +111,14 @@ def answer_agreement(rows: Iterable[tuple[Any, Any, Any]], *, only_items: Collec
         countries=[_group(c, per_country[c], single[c], empty[c]) for c in countries],
         rows=sorted(table, key=lambda r: (country_key(r[1]), str(r[0]))),
     )
+
+
+# --- the report kind --------------------------------------------------------------------------
+
+
+def _answer_agreement(report: ReportData) -> AnswerAgreement:
+    return answer_agreement(report.rows())
+
+
+ANSWER_AGREEMENT = implement("answer_agreement", reads={"answer": AS_STORED}, compute=_answer_agreement,
+                             plot="answer_plot")

@@ -15,6 +15,7 @@ from itertools import combinations
 from typing import Any
 
 from .common import number
+from .kinds import AS_STORED, Reader, ReportData, implement
 
 BOX_COLUMNS = ("image", "annotators", "pairs", "mean_iou")
 PIXEL_KEYS, NORMALISED_KEYS = ("x", "y", "w", "h"), ("nx", "ny", "nw", "nh")
@@ -195,3 +196,25 @@ def iou_against_gold(
             "precision": hits / len(gold) if gold else None,
         })
     return GoldAgreement(threshold, len(gold), unreadable_gold, systems)
+
+
+# --- the report kind --------------------------------------------------------------------------
+
+
+def _image_key(value: Any) -> Any:
+    """The uploaded image's ``sha256``; None for an answer without an upload."""
+    return value.get("sha256") if isinstance(value, Mapping) else None
+
+
+def _box_agreement(report: ReportData) -> BoxAgreement:
+    """Boxes paired by the image they were drawn on: the uploaded one, or the item's without an upload."""
+    items = report.items.tolist()
+    images: Iterable[Any] = items
+    if report.spec.key("image"):
+        uploaded = report.column("image").tolist()
+        images = (img if img is not None else item for img, item in zip(uploaded, items, strict=True))
+    return box_agreement(zip(images, report.annotations.annotator.tolist(), report.column("box").tolist(), strict=True))
+
+
+BOX_AGREEMENT = implement("box_agreement", reads={"box": AS_STORED, "image": Reader(_image_key, "interned")},
+                          compute=_box_agreement, plot="box_plot")

@@ -17,6 +17,7 @@ from studies.protocol import Field
 
 from ..scores import DEFAULT_MAPPING, Scorer
 from .common import country_key, plain, restrict, share
+from .kinds import AS_STORED, ReportData, implement
 
 DOCUMENT_COLUMNS = ("item_id", "document_id", "mean", "n", "sd")
 
@@ -273,3 +274,25 @@ def caption_win_rates(
         countries=[groups[c].summary(c) for c in sorted(groups, key=country_key)],
         unreadable=unreadable,
     )
+
+
+# --- the report kinds -------------------------------------------------------------------------
+
+
+def _document_scores(report: ReportData) -> DocumentScores:
+    """Each answer scored with the sub-fields of its own protocol version."""
+    key, protocols = report.spec.key("documents"), report.context.protocols
+    versions = report.annotations.version.tolist()
+    subs = {v: protocols.for_version(v).field(key).fields for v in set(versions)}
+    rows = ((item, country, entries, subs[v]) for (item, country, entries), v in zip(report.rows(), versions, strict=True))
+    current = protocols.current.field(key)
+    return document_scores(rows, current.fields, mapping=current.score or DEFAULT_MAPPING)
+
+
+def _caption_wins(report: ReportData) -> CaptionWinRates:
+    return caption_win_rates(report.rows(), candidates=report.context.candidates())
+
+
+DOCUMENT_SCORES = implement("document_scores", reads={"documents": AS_STORED}, compute=_document_scores,
+                            plot="document_score_plot")
+CAPTION_WINS = implement("caption_wins", reads={"choice": AS_STORED}, compute=_caption_wins, plot="wins_plot")

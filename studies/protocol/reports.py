@@ -3,7 +3,8 @@
 A report is ``{"kind": KIND, ROLE: field key, …}``: its kind says which figures to compute and
 the roles name the fields they read (``{"kind": "human_scores", "value": "relevance"}``). The
 registry below is the one place that says which roles a kind has and which field types fill
-them; ``analysis.reports`` computes them. Pure Python, no Django.
+them: all a spec's validation needs. How a kind reads, computes and shows its figures is attached
+to it by name in ``stats.reports.catalog`` (the engine never imports ``stats``). Pure Python, no Django.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ class Role:
     optional: bool = False
     many: int = 0
 
+    def fits(self, field_type: str | None) -> bool:
+        """Whether a field of ``field_type`` (None: no such field) may fill this role."""
+        return field_type in self.types
+
 
 @dataclass(frozen=True)
 class Option:
@@ -39,6 +44,12 @@ class ReportKind:
     title: str
     roles: tuple[Role, ...]
     options: tuple[Option, ...] = ()
+
+    def fits(self, spec: ReportSpec, fields: Sequence[Any]) -> bool:
+        """Whether answers given under a protocol of these top-level ``fields`` have every field
+        ``spec`` names, each of a type its role takes (an optional role left out asks nothing)."""
+        types = report_field_types(fields)
+        return all(role.fits(types.get(key)) for role in self.roles for key in spec.keys(role.name))
 
 
 REPORT_KINDS: dict[str, ReportKind] = {
@@ -79,6 +90,11 @@ class ReportSpec:
         """The key (or tuple of keys) a role names; None for an optional role left out."""
         return dict(self.roles).get(role)
 
+    def keys(self, role: str) -> tuple[str, ...]:
+        """The keys a role names, as a tuple whatever the role's arity; () for a role left out."""
+        key = self.key(role)
+        return () if key is None else key if isinstance(key, tuple) else (key,)
+
     def option(self, name: str) -> int:
         return dict(self.options)[name]
 
@@ -109,7 +125,7 @@ def _role_keys(name: str, role: Role, raw: Any, types: Mapping[str, str], errors
         if key not in types:
             errors.append(f"{name}: role '{role.name}' names unknown field '{key}'")
             ok = False
-        elif types[key] not in role.types:
+        elif not role.fits(types[key]):
             article = "an" if wanted[0] in "aeiou" else "a"
             errors.append(f"{name}: role '{role.name}' needs {article} {wanted} field; '{key}' is {types[key]}")
             ok = False

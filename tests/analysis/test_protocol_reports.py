@@ -8,7 +8,6 @@ import pytest
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from analysis import reports as service
 from analysis.models import AnalysisRun
 from analysis.reports import protocol_reports
 from stats.summary import page_summary
@@ -27,7 +26,9 @@ from stats.reports import (
 from analysis.fingerprint import data_fingerprint
 from analysis.reader import protocol_set
 from analysis.services import analysis_run
+from stats.reports.kinds import AS_STORED
 from studies.models import ItemQuota
+from studies.protocol.reports import ReportKind, Role
 from studies.services import preset_load
 
 from tests import factories as f
@@ -219,15 +220,29 @@ def test_answer_agreement_within_a_country(owner):
 # --- isolation, versions, restriction ---------------------------------------------------------
 
 
-def test_a_failing_report_records_its_error_and_leaves_the_others(rated, monkeypatch):
-    def broken(*args, **kwargs):
+def test_a_failing_report_records_its_error_and_leaves_the_others(owner, report_kind):
+    def broken(report):
         raise ValueError("a word nobody can count")
 
-    monkeypatch.setattr(service, "word_frequency", broken)
-    reports = reports_of(rated[0])
-    assert reports["highlighted_words"]["error"] == "ValueError: a word nobody can count"
-    assert "result" not in reports["highlighted_words"]
-    assert all("result" in reports[k] for k in ("error_types", "criteria_spearman", "human_scores"))
+    report_kind(ReportKind("broken", "Never computed", (Role("words", ("text",)),)),
+                reads={"words": AS_STORED}, compute=broken)
+    protocol = {
+        "fields": [{"key": "rating", "type": "scale", "label": "Rating", "choices": [1, 2, 3], "level": "ordinal"},
+                   {"key": "note", "type": "text", "label": "Note"}],
+        "reports": [{"kind": "human_scores", "value": "rating"}, {"kind": "broken", "words": "note"},
+                    {"kind": "answer_agreement", "answer": "note"}],
+    }
+    study = inline_study(owner, protocol)
+    pool = f.make_pool(study, "IN", "India")
+    (item,) = f.make_items(study, "IN", 1)
+    for n, rater in enumerate(annotators(pool, 2), start=1):
+        annotate(rater, item, {"rating": n, "note": "naan"})
+    reports = reports_of(study)
+    assert list(reports) == ["human_scores", "broken", "answer_agreement"]
+    assert reports["broken"]["error"] == "ValueError: a word nobody can count"
+    assert "result" not in reports["broken"]
+    assert result(reports["human_scores"])["ratings"] == 2
+    assert result(reports["answer_agreement"])["overall"]["mean_agreement"] == 1
 
 
 def test_bad_answers_fail_only_their_report(owner):

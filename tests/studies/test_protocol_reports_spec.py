@@ -93,6 +93,26 @@ def test_an_optional_role_may_be_left_out_but_must_fit_when_given():
     assert caught.value.errors == ["report #1 (box_agreement): role 'image' needs an upload field; 'box' is bbox"]
 
 
+def test_a_protocol_version_fits_a_report_when_it_has_each_named_field_of_a_fitting_type():
+    fields = [
+        {"key": "photo", "type": "upload", "label": "Photo"},
+        {"key": "box", "type": "bbox", "label": "Box", "over": "photo"},
+    ]
+    on_the_item = {"key": "box", "type": "bbox", "label": "Box", "over": "image"}
+    kind = REPORT_KINDS["box_agreement"]
+    with_image, without = parse_spec({"fields": fields, "reports": [
+        {"kind": "box_agreement", "box": "box", "image": "photo"}, {"kind": "box_agreement", "box": "box"}]}).reports
+
+    def version(*fields):
+        return parse_spec({"fields": list(fields)}).fields
+
+    assert kind.fits(with_image, version(*fields))
+    assert not kind.fits(with_image, version(on_the_item))  # an older version without the photo
+    assert kind.fits(without, version(on_the_item))  # the optional role was left out
+    assert not kind.fits(with_image, version({"key": "photo", "type": "text", "label": "Photo"}, on_the_item))
+    assert (with_image.keys("image"), without.keys("image"), with_image.keys("box")) == (("photo",), (), ("box",))
+
+
 def test_reports_must_be_a_list_of_objects():
     with pytest.raises(SpecError, match="reports: must be a list"):
         parse_spec({"fields": FIELDS, "reports": {"kind": "human_scores"}})

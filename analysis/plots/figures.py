@@ -8,11 +8,10 @@ data, so a result written by an older version draws what it can.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from stats.binning import bin_counts, bin_edges
+from stats.binning import bin_edges
 
 from .charts import Bar, Bin, Cell, Estimate, Reference, Stack, bar_chart, dot_plot, heatmap, histogram, stacked_bars
 from .svg import fmt, fmt_tick
@@ -69,21 +68,13 @@ def field_alpha(f: Mapping[str, Any]) -> str:
 
 
 def human_scores(res: Mapping[str, Any]) -> list[str]:
-    """CAIRE: per country, the histogram of its (item, country) human scores, on shared axes (as
-    the analysis binned them; a result from before it did is binned here)."""
+    """CAIRE: per country, the histogram of its (item, country) human scores, on shared axes, as
+    the analysis binned them (none when nothing was rated)."""
     stored = res.get("histogram")
-    if stored:
-        edges = stored["edges"]
-        counts = {_country(c["country"]): c["counts"] for c in stored["countries"]}
-    else:
-        by_country: dict[str, list[float]] = {}
-        for row in res.get("rows") or ():
-            if row[2] is not None:
-                by_country.setdefault(_country(row[1]), []).append(float(row[2]))
-        if not by_country:
-            return []
-        edges = bin_edges([v for values in by_country.values() for v in values])
-        counts = {country: bin_counts(values, edges) for country, values in by_country.items()}
+    if not stored:
+        return []
+    edges = stored["edges"]
+    counts = {_country(c["country"]): c["counts"] for c in stored["countries"]}
     tallest = max(max(c) for c in counts.values())
     labels = [f"{fmt_tick(a)}–{fmt_tick(b)}" for a, b in zip(edges, edges[1:])]
     return [
@@ -128,9 +119,7 @@ def document_scores(score: Mapping[str, Any]) -> str:
 def box_agreement(res: Mapping[str, Any]) -> str:
     """GlobalRG: the histogram of each image's mean pairwise IoU (the report has no countries)."""
     edges = [k / 10 for k in range(11)]
-    counts = res.get("iou_histogram")  # binned by the analysis; a result from before it was is binned here
-    if counts is None:
-        counts = bin_counts([float(row[3]) for row in res.get("rows") or () if row[3] is not None], edges)
+    counts = res.get("iou_histogram") or []  # binned by the analysis
     if not any(counts):
         return ""
     labels = [f"{fmt_tick(a)}–{fmt_tick(b)}" for a, b in zip(edges, edges[1:])]

@@ -192,8 +192,10 @@ def test_a_field_plots_all_pools_each_pool_and_each_attribute_value():
 
 
 def test_human_scores_are_one_histogram_per_country_on_shared_axes():
-    rows = [[1, "IN", 1.0, 3, 0], [2, "IN", 4.5, 3, 0.5], [3, "IN", 5.0, 3, 0], [1, "JP", 2.5, 2, 0.7]]
-    svgs = figures.human_scores({"rows": rows})
+    histogram = {"edges": [1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5],
+                 "countries": [{"country": "IN", "counts": [1, 0, 0, 0, 0, 0, 0, 2]},
+                               {"country": "JP", "counts": [0, 0, 0, 1, 0, 0, 0, 0]}]}
+    svgs = figures.human_scores({"histogram": histogram})
     assert len(svgs) == 2
     india, japan = (parse(s) for s in svgs)
     assert [hover(m) for m in marks(india)] == ["IN, mean 1–1.5: 1 (item, country) pair",
@@ -201,7 +203,7 @@ def test_human_scores_are_one_histogram_per_country_on_shared_axes():
     assert [hover(m) for m in marks(japan)] == ["JP, mean 2.5–3: 1 (item, country) pair"]
     tick = lambda root: [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("text-anchor") == "end"]
     assert tick(india) == tick(japan)  # one count axis for every country
-    assert figures.human_scores({"rows": []}) == []
+    assert figures.human_scores({"rows": [], "histogram": None}) == []
 
 
 def test_document_scores_fill_the_scores_between():
@@ -253,7 +255,7 @@ def test_a_metric_is_plotted_per_country_over_its_baseline():
 
 
 def test_box_agreement_answers_and_wins_plot_their_figures():
-    box = parse(figures.box_agreement({"rows": [["a", 2, 1, 0.35], ["b", 3, 3, 0.95], ["c", 2, 1, 1.0]],
+    box = parse(figures.box_agreement({"iou_histogram": [0, 0, 0, 1, 0, 0, 0, 0, 0, 2],
                                        "threshold": 0.5, "share_at_threshold": 0.5}))
     assert [hover(m) for m in marks(box)] == ["mean IoU 0.3–0.4: 1 image", "mean IoU 0.9–1: 2 images"]
     answers = parse(figures.answer_agreement({

@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from stats.binning import bin_edges
-
 from .charts import Bar, Bin, Cell, Estimate, Reference, Stack, bar_chart, dot_plot, heatmap, histogram, stacked_bars
 from .svg import fmt, fmt_tick
 
@@ -267,5 +265,5 @@ def metric(x: Mapping[str, Any], m: Mapping[str, Any]) -> str:
     )
 
 
-__all__ = ["answer_agreement", "bin_edges", "box_agreement", "caption_wins", "criteria_spearman", "document_scores",
+__all__ = ["answer_agreement", "box_agreement", "caption_wins", "criteria_spearman", "document_scores",
            "error_types", "field_alpha", "highlighted_words", "human_scores", "metric"]

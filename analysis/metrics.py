@@ -123,7 +123,7 @@ def human_field(protocols: ProtocolSet, preferred: Sequence[str] = PREFERRED_HUM
     """The field whose answers are the human score: a ``scale`` at the ordinal, interval or ratio
     level — one keyed in ``preferred`` if there is one, else the first in the current spec.
     (A study setting naming the field can replace ``preferred`` later.)"""
-    scales = [f for f in protocols.current.fields if f.type == "scale" and f.level in HUMAN_LEVELS]
+    scales = [f for f in protocols.current.fields if f.kind.numeric and f.level in HUMAN_LEVELS]
     return next((f for key in preferred for f in scales if f.key == key), scales[0] if scales else None)
 
 
@@ -131,9 +131,7 @@ def _human_frame(columns: AnnotationColumns, key: str, protocols: ProtocolSet, c
     """(item, country, rater, value) of the answers to ``key``; answers given under a version
     where ``key`` was not a scale, skips and blanks are left out."""
     answered = columns.answered()
-    scale_versions = [
-        v for v in answered.versions() if getattr(fields_by_key(protocols.for_version(v)).get(key), "type", None) == "scale"
-    ]
+    scale_versions = [v for v in answered.versions() if _is_scale(fields_by_key(protocols.for_version(v)).get(key))]
     mine = answered.take(np.isin(answered.version, scale_versions))
     values = mine.keys[key].numbers(_scale_value)
     kept = ~np.isnan(values)
@@ -143,6 +141,10 @@ def _human_frame(columns: AnnotationColumns, key: str, protocols: ProtocolSet, c
         "rater": mine.annotator[kept],
         "value": values[kept],
     })
+
+
+def _is_scale(f: Field | None) -> bool:
+    return f is not None and f.kind.numeric
 
 
 def _scale_value(value: Any) -> float | None:

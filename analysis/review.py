@@ -19,7 +19,7 @@ def reviewed_field_specs(protocol: Protocol):
     """The reviewed fields of the study's current protocol as the agreement module describes them."""
     out = []
     for f in labels.reviewed_fields(protocol):
-        for sub, parent in ([(s, f) for s in f.fields] if f.type == "per_document" else [(f, None)]):
+        for sub, parent in ([(s, f) for s in f.fields] if f.kind.container else [(f, None)]):
             out.append(ReviewedField(key=labels.analysed_key(sub, parent), label=sub.label, level=sub.level,
                                      categories=labels.domain(sub)))
     return out

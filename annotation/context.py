@@ -21,20 +21,20 @@ def candidate_order(assignment: Assignment) -> list[dict]:
 def assignment_context(assignment: Assignment, spec: Protocol) -> ItemContext:
     """Build the context, querying documents and uploads only when the protocol uses them."""
     item = assignment.item
-    types = {f.type for f in spec.fields}
-    if "per_document" in types or "documents" in spec.display.show:
+    parts = spec.item_parts()
+    if "documents" in parts or "documents" in spec.display.show:
         prefetch_related_objects([item], "documents")  # one query, shared with the page that shows them
-    documents = [DocumentRef(d.pk, d.title) for d in item.documents.all()] if "per_document" in types else []
+    documents = [DocumentRef(d.pk, d.title) for d in item.documents.all()] if "documents" in parts else []
     candidates = (
         [CandidateRef(str(c["id"]), str(c.get("text", ""))) for c in candidate_order(assignment)]
-        if "pick_one" in types else []
+        if "candidates" in parts else []
     )
-    if "upload" in types:
+    if "uploads" in parts:
         prefetch_related_objects([assignment], "uploads")  # one query, shared with the page that shows them
     uploads = (
         {str(u.token): UploadRef(str(u.token), u.width, u.height, u.sha256, u.original_name)
          for u in assignment.uploads.all()}
-        if "upload" in types else {}
+        if "uploads" in parts else {}
     )
     image = (item.width, item.height) if item.image and item.width else None
     return ItemContext(texts=item.text_map(), image=image, documents=documents, candidates=candidates, uploads=uploads)

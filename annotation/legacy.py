@@ -18,13 +18,11 @@ from django.utils import timezone
 
 from studies.importing.rows import read_rows
 from studies.models import ItemQuota, Study
-from studies.protocol import FIELD_TYPES, SKIP, CandidateRef, Field, ItemContext
+from studies.protocol import SKIP, CandidateRef, Field, ItemContext
 
 from .models import Annotation, Annotator, Assignment, Session
 
 COLUMNS = ("item", "annotator", "country", "field", "value")
-IMPORTABLE = ("scale", "choice", "multi", "text", "pick_one")
-MULTI_SEPARATOR = "|"
 SESSION_ID = "imported"
 
 
@@ -56,15 +54,10 @@ class _Pending:
 
 
 def _value(f: Field, raw: str, item) -> object:
-    """The clean value of one field, or ValueError with the reason."""
-    if f.type == "pick_one":
-        ids = [str(c.get("id")) for c in item.candidates or []]
-        if raw not in ids:
-            raise ValueError(f"{raw!r} is not a candidate of this item ({', '.join(ids) or 'none'})")
-        return {"choice": raw, "order": []}  # the order it was shown in is not known
-    values = raw.split(MULTI_SEPARATOR) if f.type == "multi" else [raw]
-    ctx = ItemContext(texts=item.text_map(), candidates=[CandidateRef(str(c["id"]), "") for c in item.candidates or []])
-    return FIELD_TYPES[f.type].parse(f, [v.strip() for v in values], ctx, {})
+    """The clean value of one field (``FieldType.import_value``), or ValueError with the reason."""
+    candidates = [CandidateRef(str(c.get("id")), "") for c in item.candidates or []]
+    ctx = ItemContext(texts=item.text_map(), candidates=candidates)
+    return f.kind.import_value(f, raw, ctx)
 
 
 def _read(study: Study, rows_file: Path) -> tuple[list[_Pending], list[str]]:
@@ -90,7 +83,7 @@ def _read(study: Study, rows_file: Path) -> tuple[list[_Pending], list[str]]:
             problems.append(f"no item {values['item']!r} in this study")
         if values["field"] and f is None:
             problems.append(f"no field {values['field']!r} in this study's protocol (fields: {', '.join(fields)})")
-        elif f is not None and f.type not in IMPORTABLE:
+        elif f is not None and not f.kind.importable:
             problems.append(f"field {f.key!r} is a {f.type} field, which this format cannot carry")
         if country and country not in pools:
             problems.append(f"country {country!r} has no pool in this study (pools: {', '.join(sorted(pools))})")

@@ -42,14 +42,14 @@ class SeedError(ValueError):
 def vote_field(spec: Protocol) -> str:
     """The key of the filter's Yes/No question: the first choice field whose choices are Yes and No."""
     for f in spec.fields:
-        if f.type == "choice" and {vote_token(c.value) for c in f.choices} == {YES, NO}:
+        if f.kind.categorical and {vote_token(c.value) for c in f.choices} == {YES, NO}:
             return f.key
     raise SeedError("the source study's protocol has no Yes/No choice field to count votes from")
 
 
 def question_field(spec: Protocol) -> str:
     """The key of the written question: the text field named 'question', else the only text field."""
-    texts = [f.key for f in spec.fields if f.type == "text"]
+    texts = [f.key for f in spec.fields if f.kind.free_text]
     if "question" in texts:
         return "question"
     if len(texts) == 1:

@@ -6,28 +6,21 @@ a protocol with a per_document field: one row per (annotation, per_document fiel
 with the document, each sub-field's answer and RAVENEA's combined score. Both name the annotation
 by (item_id, annotator), which is unique: an annotator never gets the same item twice.
 
-How each field type becomes cells (``field_columns`` / ``field_cells``):
-
-- scale, choice, text: the value; multi: the values joined by "|";
-- highlight: ``<key>`` the words and ``<key>_indices`` their token indices, joined by "|";
-- bbox: ``<key>`` the JSON list of boxes ``{"x", "y", "w", "h"}`` in pixels, ``<key>_count``;
-- upload: ``<key>_sha256``, ``<key>_width``, ``<key>_height``, ``<key>_name`` (the file name given);
-- url_list: the JSON list of ``{"title", "url"}``;
-- pick_one: ``<key>`` the chosen candidate id, ``<key>_order`` the ids in the order shown, by "|";
-- per_document: ``<key>_documents``, the number of documents answered (the rest is in documents.csv).
+How each field type becomes cells is the type's own (``export_columns`` / ``export_cells`` of
+its class in ``studies/protocol/types/``): scale, choice, text the value; multi the values joined
+by "|"; highlight, bbox, upload, pick_one and per_document their own columns; url_list a JSON list.
 
 An item-level skip fills the ``skipped`` column with its reason and leaves every answer empty.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from studies.protocol import SKIP, Field, Protocol, value_token
+from studies.protocol import SKIP, Field, Protocol, cell_text
 
 from stats.versions import ProtocolSet
 from stats.scores import DEFAULT_MAPPING, Scorer, scored_fields
@@ -54,57 +47,16 @@ class DocumentInfo:
 
 
 def field_columns(f: Field) -> list[str]:
-    k = f.key
-    return {
-        "highlight": [k, f"{k}_indices"],
-        "bbox": [k, f"{k}_count"],
-        "upload": [f"{k}_sha256", f"{k}_width", f"{k}_height", f"{k}_name"],
-        "pick_one": [k, f"{k}_order"],
-        "per_document": [f"{k}_documents"],
-    }.get(f.type, [k])
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _scalar(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, (dict, list)):
-        return _json(value)
-    return value_token(value)
-
-
-def _dicts(value: Any) -> list[Mapping]:
-    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+    return f.kind.export_columns(f)
 
 
 def field_cells(f: Field, value: Any) -> dict[str, str]:
     """The cells of one answer, by column name; a missing answer gives no cell (an empty one)."""
-    k = f.key
-    if value is None:
-        return {}
-    if f.type == "highlight":
-        words = _dicts(value)
-        return {k: "|".join(str(w.get("text", "")) for w in words), f"{k}_indices": "|".join(str(w.get("index", "")) for w in words)}
-    if f.type == "bbox":
-        boxes = [{side: box.get(side) for side in ("x", "y", "w", "h")} for box in _dicts(value)]
-        return {k: _json(boxes), f"{k}_count": str(len(boxes))}
-    if f.type == "upload":
-        upload = value if isinstance(value, Mapping) else {}
-        return {f"{k}_{part}": _scalar(upload.get(part)) for part in ("sha256", "width", "height", "name")}
-    if f.type == "url_list":
-        return {k: _json([{"title": r.get("title", ""), "url": r.get("url", "")} for r in _dicts(value)])}
-    if f.type == "pick_one":
-        picked = value if isinstance(value, Mapping) else {"choice": value}
-        order = picked.get("order") if isinstance(picked.get("order"), list) else []
-        return {k: _scalar(picked.get("choice")), f"{k}_order": "|".join(_scalar(c) for c in order)}
-    if f.type == "per_document":
-        return {f"{k}_documents": str(len(value)) if isinstance(value, list) else ""}
-    if isinstance(value, list):
-        return {k: "|".join(_scalar(v) for v in value)}
-    return {k: _scalar(value)}
+    return f.kind.export_cells(f, value)
+
+
+def _dicts(value: Any) -> list[Mapping]:
+    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
 
 
 def _unique(columns: list[str]) -> list[str]:
@@ -133,9 +85,9 @@ class Layout:
 def layout_for(protocols: ProtocolSet, mapping: Mapping[str, float] = DEFAULT_MAPPING) -> Layout:
     groups = protocols.groups()
     answer_columns = _unique([c for variants in groups for f in variants for c in field_columns(f)])
-    documents = [variants[0].key for variants in groups if any(f.type == "per_document" for f in variants)]
+    documents = [variants[0].key for variants in groups if any(f.kind.container for f in variants)]
     sub_groups = [g for key in documents for g in protocols.sub_groups(key)]
-    per_document = [f for p in protocols.newest_first() for f in p.fields if f.type == "per_document"]
+    per_document = [f for p in protocols.newest_first() for f in p.fields if f.kind.container]
     mapping = next((f.score for f in per_document if f.score), mapping)  # the newest spec's own, if set
     return Layout(
         answer_columns=answer_columns,
@@ -178,7 +130,7 @@ def document_rows(
         return []
     rows = []
     for f in protocol.fields:
-        if f.type != "per_document":
+        if not f.kind.container:
             continue
         for entry in _dicts(answers.get(f.key)):
             doc = documents.get(entry.get("document")) or DocumentInfo(entry.get("document", ""))
@@ -188,7 +140,7 @@ def document_rows(
             row = [f.key, str(doc.id), str(doc.position), doc.title, doc.url]
             row += [cells.get(c, "") for c in layout.sub_columns]
             if layout.scored:
-                row.append(_scalar(layout.scorer(entry, f.fields)))
+                row.append(cell_text(layout.scorer(entry, f.fields)))
             rows.append(row)
     return rows
 

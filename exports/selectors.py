@@ -56,7 +56,7 @@ def export_panel(*, study: Study, fingerprint: Fingerprint | None = None) -> Exp
         analysis=done,
         staleness=staleness(done.data_fingerprint, now) if done else None,
         job=export_latest(study=study),
-        documents=any(f.type == "per_document" for f in study.spec.fields),
+        documents=any(f.kind.container for f in study.spec.fields),
     )
 
 

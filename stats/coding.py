@@ -43,11 +43,9 @@ class FieldCoder:
 
     def __init__(self, f: Field):
         self.field = f
-        self.fixed = f.type in ("scale", "choice")
+        choices = f.kind.domain(f)  # a scale's points by value, a choice's in spec order
+        self.fixed = choices is not None
         if self.fixed:
-            choices = list(f.choices)
-            if f.type == "scale":
-                choices.sort(key=lambda c: c.value)
             self.tokens: list[str] = [c.token for c in choices]
             self.domain: list[Any] = [c.value for c in choices]
         else:
@@ -193,7 +191,7 @@ class DocumentRatings:
 
     def add(self, item_id: int, pool_id: int, version: int, answered_as: Field | None, entries: Any) -> None:
         """Add the entries of one annotation, given to ``answered_as`` (the field of ``version``)."""
-        if answered_as is None or answered_as.type != "per_document" or not isinstance(entries, list):
+        if answered_as is None or not answered_as.kind.container or not isinstance(entries, list):
             return
         subs = self._subs.get(version)
         if subs is None:
@@ -269,7 +267,7 @@ class Ratings:
         self.documents = [
             DocumentRatings(doc, protocols.sub_groups(doc.key), doc.score or mapping)
             for g in groups
-            for doc in [next((f for f in g if f.type == "per_document"), None)]
+            for doc in [next((f for f in g if f.kind.container), None)]
             if doc is not None
         ]
         self.item_ids = np.zeros(0, dtype=np.int64)
@@ -280,7 +278,7 @@ class Ratings:
     @staticmethod
     def keys(protocols: ProtocolSet) -> list[str]:
         """The answer keys the analysis reads."""
-        return [g[0].key for g in protocols.groups() if g[0].level or g[0].type == "per_document"]
+        return [g[0].key for g in protocols.groups() if g[0].level or g[0].kind.container]
 
     def add_columns(self, columns: AnnotationColumns) -> None:
         """Code every annotation of ``columns`` (all of the study's, read once)."""

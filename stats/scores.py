@@ -33,7 +33,7 @@ def scored_fields(fields: Sequence[Field], mapping: Mapping[str, float] = DEFAUL
     points = _normal_mapping(mapping)
     return [
         f for f in fields
-        if f.type == "choice" and f.choices and all(_normal(c.value) in points for c in f.choices)
+        if f.kind.categorical and f.choices and all(_normal(c.value) in points for c in f.choices)
     ]
 
 

@@ -52,7 +52,7 @@ class ProtocolSet:
     def sub_groups(self, key: str) -> list[list[Field]]:
         """Sub-fields of the per_document field ``key`` over every version, grouped by key."""
         return merge_fields(
-            f.fields for p in self.newest_first() for f in p.fields if f.key == key and f.type == "per_document"
+            f.fields for p in self.newest_first() for f in p.fields if f.key == key and f.kind.container
         )
 
     @property

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from studies.protocol import DocumentRef, Field, Protocol, answer_token, value_token
+from studies.protocol import DocumentRef, Field, Protocol, answer_token
 
 Position = tuple[str, int | None]
 
@@ -27,7 +27,7 @@ def reviewed_fields(protocol: Protocol) -> tuple[Field, ...]:
     asks every reviewed question the annotator answered, pre-set to their answer."""
     out = []
     for f in protocol.fields:
-        if f.type == "per_document":
+        if f.kind.container:
             subs = tuple(_open(s) for s in f.fields if s.level)
             if subs:
                 out.append(replace(_open(f), fields=subs))
@@ -44,7 +44,7 @@ def review_protocol(protocol: Protocol, answers: Mapping[str, Any]) -> Protocol:
     """The protocol of one annotation's review form: the reviewed fields the annotator answered."""
     fields = tuple(
         f for f in reviewed_fields(protocol)
-        if (isinstance(answers.get(f.key), list) if f.type == "per_document" else answers.get(f.key) is not None)
+        if (isinstance(answers.get(f.key), list) if f.kind.container else answers.get(f.key) is not None)
     )
     return Protocol(fields=fields, title=protocol.title, display=protocol.display)
 
@@ -57,11 +57,8 @@ def analysed_key(f: Field, parent: Field | None = None) -> str:
 def domain(f: Field) -> tuple[str, ...] | None:
     """The ordered tokens of a choice or scale field (a scale by value, a choice in spec order), as
     the analysis orders them; None for fields whose values are not a fixed list (multi, pick_one)."""
-    if f.type == "scale":
-        return tuple(c.token for c in sorted(f.choices, key=lambda c: c.value))
-    if f.type == "choice":
-        return tuple(c.token for c in f.choices)
-    return None
+    choices = f.kind.domain(f)
+    return None if choices is None else tuple(c.token for c in choices)
 
 
 def _entries(value: Any) -> list[Mapping[str, Any]]:
@@ -77,7 +74,7 @@ def flat_labels(fields: Sequence[Field], answers: Mapping[str, Any]) -> dict[Pos
     if not isinstance(answers, Mapping):
         return out
     for f in fields:
-        if f.type == "per_document":
+        if f.kind.container:
             for entry in _entries(answers.get(f.key)):
                 for sub in f.fields:
                     token = answer_token(sub, entry.get(sub.key))
@@ -94,7 +91,7 @@ def restrict(fields: Sequence[Field], answers: Mapping[str, Any]) -> dict[str, A
     """``answers`` narrowed to the reviewed fields, in the same shape (what "Accept" stores)."""
     out: dict[str, Any] = {}
     for f in fields:
-        if f.type == "per_document":
+        if f.kind.container:
             keys = [s.key for s in f.fields]
             out[f.key] = [
                 {"document": e["document"], **{k: e[k] for k in keys if k in e}} for e in _entries(answers.get(f.key))
@@ -104,20 +101,11 @@ def restrict(fields: Sequence[Field], answers: Mapping[str, Any]) -> dict[str, A
     return out
 
 
-def _raw(f: Field, value: Any) -> list[str]:
-    """An answer as the form posts it."""
-    if f.type == "pick_one":
-        return [value_token(value.get("choice"))] if isinstance(value, Mapping) else []
-    if isinstance(value, list):
-        return [value_token(v) for v in value]
-    return [] if value is None else [value_token(value)]
-
-
 def form_names(fields: Sequence[Field], documents: Sequence[DocumentRef]) -> dict[Position, str]:
     """The form name of every position the form can ask (documents in the order the form shows)."""
     names: dict[Position, str] = {}
     for f in fields:
-        if f.type == "per_document":
+        if f.kind.container:
             for i, doc in enumerate(documents):
                 for sub in f.fields:
                     names[(analysed_key(sub, f), doc.id)] = f"{f.key}.{i}.{sub.key}"
@@ -132,16 +120,16 @@ def form_data(
     """``answers`` as the review form would post them: the form pre-set to the annotator's labels."""
     data: dict[str, list[str]] = {}
     for f in fields:
-        if f.type == "per_document":
+        if f.kind.container:
             by_document = {e["document"]: e for e in _entries(answers.get(f.key))}
             for i, doc in enumerate(documents):
                 entry = by_document.get(doc.id, {})
                 for sub in f.fields:
-                    raw = _raw(sub, entry.get(sub.key))
+                    raw = sub.kind.form_values(sub, entry.get(sub.key))
                     if raw:
                         data[f"{f.key}.{i}.{sub.key}"] = raw
         else:
-            raw = _raw(f, answers.get(f.key))
+            raw = f.kind.form_values(f, answers.get(f.key))
             if raw:
                 data[f.key] = raw
     return data

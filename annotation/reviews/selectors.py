@@ -141,7 +141,7 @@ class Question:
 
     @property
     def multiple(self) -> bool:
-        return self.bound.field.type == "multi"
+        return self.bound.field.kind.multiple
 
     @property
     def changed(self) -> bool:
@@ -196,10 +196,7 @@ class ReviewForm:
 
     def _question(self, bound: Bound, given: Mapping[str, Sequence[str]]) -> Question:
         f = bound.field
-        if f.type == "pick_one":
-            options = [Option(str(c["id"]), str(c.get("text", ""))) for c in self.candidates]
-        else:
-            options = [Option(c.token, c.label, c.description) for c in f.choices]
+        options = [Option(c.token, c.label, c.description) for c in f.kind.options(f, self.context.candidates)]
         return Question(bound=bound, options=options, given=list(given.get(bound.name, [])))
 
 
@@ -210,11 +207,11 @@ def review_form_for(annotation: Annotation, study: Study) -> ReviewForm:
     assignment = annotation.assignment
     assignment.item = annotation.item  # share the loaded item
     context = assignment_context(assignment, protocol)
-    types = {f.type for f in protocol.fields}
+    parts = protocol.item_parts()
     shown = {*protocol.display.show, *protocol.display.collapsed}
     # assignment_context has prefetched them in that case: no query here.
-    documents = list(annotation.item.documents.all()) if "per_document" in types or "documents" in shown else []
-    candidates = candidate_order(assignment) if "pick_one" in types or "candidates" in shown else []
+    documents = list(annotation.item.documents.all()) if "documents" in parts or "documents" in shown else []
+    candidates = candidate_order(assignment) if "candidates" in parts or "candidates" in shown else []
     reviewed = labels.review_protocol(protocol, annotation.answers)
     return ReviewForm(
         protocol=protocol, reviewed=reviewed, context=context, documents=documents, candidates=candidates,

@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from studies.files import image_response
-from studies.protocol import SKIP, bind
+from studies.protocol import FIELD_SCRIPTS, SKIP, bind
 
 from .. import services
 from ..context import assignment_context, candidate_order
@@ -76,28 +76,29 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
     context = assignment_context(assignment, spec)
     raw = data if data is not None else assignment.draft
     fields = bind(spec, raw, context, errors)
-    types = {f.type for f in spec.fields} | {sub.type for f in spec.fields for sub in f.fields}
+    parts = spec.item_parts()
     shown = {*display.show, *display.collapsed}
-    documents = list(assignment.item.documents.all()) if "per_document" in types or "documents" in shown else []
-    candidates = candidate_order(assignment) if "pick_one" in types or "candidates" in shown else []
+    documents = list(assignment.item.documents.all()) if "documents" in parts or "documents" in shown else []
+    candidates = candidate_order(assignment) if "candidates" in parts or "candidates" in shown else []
     _show_documents_in_fields(fields, documents)
     done = services.session_submitted_count(session)
     template = "annotation/_item_panel.html" if request.headers.get("HX-Request") else "annotation/item.html"
     return render(request, template, {
         "study": study,
         "spec": spec,
+        "field_scripts": FIELD_SCRIPTS,
         "display": display,
         "noun": display.noun.lower(),
         "assignment": assignment,
         "item": assignment.item,
         "show_image": "image" in shown and bool(assignment.item.image),
         "parts": display_parts(display, context.texts, documents=documents, candidates=candidates,
-                        has_pick_one="pick_one" in types, has_per_document="per_document" in types),
+                        has_pick_one="candidates" in parts, has_per_document="documents" in parts),
         "texts": context.texts,
         "documents": documents,
         "document_texts": "documents" in shown,
         "candidates": candidates,
-        "uploads": {str(u.token): u for u in assignment.uploads.all()} if "upload" in types else {},
+        "uploads": {str(u.token): u for u in assignment.uploads.all()} if "uploads" in parts else {},
         "skip_reason": (raw.get(SKIP) or [""])[-1],
         "skip_label": _skip_label(spec.skip, display.noun),
         "skip_error": (errors or {}).get(SKIP),

@@ -14,7 +14,6 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from studies.files import image_response
-from studies.protocol import value_token
 
 from ..models import Annotation, Review
 from ..reviews import selectors, services
@@ -124,7 +123,7 @@ def _annotation_context(scope: ReviewScope, annotation: Annotation, *, data, not
     display = form.protocol.display
     given = form.initial(annotation.answers)
     blocks = form.blocks(given if data is None else data, given, errors)
-    reviewed_types = {b.bound.field.type for b in blocks}
+    in_fields = form.reviewed.item_parts()  # the item parts its questions show themselves
     shown = {*display.show, *display.collapsed}
     urls = _urls(scope, annotation)
     return {
@@ -133,7 +132,7 @@ def _annotation_context(scope: ReviewScope, annotation: Annotation, *, data, not
         "show_image": "image" in shown and bool(annotation.item.image),
         "parts": display_parts(
             display, form.context.texts, documents=form.documents, candidates=form.candidates,
-            has_pick_one="pick_one" in reviewed_types, has_per_document="per_document" in reviewed_types,
+            has_pick_one="candidates" in in_fields, has_per_document="documents" in in_fields,
         ),
         "documents": form.documents,
         "document_texts": "documents" in shown,
@@ -176,47 +175,18 @@ class AnswerRow:
 def _answer_rows(form: selectors.ReviewForm, annotation: Annotation, urls: dict[str, Any]) -> list[AnswerRow]:
     """The annotator's answers the review form does not ask again (texts, words, boxes, uploads…),
     so the checker sees the whole annotation."""
-    reviewed = {f.key for f in form.reviewed.fields if f.type != "per_document"}
+    reviewed = {f.key for f in form.reviewed.fields}
     answers = annotation.answers if isinstance(annotation.answers, dict) else {}
     rows = []
     for f in form.protocol.fields:
         value = answers.get(f.key)
-        if f.key in reviewed or value is None or f.type == "per_document":
+        if f.key in reviewed or value is None or f.kind.container:
             continue
         rows.append(_answer_row(f, value, form, urls))
     return rows
 
 
 def _answer_row(f, value, form: selectors.ReviewForm, urls: dict[str, Any]) -> AnswerRow:
-    row = AnswerRow(label=f.label)
-    if f.type in ("choice", "scale"):
-        row.text = _choice_label(f, value)
-    elif f.type == "multi":
-        row.text = ", ".join(_choice_label(f, v) for v in value) or "none"
-    elif f.type == "highlight":
-        row.text = " · ".join(str(w.get("text", "")) for w in value if isinstance(w, dict)) or "no words"
-    elif f.type == "url_list":
-        row.links = [(str(e.get("title", "")), str(e.get("url", ""))) for e in value if isinstance(e, dict)]
-        row.text = "" if row.links else "none"
-    elif f.type == "upload" and isinstance(value, dict):
-        row.text = f"{value.get('name', 'image')} ({value.get('width')}×{value.get('height')} px)"
-        if value.get("upload"):
-            row.image_url = reverse("annotation:review-upload-image", args=[*urls["args"], value["upload"]])
-    elif f.type == "bbox" and isinstance(value, list):
-        boxes = [b for b in value if isinstance(b, dict)]
-        row.text = "; ".join(
-            f"box at ({b.get('x')}, {b.get('y')}), {b.get('w')}×{b.get('h')} px, "
-            f"{b.get('area_ratio', 0):.0%} of the image"
-            for b in boxes
-        ) or "no box"
-    elif f.type == "pick_one" and isinstance(value, dict):
-        texts = {str(c["id"]): str(c.get("text", "")) for c in form.candidates}
-        row.text = texts.get(str(value.get("choice")), str(value.get("choice")))
-    else:
-        row.text = str(value)
-    return row
-
-
-def _choice_label(f, value) -> str:
-    choice = f.choice_for(value_token(value))
-    return choice.label if choice else str(value)
+    shown = f.kind.show_answer(f, value, candidates=form.context.candidates)
+    image_url = reverse("annotation:review-upload-image", args=[*urls["args"], shown.upload]) if shown.upload else ""
+    return AnswerRow(label=f.label, text=shown.text, links=list(shown.links), image_url=image_url)

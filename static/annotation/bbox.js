@@ -1,6 +1,6 @@
 /* The bbox field: boxes drawn by dragging on an image (the item's, or an upload field's), kept in
  * the hidden input as JSON [[x, y, w, h], …] in pixels of the ORIGINAL image (its natural size),
- * as studies/protocol/fields.py BboxType reads them. Keyboard: Enter draws a box in the middle,
+ * as studies/protocol/types/bbox.py BboxType reads them. Keyboard: Enter draws a box in the middle,
  * arrows move the last box, Shift+arrows resize it, Delete removes it. */
 (function () {
   "use strict";

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..protocol import Field, Protocol
+from ..protocol import Protocol
 
 TEXTS = ("question", "background", "reference", "answer")  # → Item.texts
 KNOWN = (
@@ -51,20 +51,14 @@ class ItemNeeds:
         return ("id", "image", "country") if self.image else ("id", "country")
 
 
-def _all_fields(fields: tuple[Field, ...]) -> Iterator[Field]:
-    for f in fields:
-        yield f
-        yield from _all_fields(f.fields)
-
-
 def item_needs(spec: Protocol) -> ItemNeeds:
     """An image when the page shows it or a box is drawn on it; candidates for a pick_one field;
     documents for a per_document field."""
-    fields = list(_all_fields(spec.fields))
+    parts = spec.item_parts()
     return ItemNeeds(
-        image="image" in spec.display.show or any(f.type == "bbox" and f.over == "image" for f in fields),
-        candidates=any(f.type == "pick_one" for f in fields),
-        documents=any(f.type == "per_document" for f in fields),
+        image="image" in spec.display.show or "image" in parts,
+        candidates="candidates" in parts,
+        documents="documents" in parts,
     )
 
 

@@ -7,13 +7,14 @@ server (``validate``), and to tell the analysis each field's level of measuremen
 """
 
 from .conditions import COMPARATORS, evaluate
-from .fields import FIELD_TYPES, CandidateRef, DocumentRef, ItemContext, Token, UploadRef, tokenize
+from .item import CandidateRef, DocumentRef, ItemContext, Token, UploadRef, tokenize
 from .spec import LEVELS, Choice, Display, Field, Protocol, Skip, SpecError, answer_token, parse_spec, value_token
 from .submission import SKIP, Bound, Validation, bind, validate, walk
+from .types import FIELD_SCRIPTS, FIELD_TYPES, FieldType, ShownAnswer, cell_text
 
 __all__ = [
-    "COMPARATORS", "FIELD_TYPES", "LEVELS", "SKIP",
-    "Bound", "CandidateRef", "Choice", "Display", "DocumentRef", "Field", "ItemContext", "Protocol",
-    "Skip", "SpecError", "Token", "UploadRef", "Validation",
-    "answer_token", "bind", "evaluate", "parse_spec", "tokenize", "validate", "value_token", "walk",
+    "COMPARATORS", "FIELD_SCRIPTS", "FIELD_TYPES", "LEVELS", "SKIP",
+    "Bound", "CandidateRef", "Choice", "Display", "DocumentRef", "Field", "FieldType", "ItemContext", "Protocol",
+    "ShownAnswer", "Skip", "SpecError", "Token", "UploadRef", "Validation",
+    "answer_token", "bind", "cell_text", "evaluate", "parse_spec", "tokenize", "validate", "value_token", "walk",
 ]

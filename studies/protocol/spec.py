@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .conditions import condition_errors
+from .item import ITEM_TEXTS
 from .reports import ReportSpec, parse_reports, report_field_types
+from .types import FIELD_TYPES, FieldType
+from .values import Choice, value_token
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
-ITEM_TEXTS = ("prompt", "caption", "question", "background", "reference", "answer")
 SHOWABLE = ("image", *ITEM_TEXTS, "documents", "candidates")
 KEY_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 
@@ -25,41 +25,14 @@ class SpecError(ValueError):
         self.errors = errors
 
 
-def value_token(value: Any) -> str:
-    """A choice's value as it travels in an HTML form."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
 def answer_token(f: Field, value: Any) -> str | None:
     """An answer to ``f`` as one token that two answers are compared by (agreement, a checker's
     review): a choice's value as its form token, a set of choices as their tokens joined by "|" in
     the order of ``f``'s choices, a pick_one answer as the candidate chosen (not the order shown),
-    any other object as its JSON; None for no answer."""
+    any other object as its JSON (``FieldType.answer_token``); None for no answer."""
     if value is None or value == [] or value == "":
         return None
-    if f.type == "pick_one" and isinstance(value, Mapping):
-        return value_token(value.get("choice"))
-    if isinstance(value, list):
-        order = {c.token: i for i, c in enumerate(f.choices)}
-        return "|".join(sorted((value_token(v) for v in value), key=lambda t: (order.get(t, len(order)), t)))
-    if isinstance(value, Mapping):
-        return json.dumps(value, sort_keys=True)
-    return value_token(value)
-
-
-@dataclass(frozen=True)
-class Choice:
-    value: Any
-    label: str
-    description: str = ""
-
-    @property
-    def token(self) -> str:
-        return value_token(self.value)
+    return f.kind.answer_token(f, value)
 
 
 @dataclass(frozen=True)
@@ -84,6 +57,11 @@ class Field:
     over: str | None = None
     fields: tuple[Field, ...] = ()
     score: dict | None = None  # per_document: answer value → points of the combined score
+
+    @property
+    def kind(self) -> FieldType:
+        """Its field type, which knows everything that depends on the type."""
+        return FIELD_TYPES[self.type]
 
     def choice_for(self, token: str) -> Choice | None:
         return next((c for c in self.choices if c.token == token), None)
@@ -119,6 +97,11 @@ class Protocol:
         """Top-level fields that carry a level of measurement, in spec order."""
         return [f for f in self.fields if f.level]
 
+    def item_parts(self) -> frozenset[str]:
+        """What of an item its fields (sub-fields included) need: "image" (a box drawn on it),
+        "candidates", "documents", "uploads" (``FieldType.item_parts``)."""
+        return frozenset(part for f in self.fields for g in (f, *f.fields) for part in g.kind.item_parts(g))
+
 
 _SETTINGS = set(Field.__dataclass_fields__) | {"choices", "fields"}
 _WHOLE = ("min", "max", "min_chars", "max_chars", "min_words", "max_words")
@@ -149,8 +132,6 @@ def _choices(key: str, raw: Any, errors: list[str]) -> tuple[Choice, ...]:
 
 
 def _parse_fields(raws: Any, errors: list[str], *, where: str, nested: bool) -> tuple[Field, ...]:
-    from .fields import FIELD_TYPES  # the registry knows each type's rules
-
     if not isinstance(raws, list) or not raws:
         errors.append(f"{where}: 'fields' must be a non-empty list")
         return ()
@@ -177,8 +158,8 @@ def _parse_fields(raws: Any, errors: list[str], *, where: str, nested: bool) -> 
         if ftype is None:
             errors.append(f"{name}: unknown type {raw.get('type')!r} (known: {', '.join(FIELD_TYPES)})")
             continue
-        if nested and raw["type"] == "per_document":
-            errors.append(f"{name}: per_document fields cannot be nested")
+        if nested and ftype.container:
+            errors.append(f"{name}: {ftype.name} fields cannot be nested")
             continue
         choices = _choices(key, raw.get("choices"), errors)
         if ftype.needs_choices and not choices:
@@ -191,7 +172,7 @@ def _parse_fields(raws: Any, errors: list[str], *, where: str, nested: bool) -> 
             if raw.get(cond) is not None:
                 errors.extend(condition_errors(f"{name} {cond}", raw[cond], seen - {key}))
         children = ()
-        if raw["type"] == "per_document":
+        if ftype.container:
             children = _parse_fields(raw.get("fields"), errors, where=f"field '{key}'", nested=True)
         f = Field(
             key=key,
@@ -214,7 +195,7 @@ def _parse_fields(raws: Any, errors: list[str], *, where: str, nested: bool) -> 
             value = getattr(f, setting)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
                 errors.append(f"{name}: '{setting}' must be a whole number ≥ 0")
-        if f.score is not None and f.type != "per_document":
+        if f.score is not None and not ftype.container:
             errors.append(f"{name}: 'score' belongs on per_document fields")
         errors.extend(f"{name}: {e}" for e in ftype.spec_errors(f, fields))
         fields.append(f)

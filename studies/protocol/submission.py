@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .conditions import evaluate
-from .fields import FIELD_TYPES, DocumentRef, ItemContext, Token, tokenize
+from .item import DocumentRef, ItemContext, Token
 from .spec import Field, Protocol
 
 SKIP = "_skip"
@@ -33,18 +33,6 @@ class Validation:
         return SKIP in self.answers
 
 
-def _required_message(f: Field) -> str:
-    if f.required_message:
-        return f.required_message
-    return {
-        "text": "Write an answer.",
-        "upload": "Upload an image.",
-        "bbox": "Draw a box on the image.",
-        "url_list": "Give at least one article.",
-        "highlight": "Select the words.",
-    }.get(f.type, "This question needs an answer.")
-
-
 def _walk(fields: Sequence[Field], data: Data, ctx: ItemContext, prefix: str, out: Validation, shown: set[str]) -> dict:
     answers: dict[str, Any] = {}
     for f in fields:
@@ -52,17 +40,17 @@ def _walk(fields: Sequence[Field], data: Data, ctx: ItemContext, prefix: str, ou
             continue
         name = prefix + f.key
         shown.add(name)
-        if f.type == "per_document":
+        ftype = f.kind
+        if ftype.container:
             answers[f.key] = [
                 {"document": doc.id, **_walk(f.fields, data, ctx, f"{name}.{i}.", out, shown)}
                 for i, doc in enumerate(ctx.documents)
             ]
             continue
-        ftype = FIELD_TYPES[f.type]
         raw = ftype.raw_from(data, name)
         if not raw:
             if f.required or (f.required_if is not None and evaluate(f.required_if, answers)):
-                out.errors[name] = _required_message(f)
+                out.errors[name] = ftype.required_message(f)
             continue
         try:
             answers[f.key] = ftype.parse(f, raw, ctx, answers)
@@ -119,16 +107,16 @@ def _bind(fields, data, ctx, errors, shown, prefix) -> list[Bound]:
     bound = []
     for f in fields:
         name = prefix + f.key
-        ftype = FIELD_TYPES[f.type]
+        ftype = f.kind
         b = Bound(
             field=f,
             name=name,
-            values=ftype.raw_from(data, name) if f.type != "per_document" else [],
+            values=ftype.raw_from(data, name),
             error=errors.get(name),
             shown=name in shown,
-            tokens=tokenize(ctx.texts.get(f.over, "")) if f.type == "highlight" else [],
+            tokens=ftype.tokens(f, ctx),
         )
-        if f.type == "per_document":
+        if ftype.container:
             b.documents = [
                 (doc, _bind(f.fields, data, ctx, errors, shown, f"{name}.{i}.")) for i, doc in enumerate(ctx.documents)
             ]

@@ -9,8 +9,8 @@ from studies.services import Preset, presets_list
 
 
 def _field_summary(f: protocol_engine.Field) -> str:
-    if f.type == "per_document":
-        return f"{f.key} (per_document: {', '.join(_field_summary(sub) for sub in f.fields)})"
+    if f.kind.container:
+        return f"{f.key} ({f.type}: {', '.join(_field_summary(sub) for sub in f.fields)})"
     return f"{f.key} ({f.type}{', ' + f.level if f.level else ''})"
 
 

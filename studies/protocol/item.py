@@ -1,0 +1,56 @@
+"""What of an item a submission may refer to: its texts, image, documents, candidates and the
+annotator's uploads. Built by the caller, so the engine stays pure."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+ITEM_TEXTS = ("prompt", "caption", "question", "background", "reference", "answer")
+WORD_RE = re.compile(r"\w+(?:['’\-]\w+)*", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Token:
+    index: int
+    start: int
+    end: int
+    text: str
+
+
+def tokenize(text: str) -> list[Token]:
+    """Words of an item text, as the highlight field offers them."""
+    return [Token(i, m.start(), m.end(), m.group()) for i, m in enumerate(WORD_RE.finditer(text or ""))]
+
+
+@dataclass(frozen=True)
+class DocumentRef:
+    id: int
+    title: str
+
+
+@dataclass(frozen=True)
+class CandidateRef:
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class UploadRef:
+    token: str
+    width: int
+    height: int
+    sha256: str
+    name: str
+
+
+@dataclass(frozen=True)
+class ItemContext:
+    """What of an item a submission may refer to; built by the caller, so the engine stays pure."""
+
+    texts: Mapping[str, str] = field(default_factory=dict)
+    image: tuple[int, int] | None = None
+    documents: Sequence[DocumentRef] = ()
+    candidates: Sequence[CandidateRef] = ()  # in the order shown to this annotator
+    uploads: Mapping[str, UploadRef] = field(default_factory=dict)

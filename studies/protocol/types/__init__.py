@@ -1,0 +1,45 @@
+"""The registry of field types: one class per module, one line each here.
+
+A new field type is a ``FieldType`` subclass in its own module, listed below, plus its form
+template ``templates/annotation/fields/_<name>.html`` (and its script, when it has one).
+"""
+
+from __future__ import annotations
+
+from .base import FieldType, ShownAnswer, cell_text
+from .bbox import BboxType
+from .choice import ChoiceType
+from .highlight import HighlightType
+from .multi import MultiType
+from .per_document import PerDocumentType
+from .pick_one import PickOneType
+from .scale import ScaleType
+from .text import TextType
+from .upload import UploadType
+from .url_list import UrlListType
+
+FIELD_TYPES: dict[str, FieldType] = {
+    t.name: t
+    for t in (
+        ScaleType(),
+        ChoiceType(),
+        MultiType(),
+        HighlightType(),
+        TextType(),
+        UrlListType(),
+        UploadType(),
+        BboxType(),
+        PickOneType(),
+        PerDocumentType(),
+    )
+}
+
+# The item page's scripts, one per type that has one; all are loaded, so a panel swapped in
+# under a newer protocol version finds its fields' scripts.
+FIELD_SCRIPTS: tuple[str, ...] = tuple(t.script for t in FIELD_TYPES.values() if t.script)
+
+__all__ = [
+    "FIELD_SCRIPTS", "FIELD_TYPES", "BboxType", "ChoiceType", "FieldType", "HighlightType", "MultiType",
+    "PerDocumentType", "PickOneType", "ScaleType", "ShownAnswer", "TextType", "UploadType", "UrlListType",
+    "cell_text",
+]

@@ -1,0 +1,173 @@
+"""What every field type answers: the base class of the registry, and the cell helpers its
+export methods share.
+
+A field type owns everything that depends on its type: how it is checked in a spec, read from a
+form and parsed; what it needs of an item; its required message; its value domain and answer
+token for agreement; its review-form value; how a legacy CSV cell is read; its export columns and
+cells; and its text on the review page. Code outside this package asks the type
+(``f.kind.export_cells(f, value)``) instead of testing ``f.type``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..item import CandidateRef, ItemContext, Token
+from ..values import Choice, value_token
+
+if TYPE_CHECKING:
+    from ..spec import Field
+
+ANSWER_REQUIRED = "This question needs an answer."
+
+
+# --- cells ------------------------------------------------------------------------------------
+
+
+def json_cell(value: Any) -> str:
+    """A value as compact JSON, non-ASCII kept."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def cell_text(value: Any) -> str:
+    """One value as one CSV cell: empty for None, JSON for a list or an object, else its form token."""
+    if value is None:
+        return ""
+    if isinstance(value, (dict, list)):
+        return json_cell(value)
+    return value_token(value)
+
+
+def mappings(value: Any) -> list[Mapping]:
+    """The objects of a list answer (anything else in it, or a value that is no list: none)."""
+    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+
+
+def choice_label(f: Field, value: Any) -> str:
+    """The label of the choice ``value`` is, else the value itself."""
+    choice = f.choice_for(value_token(value))
+    return choice.label if choice else str(value)
+
+
+# --- the review page --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ShownAnswer:
+    """An answer as the review page shows it: a text, links (title, URL), and the token of an
+    uploaded image to show (the page makes its URL)."""
+
+    text: str = ""
+    links: tuple[tuple[str, str], ...] = ()
+    upload: Any = ""
+
+
+# --- the base class ---------------------------------------------------------------------------
+
+
+class FieldType:
+    """One field type; ``FIELD_TYPES`` holds one instance of each, by ``name``.
+
+    The defaults describe a field whose answer is one value (a choice's value or a text): one
+    export column named by the key, no item part needed, no fixed domain.
+    """
+
+    name = ""  # its ``type`` in a spec, and its form template ``annotation/fields/_<name>.html``
+    levels: tuple[str, ...] = ()  # the levels of measurement it may carry
+    needs_choices = False
+    container = False  # it holds sub-fields asked once per document: [{"document": id, sub key: answer}, …]
+    categorical = False  # its answer is one of its named choices (what a Yes/No vote or a points mapping reads)
+    numeric = False  # its answer is a number on a scale (what a human score is)
+    multiple = False  # its answer is a set of its choices (ticked, not chosen)
+    free_text = False  # its answer is a text the annotator wrote
+    importable = False  # a long-format CSV of annotations made elsewhere can carry it in one cell
+    required_text = ANSWER_REQUIRED  # what a required field left blank is told
+    agreement_note = ""  # what agreement compares when it is not the whole answer
+    script = ""  # the static script the item page loads for it ("" for none)
+
+    # --- the spec and the form ---------------------------------------------------------------
+
+    def spec_errors(self, f: Field, earlier: Sequence[Field]) -> list[str]:
+        return []
+
+    def item_parts(self, f: Field) -> frozenset[str]:
+        """What of the item the field needs, and shows with its own question: among "image",
+        "candidates", "documents" and "uploads"."""
+        return frozenset()
+
+    def raw_from(self, data: Mapping[str, Sequence[Any]], name: str) -> list[Any]:
+        """The non-blank raw values posted for the field named ``name``."""
+        return [str(v) for v in data.get(name, []) if str(v).strip() != ""]
+
+    def parse(self, f: Field, raw: list[Any], ctx: ItemContext, answers: Mapping[str, Any]) -> Any:
+        """The clean value, or ValueError with the message for the annotator."""
+        raise NotImplementedError
+
+    def required_message(self, f: Field) -> str:
+        """What the annotator is told when the field is required and left blank."""
+        return f.required_message or self.required_text
+
+    def tokens(self, f: Field, ctx: ItemContext) -> list[Token]:
+        """The words the page offers to select (none but for a highlight field)."""
+        return []
+
+    def options(self, f: Field, candidates: Sequence[CandidateRef]) -> tuple[Choice, ...]:
+        """What a form offers to choose among: the field's choices."""
+        return f.choices
+
+    # --- comparing answers -------------------------------------------------------------------
+
+    def domain(self, f: Field) -> tuple[Choice, ...] | None:
+        """The fixed values of the field in the order agreement reads them; None when its
+        values are whatever distinct answers come (each one a nominal value)."""
+        return None
+
+    def answer_token(self, f: Field, value: Any) -> str:
+        """A given (non-empty) answer as one token: a set of choices as their tokens joined by "|"
+        in the order of ``f``'s choices, any other object as its JSON, a value as its form token."""
+        if isinstance(value, list):
+            order = {c.token: i for i, c in enumerate(f.choices)}
+            return "|".join(sorted((value_token(v) for v in value), key=lambda t: (order.get(t, len(order)), t)))
+        if isinstance(value, Mapping):
+            return json.dumps(value, sort_keys=True)
+        return value_token(value)
+
+    def form_values(self, f: Field, value: Any) -> list[str]:
+        """A stored answer as the form posts it (what pre-sets a review form to it)."""
+        if isinstance(value, list):
+            return [value_token(v) for v in value]
+        return [] if value is None else [value_token(value)]
+
+    # --- answers made elsewhere --------------------------------------------------------------
+
+    def import_value(self, f: Field, cell: str, ctx: ItemContext) -> Any:
+        """The clean value of one cell of a long-format CSV (as the form would post it), or
+        ValueError with the reason."""
+        if not self.importable:
+            raise ValueError(f"{self.name} fields cannot be carried in one cell")
+        return self.parse(f, [cell.strip()], ctx, {})
+
+    # --- the export --------------------------------------------------------------------------
+
+    def export_columns(self, f: Field) -> list[str]:
+        """The CSV columns of the field: by default its key."""
+        return [f.key]
+
+    def export_cells(self, f: Field, value: Any) -> dict[str, str]:
+        """The cells of one answer, by column name; no answer gives no cell (an empty one).
+        By default the value, a list's values joined by "|"."""
+        if value is None:
+            return {}
+        if isinstance(value, list):
+            return {f.key: "|".join(cell_text(v) for v in value)}
+        return {f.key: cell_text(value)}
+
+    # --- the review page ---------------------------------------------------------------------
+
+    def show_answer(self, f: Field, value: Any, *, candidates: Sequence[CandidateRef] = ()) -> ShownAnswer:
+        """A given answer as the review page shows it read-only (``candidates``: the item's, for
+        naming the one chosen)."""
+        return ShownAnswer(text=str(value))

@@ -1,0 +1,89 @@
+"""``bbox``: boxes drawn on an image."""
+
+from __future__ import annotations
+
+import json
+
+from .base import FieldType, ShownAnswer, json_cell, mappings
+
+
+class BboxType(FieldType):
+    """Boxes drawn on the item image (``over: "image"``) or on an earlier upload field's image.
+
+    Posted as one JSON list of ``[x, y, w, h]`` in pixels of the original image; stored in pixels
+    and normalised to 0..1. Exported as ``<key>`` the JSON list of boxes ``{"x", "y", "w", "h"}``
+    in pixels, and ``<key>_count``.
+    """
+
+    name = "bbox"
+    required_text = "Draw a box on the image."
+    script = "annotation/bbox.js"
+
+    def spec_errors(self, f, earlier):
+        errors = []
+        uploads = [e.key for e in earlier if e.type == "upload"]
+        if f.over != "image" and f.over not in uploads:
+            errors.append("a bbox field needs 'over': \"image\" or the key of an earlier upload field")
+        if f.max_area_ratio is not None and not (
+            isinstance(f.max_area_ratio, (int, float)) and 0 < f.max_area_ratio <= 1
+        ):
+            errors.append("'max_area_ratio' must be a number in (0, 1]")
+        return errors
+
+    def item_parts(self, f):
+        return frozenset({"image"}) if f.over == "image" else frozenset()
+
+    def raw_from(self, data, name):
+        values = [str(v) for v in data.get(name, []) if str(v).strip() not in ("", "[]")]
+        return values[-1:]
+
+    def parse(self, f, raw, ctx, answers):
+        size = ctx.image if f.over == "image" else (
+            (answers[f.over]["width"], answers[f.over]["height"]) if f.over in answers else None
+        )
+        if size is None:
+            raise ValueError("Upload the image first, then draw the box on it.")
+        width, height = size
+        try:
+            boxes = json.loads(raw[0])
+            boxes = [[float(v) for v in box] for box in boxes]
+            assert all(len(box) == 4 for box in boxes)
+        except (ValueError, TypeError, AssertionError):
+            raise ValueError("Draw the box again: it could not be read.") from None
+        if f.min and len(boxes) < f.min:
+            raise ValueError(f"Draw at least {f.min} box{'es' if f.min > 1 else ''}.")
+        if f.max and len(boxes) > f.max:
+            raise ValueError(f"Draw at most {f.max} box{'es' if f.max > 1 else ''} (you drew {len(boxes)}).")
+        out = []
+        for x, y, w, h in boxes:
+            if w <= 0 or h <= 0 or x < 0 or y < 0 or x + w > width + 0.5 or y + h > height + 0.5:
+                raise ValueError("Each box must lie inside the image.")
+            ratio = (w * h) / (width * height)
+            if f.max_area_ratio is not None and ratio >= f.max_area_ratio:
+                raise ValueError(
+                    f"The box covers {ratio:.0%} of the image; it must cover less than {f.max_area_ratio:.0%}. "
+                    "Draw it tighter around the concept."
+                )
+            x, y, w, h = round(x), round(y), round(min(w, width - x)), round(min(h, height - y))
+            out.append({"x": x, "y": y, "w": w, "h": h, "nx": x / width, "ny": y / height,
+                        "nw": w / width, "nh": h / height, "area_ratio": round(ratio, 6)})
+        return out
+
+    def export_columns(self, f):
+        return [f.key, f"{f.key}_count"]
+
+    def export_cells(self, f, value):
+        if value is None:
+            return {}
+        boxes = [{side: box.get(side) for side in ("x", "y", "w", "h")} for box in mappings(value)]
+        return {f.key: json_cell(boxes), f"{f.key}_count": str(len(boxes))}
+
+    def show_answer(self, f, value, *, candidates=()):
+        if not isinstance(value, list):
+            return super().show_answer(f, value)
+        boxes = [b for b in value if isinstance(b, dict)]
+        return ShownAnswer(text="; ".join(
+            f"box at ({b.get('x')}, {b.get('y')}), {b.get('w')}×{b.get('h')} px, "
+            f"{b.get('area_ratio', 0):.0%} of the image"
+            for b in boxes
+        ) or "no box")

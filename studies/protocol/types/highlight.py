@@ -1,0 +1,50 @@
+"""``highlight``: words of an item text."""
+
+from __future__ import annotations
+
+from ..item import ITEM_TEXTS, tokenize
+from .base import FieldType, ShownAnswer, mappings
+
+
+class HighlightType(FieldType):
+    """Words selected in the item text named by ``over``; stored as
+    ``[{"index", "start", "end", "text"}, …]``. Exported as ``<key>`` the words and
+    ``<key>_indices`` their token indices, each joined by "|"."""
+
+    name = "highlight"
+    required_text = "Select the words."
+
+    def spec_errors(self, f, earlier):
+        if f.over not in ITEM_TEXTS:
+            return [f"a highlight field needs 'over', the item text it marks (one of {', '.join(ITEM_TEXTS)})"]
+        return []
+
+    def tokens(self, f, ctx):
+        return tokenize(ctx.texts.get(f.over, ""))
+
+    def parse(self, f, raw, ctx, answers):
+        tokens = self.tokens(f, ctx)
+        try:
+            picked = sorted({int(r) for r in raw})
+        except ValueError:
+            raise ValueError("Select words of the text shown.") from None
+        if any(i < 0 or i >= len(tokens) for i in picked):
+            raise ValueError("Select words of the text shown.")
+        if f.max and len(picked) > f.max:
+            raise ValueError(f"Select at most {f.max} words.")
+        return [{"index": t.index, "start": t.start, "end": t.end, "text": t.text} for t in (tokens[i] for i in picked)]
+
+    def export_columns(self, f):
+        return [f.key, f"{f.key}_indices"]
+
+    def export_cells(self, f, value):
+        if value is None:
+            return {}
+        words = mappings(value)
+        return {
+            f.key: "|".join(str(w.get("text", "")) for w in words),
+            f"{f.key}_indices": "|".join(str(w.get("index", "")) for w in words),
+        }
+
+    def show_answer(self, f, value, *, candidates=()):
+        return ShownAnswer(text=" · ".join(str(w.get("text", "")) for w in value if isinstance(w, dict)) or "no words")

@@ -1,0 +1,28 @@
+"""``text``: a written answer."""
+
+from __future__ import annotations
+
+from .base import FieldType
+
+
+class TextType(FieldType):
+    """A text the annotator writes, with optional bounds in characters and words; stored and
+    exported as the text, stripped."""
+
+    name = "text"
+    free_text = True
+    importable = True
+    required_text = "Write an answer."
+
+    def parse(self, f, raw, ctx, answers):
+        text = raw[0].strip()
+        words = len(text.split())
+        if f.min_chars and len(text) < f.min_chars:
+            raise ValueError(f"Write at least {f.min_chars} characters.")
+        if f.max_chars and len(text) > f.max_chars:
+            raise ValueError(f"Write at most {f.max_chars} characters (you wrote {len(text)}).")
+        if f.min_words and words < f.min_words:
+            raise ValueError(f"Write at least {f.min_words} word{'s' if f.min_words > 1 else ''}.")
+        if f.max_words and words > f.max_words:
+            raise ValueError(f"Write at most {f.max_words} word{'s' if f.max_words > 1 else ''} (you wrote {words}).")
+        return text

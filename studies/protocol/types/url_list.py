@@ -1,0 +1,47 @@
+"""``url_list``: articles, each a title and a web address."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from .base import FieldType, ShownAnswer, json_cell, mappings
+
+
+class UrlListType(FieldType):
+    """Pairs of title and URL, posted as ``<name>.title`` and ``<name>.url`` lists; stored as
+    ``[{"title", "url"}, …]`` and exported as that JSON list."""
+
+    name = "url_list"
+    required_text = "Give at least one article."
+    script = "annotation/url_list.js"
+
+    def raw_from(self, data, name):
+        titles, urls = list(data.get(f"{name}.title", [])), list(data.get(f"{name}.url", []))
+        width = max(len(titles), len(urls))
+        titles += [""] * (width - len(titles))
+        urls += [""] * (width - len(urls))
+        return [(t.strip(), u.strip()) for t, u in zip(titles, urls) if t.strip() or u.strip()]
+
+    def parse(self, f, raw, ctx, answers):
+        out = []
+        for n, (title, url) in enumerate(raw, start=1):
+            if not title:
+                raise ValueError(f"Row {n}: give the article's title.")
+            parts = urlsplit(url)
+            if parts.scheme not in ("http", "https") or not parts.netloc or " " in url:
+                raise ValueError(f"Row {n}: '{url}' is not a web address (it starts with https://).")
+            out.append({"title": title, "url": url})
+        if f.min and len(out) < f.min:
+            raise ValueError(f"Give at least {f.min} article{'s' if f.min > 1 else ''}.")
+        if f.max and len(out) > f.max:
+            raise ValueError(f"Give at most {f.max} articles.")
+        return out
+
+    def export_cells(self, f, value):
+        if value is None:
+            return {}
+        return {f.key: json_cell([{"title": r.get("title", ""), "url": r.get("url", "")} for r in mappings(value)])}
+
+    def show_answer(self, f, value, *, candidates=()):
+        links = tuple((str(e.get("title", "")), str(e.get("url", ""))) for e in value if isinstance(e, dict))
+        return ShownAnswer(text="" if links else "none", links=links)

@@ -11,7 +11,7 @@ from studies.files import image_response
 from studies.protocol import SKIP, bind
 
 from .. import services
-from ..context import assignment_context, candidate_order
+from ..context import assignment_context, shown_candidates, shown_documents
 from ..models import Assignment
 from ..selectors import assignment_for_session
 from .flow import annotator_required, hx_redirect
@@ -78,8 +78,7 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
     fields = bind(spec, raw, context, errors)
     types = {f.type for f in spec.fields} | {sub.type for f in spec.fields for sub in f.fields}
     shown = {*display.show, *display.collapsed}
-    documents = list(assignment.item.documents.all()) if "per_document" in types or "documents" in shown else []
-    candidates = candidate_order(assignment) if "pick_one" in types or "candidates" in shown else []
+    documents, candidates = shown_documents(assignment, spec), shown_candidates(assignment, spec)
     _show_documents_in_fields(fields, documents)
     done = services.session_submitted_count(session)
     template = "annotation/_item_panel.html" if request.headers.get("HX-Request") else "annotation/item.html"

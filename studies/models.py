@@ -140,7 +140,8 @@ class Item(models.Model):
     prompt = models.TextField(blank=True)
     caption = models.TextField(blank=True)
     texts = models.JSONField(
-        default=dict, blank=True, help_text="Further named texts: question, background, reference, answer."
+        default=dict, blank=True,
+        help_text=f"Further named texts: {', '.join(protocol_engine.spec.ITEM_FURTHER_TEXTS)}.",
     )
     candidates = models.JSONField(
         default=list, blank=True, help_text='Texts to choose among: [{"id": "sys-a", "text": "…"}, …].'

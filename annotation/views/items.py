@@ -9,6 +9,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from studies.files import image_response
 from studies.protocol import SKIP, bind
+from studies.protocol.spec import ITEM_TEXT_LABELS
 
 from .. import services
 from ..context import assignment_context, shown_candidates, shown_documents
@@ -21,12 +22,6 @@ UPLOAD_MAX_READ = 64 * 1024 * 1024
 
 def _form_data(request) -> dict[str, list[str]]:
     return {k: request.POST.getlist(k) for k in request.POST if k != "csrfmiddlewaretoken"}
-
-
-TEXT_LABELS = {
-    "prompt": "Prompt", "caption": "Caption", "question": "Question", "background": "Background",
-    "reference": "Reference answers", "answer": "Answer",
-}
 
 
 @dataclass(frozen=True)
@@ -48,8 +43,8 @@ def display_parts(display, texts: dict[str, str], *, documents, candidates, has_
     parts = []
     for name in dict.fromkeys((*display.show, *display.collapsed)):
         collapsed = name in display.collapsed
-        if name in TEXT_LABELS and texts.get(name, "").strip():
-            label = "Concept" if name == "prompt" and display.noun == "Concept" else TEXT_LABELS[name]
+        if name in ITEM_TEXT_LABELS and texts.get(name, "").strip():
+            label = "Concept" if name == "prompt" and display.noun == "Concept" else ITEM_TEXT_LABELS[name]
             parts.append(Part(name, label, texts[name], collapsed))
         elif name == "documents" and documents and not has_per_document:
             parts.append(Part(name, "Documents", collapsed=collapsed))

@@ -14,11 +14,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..protocol import Field, Protocol
+from ..protocol.spec import ITEM_FURTHER_TEXTS, ITEM_TEXTS
 
-TEXTS = ("question", "background", "reference", "answer")  # → Item.texts
 KNOWN = (
-    "id", "prompt", "image", "country", "model", "category", "is_example", "metadata",
-    "caption", *TEXTS, "candidates", "documents", "author",
+    "id", "image", "country", "model", "category", "is_example", "metadata",
+    *ITEM_TEXTS, "candidates", "documents", "author",
 )
 MAX_CHARS = {"id": 200, "model": 200, "category": 200, "author": 64}
 DOCUMENT_MAX_CHARS = {"title": 500, "url": 1000}
@@ -197,7 +197,7 @@ def _text(raw: dict, key: str, problems: list[str]) -> str:
 
 
 def _texts(raw: dict, problems: list[str]) -> dict[str, str]:
-    texts = {key: _text(raw, key, problems) for key in TEXTS if key != "reference"}
+    texts = {key: _text(raw, key, problems) for key in ITEM_FURTHER_TEXTS if key != "reference"}
     texts["reference"] = _reference(raw.get("reference"), problems)
     return {key: value for key, value in texts.items() if value}
 

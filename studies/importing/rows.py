@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from ..protocol import Field, Protocol
 from ..protocol.spec import ITEM_FURTHER_TEXTS, ITEM_TEXTS
+from ..protocol.web import web_address
 
 KNOWN = (
     "id", "image", "country", "model", "category", "is_example", "metadata",
@@ -288,15 +288,10 @@ def _documents(value: Any, problems: list[str]) -> list[dict[str, str]]:
         for key, limit in DOCUMENT_MAX_CHARS.items():
             if len(values[key]) > limit:
                 problems.append(f"document {n}: '{key}' is longer than {limit} characters")
-        if values["url"] and not _is_web_address(values["url"]):
+        if values["url"] and web_address(values["url"]) is None:
             problems.append(f"document {n}: url {values['url']!r} is not a web address (http:// or https://)")
         out.append(values)
     return out
-
-
-def _is_web_address(url: str) -> bool:
-    parts = urlsplit(url)
-    return parts.scheme in ("http", "https") and bool(parts.netloc) and not any(c.isspace() for c in url)
 
 
 def _flag(value: Any, problems: list[str]) -> bool:

@@ -7,9 +7,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from .spec import Field
+from .web import web_address
 
 WORD_RE = re.compile(r"\w+(?:['’\-]\w+)*", re.UNICODE)
 
@@ -160,8 +160,7 @@ class UrlListType(FieldType):
         for n, (title, url) in enumerate(raw, start=1):
             if not title:
                 raise ValueError(f"Row {n}: give the article's title.")
-            parts = urlsplit(url)
-            if parts.scheme not in ("http", "https") or not parts.netloc or " " in url:
+            if web_address(url) is None:
                 raise ValueError(f"Row {n}: '{url}' is not a web address (it starts with https://).")
             out.append({"title": title, "url": url})
         if f.min and len(out) < f.min:

@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 
 from studies.models import CountryPool
+from studies.selectors import owned_by
 
 from .models import Annotation, Annotator, Assignment, Checker, Review, ReviewTarget, Session
 
@@ -13,8 +14,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
     owner_path = "study__owner"
 
     def get_queryset(self, request):
-        qs = super().get_queryset(request)
-        return qs if request.user.is_superuser else qs.filter(**{self.owner_path: request.user})
+        return owned_by(super().get_queryset(request), request.user, owner_path=self.owner_path)
 
     def has_add_permission(self, request):
         return False
@@ -70,7 +70,7 @@ class StudyOwnerAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         qs = super().get_queryset(request).select_related("pool__study")
-        return qs if request.user.is_superuser else qs.filter(**{self.owner_path: request.user})
+        return owned_by(qs, request.user, owner_path=self.owner_path)
 
     def _owns_a_study(self, request) -> bool:
         return request.user.is_active and request.user.is_staff and (
@@ -95,7 +95,7 @@ class StudyOwnerAdmin(admin.ModelAdmin):
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.name == "pool":
             pools = CountryPool.objects.select_related("study").order_by("study__name", "country_name")
-            kwargs["queryset"] = pools if request.user.is_superuser else pools.filter(study__owner=request.user)
+            kwargs["queryset"] = owned_by(pools, request.user, owner_path="study__owner")
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 

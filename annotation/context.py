@@ -22,9 +22,7 @@ def assignment_context(assignment: Assignment, spec: Protocol) -> ItemContext:
     """Build the context, querying documents and uploads only when the protocol uses them."""
     item = assignment.item
     parts = spec.item_parts()
-    if "documents" in parts or "documents" in spec.display.show:
-        prefetch_related_objects([item], "documents")  # one query, shared with the page that shows them
-    documents = [DocumentRef(d.pk, d.title) for d in item.documents.all()] if "documents" in parts else []
+    documents = [DocumentRef(d.pk, d.title) for d in shown_documents(assignment, spec)] if "documents" in parts else []
     candidates = (
         [CandidateRef(str(c["id"]), str(c.get("text", ""))) for c in candidate_order(assignment)]
         if "candidates" in parts else []
@@ -38,3 +36,25 @@ def assignment_context(assignment: Assignment, spec: Protocol) -> ItemContext:
     )
     image = (item.width, item.height) if item.image and item.width else None
     return ItemContext(texts=item.text_map(), image=image, documents=documents, candidates=candidates, uploads=uploads)
+
+
+def _loads(spec: Protocol, part: str) -> bool:
+    """Does a page of ``spec`` need the item's ``part``: shown above the questions (folded away
+    or not), or asked about by a field (or sub-field)?"""
+    return part in spec.display.show or part in spec.item_parts()
+
+
+def shown_documents(assignment: Assignment, spec: Protocol) -> list:
+    """The item's documents (Document rows, by position) when a page of ``spec`` shows them or a
+    per_document field asks about them, else none. One query, prefetched on the item, so the
+    context, the page and the review form share it."""
+    if not _loads(spec, "documents"):
+        return []
+    prefetch_related_objects([assignment.item], "documents")
+    return list(assignment.item.documents.all())
+
+
+def shown_candidates(assignment: Assignment, spec: Protocol) -> list[dict]:
+    """The item's candidates, in this assignment's order, when a page of ``spec`` shows them or a
+    pick_one field offers them, else none."""
+    return candidate_order(assignment) if _loads(spec, "candidates") else []

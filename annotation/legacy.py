@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from studies.importing.rows import read_rows
@@ -21,6 +20,7 @@ from studies.models import ItemQuota, Study
 from studies.protocol import SKIP, CandidateRef, Field, ItemContext
 
 from .models import Annotation, Annotator, Assignment, Session
+from .services import quota_count_late
 
 COLUMNS = ("item", "annotator", "country", "field", "value")
 SESSION_ID = "imported"
@@ -144,10 +144,7 @@ def annotations_import(*, study: Study, rows_file: Path) -> AnnotationImportRepo
                 session=session, annotator=annotator, item_id=p.item_id, pool_id=p.pool_id,
                 position=positions[session.pk], status=Assignment.Status.SUBMITTED, leased_at=now, expires_at=now,
             )
-            # Counted in the quota while there is room, like a late submit; beyond it, kept as surplus.
-            took = ItemQuota.objects.filter(
-                item_id=p.item_id, pool_id=p.pool_id, leased__lt=F("wanted") - F("done")
-            ).update(done=F("done") + 1)
+            took = quota_count_late(item_id=p.item_id, pool_id=p.pool_id)
             surplus += not took
             Annotation.objects.create(
                 assignment=assignment, study=study, item_id=p.item_id, pool_id=p.pool_id, annotator=annotator,

@@ -14,7 +14,3 @@ def max_items_per_annotator(*, slots: int, min_distinct: int, session_size: int)
     if min_distinct <= 0:
         return None
     return max(session_size, slots // min_distinct)
-
-
-def has_room(*, wanted: int, done: int, leased: int) -> bool:
-    return done + leased < wanted

@@ -2,7 +2,7 @@
 
 - CulturalVQA: the questions written in a question study become the items of an answer study;
   each keeps its author's Prolific id, so the author is never given their own question
-  (``annotation.services._open_quotas`` excludes it), and is routed to its country's pool, so it
+  (``annotation.selectors.quotas_open_to`` excludes it), and is routed to its country's pool, so it
   is answered by *other* annotators of the same country.
 - CulturalFrames: a prompt of the filter study is kept when at least 2 of its 3 annotators say
   Yes; the kept prompts are written to a file that the researcher completes with the file names

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Exists, OuterRef, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+
+from studies.models import CountryPool, ItemQuota
 
 from .models import Annotator, Assignment, Session
 
@@ -32,6 +35,17 @@ def assignment_for_session(session: Session, pk: int) -> Assignment:
     return get_object_or_404(
         Assignment.objects.select_related("item__study", "pool"), pk=pk, session=session
     )
+
+
+def quotas_open_to(*, pool: CountryPool, annotator: Annotator | None) -> QuerySet[ItemQuota]:
+    """Quotas of the pool with room, on items this annotator has not seen and did not write
+    (every quota of the pool with room when ``annotator`` is None)."""
+    quotas = ItemQuota.objects.with_room().filter(pool=pool)
+    if annotator is not None:
+        quotas = quotas.exclude(
+            Exists(Assignment.objects.filter(annotator=annotator, item=OuterRef("item_id")))
+        ).exclude(item__author_pid=annotator.prolific_pid)
+    return quotas
 
 
 def example_item_for_annotator(annotator: Annotator, item_pk: int):

@@ -1,4 +1,4 @@
-"""Agreement coefficients. Pure: numpy only, plain data in and out. See docs/agreement.md.
+"""Agreement coefficients. Pure: numpy, plain data in and out. See docs/agreement.md.
 
 - ``alpha``: Krippendorff's alpha (nominal, ordinal, interval, ratio) from a units × values count
   matrix, any number of raters, missing data, with a bootstrap confidence interval over units.
@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from .jsonsafe import plain
+
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 WEIGHTS = ("none", "linear", "quadratic")
 
@@ -33,11 +35,6 @@ REASON_SINGLE_CATEGORY = "no variation: chance agreement is 1 (a single category
 
 # A batch of resamples holds about this many weights (8 bytes each) per array.
 _BATCH_CELLS = 1 << 21
-
-
-def _plain(x: Any) -> Any:
-    """A numpy scalar as the Python value (results go to JSON)."""
-    return x.item() if isinstance(x, np.generic) else x
 
 
 def _counts_matrix(value_counts: Any) -> np.ndarray:
@@ -269,11 +266,11 @@ def _missing(label: Any) -> bool:
 
 def _categories(given: Sequence[Any] | None, seen: Iterable[Any], weights: str) -> list[Any]:
     if given is not None:
-        categories = [_plain(c) for c in given]
+        categories = [plain(c) for c in given]
         if len(set(categories)) != len(categories):
             raise ValueError("categories has duplicates")
         return categories
-    seen = list(dict.fromkeys(_plain(x) for x in seen))
+    seen = list(dict.fromkeys(plain(x) for x in seen))
     try:
         return sorted(seen)
     except TypeError:
@@ -306,8 +303,8 @@ def cohen_kappa(
     w = _disagreement_weights(len(cats), weights)
     index = {c: i for i, c in enumerate(cats)}
     try:
-        rows = np.array([index[_plain(x)] for x, _ in pairs], dtype=np.int64)
-        cols = np.array([index[_plain(y)] for _, y in pairs], dtype=np.int64)
+        rows = np.array([index[plain(x)] for x, _ in pairs], dtype=np.int64)
+        cols = np.array([index[plain(y)] for _, y in pairs], dtype=np.int64)
     except KeyError as e:
         raise ValueError(f"label {e.args[0]!r} is not in categories") from None
     known = {"n_pairs": len(pairs), "n_dropped": len(a) - len(pairs), "weights": weights, "categories": cats}
@@ -356,7 +353,7 @@ def checker_kappa(
         annotator.append(given)
         checker.append(checked)
     result = cohen_kappa(annotator, checker, weights=weights, categories=categories)
-    kept = [(u, _plain(x), _plain(y)) for u, x, y in zip(units, annotator, checker) if not (_missing(x) or _missing(y))]
+    kept = [(u, plain(x), plain(y)) for u, x, y in zip(units, annotator, checker) if not (_missing(x) or _missing(y))]
     accepted = sum(x == y for _, x, y in kept)
     return CheckerKappa(
         kappa=result.kappa,

@@ -3,6 +3,7 @@ from django.contrib import admin
 
 from . import protocol as protocol_engine
 from .models import CountryPool, Item, MockQuestion, Study
+from .selectors import owned_by, studies_for_user
 from .services import (
     preset_load, presets_list, quotas_sync, study_create, study_create_from_preset, study_set_protocol,
 )
@@ -19,12 +20,11 @@ class OwnedAdmin(admin.ModelAdmin):
     owner_path = "owner"
 
     def get_queryset(self, request):
-        qs = super().get_queryset(request)
-        return qs if request.user.is_superuser else qs.filter(**{self.owner_path: request.user})
+        return owned_by(super().get_queryset(request), request.user, owner_path=self.owner_path)
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "study" and not request.user.is_superuser:
-            kwargs["queryset"] = Study.objects.filter(owner=request.user)
+        if db_field.name == "study":
+            kwargs["queryset"] = studies_for_user(request.user)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
@@ -130,9 +130,7 @@ class MockQuestionInline(admin.StackedInline):
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.name == "item":
-            kwargs["queryset"] = Item.objects.filter(is_example=True)
-            if not request.user.is_superuser:
-                kwargs["queryset"] = kwargs["queryset"].filter(study__owner=request.user)
+            kwargs["queryset"] = owned_by(Item.objects.filter(is_example=True), request.user, owner_path="study__owner")
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 

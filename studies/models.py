@@ -140,7 +140,8 @@ class Item(models.Model):
     prompt = models.TextField(blank=True)
     caption = models.TextField(blank=True)
     texts = models.JSONField(
-        default=dict, blank=True, help_text="Further named texts: question, background, reference, answer."
+        default=dict, blank=True,
+        help_text=f"Further named texts: {', '.join(protocol_engine.spec.ITEM_FURTHER_TEXTS)}.",
     )
     candidates = models.JSONField(
         default=list, blank=True, help_text='Texts to choose among: [{"id": "sys-a", "text": "…"}, …].'
@@ -202,6 +203,13 @@ class Document(models.Model):
         return self.title
 
 
+class ItemQuotaQuerySet(models.QuerySet):
+    def with_room(self) -> "ItemQuotaQuerySet":
+        """The quotas with a free slot: ``done + leased < wanted``. Every slot is taken by a
+        conditional UPDATE on this filter, so it is taken only if still free when the row is written."""
+        return self.filter(leased__lt=F("wanted") - F("done"))
+
+
 class ItemQuota(models.Model):
     """How many annotations one (item, pool) pair wants, has, and has out on lease.
 
@@ -217,6 +225,8 @@ class ItemQuota(models.Model):
     reopened = models.PositiveSmallIntegerField(
         default=0, help_text="Annotations wanted again because a checker flagged one: on top of the pool's number."
     )
+
+    objects = ItemQuotaQuerySet.as_manager()
 
     class Meta:
         constraints = [

@@ -11,13 +11,20 @@ from .models import ProtocolVersion, Study
 from .protocol import Protocol, SpecError, parse_spec
 
 
+def owned_by(queryset: QuerySet, user: AbstractBaseUser, *, owner_path: str = "owner") -> QuerySet:
+    """The rows of ``queryset`` a researcher may see: those of their own studies, ``owner_path``
+    leading from a row to its study's owner ("study__owner" for a pool, an item or an annotator).
+    Every row for a superuser; none for a visitor who is not logged in."""
+    if not user.is_authenticated:
+        return queryset.none()
+    if user.is_superuser:
+        return queryset
+    return queryset.filter(**{owner_path: user})
+
+
 def studies_for_user(user: AbstractBaseUser) -> QuerySet[Study]:
     """The studies a researcher may see: their own (every study for a superuser)."""
-    if not user.is_authenticated:
-        return Study.objects.none()
-    if user.is_superuser:
-        return Study.objects.all()
-    return Study.objects.filter(owner=user)
+    return owned_by(Study.objects.all(), user)
 
 
 def study_for_user(user: AbstractBaseUser, pk: int) -> Study:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from stats.summary import HEAD
+
 from .charts import Bar, Bin, Cell, Estimate, Reference, Stack, bar_chart, dot_plot, heatmap, histogram, stacked_bars
 from .svg import fmt, fmt_tick
 
@@ -22,7 +24,7 @@ ALPHA_REFERENCES = (
 ERROR_CATEGORIES = (("explicit_only", "explicit only"), ("implicit_only", "implicit only"), ("both", "both"),
                     ("unspecified", "unspecified"))
 METHODS = (("pearson", "Pearson r"), ("spearman", "Spearman ρ"), ("kendall", "Kendall τb"))
-SHOWN = 20  # as many words or systems as the tables list
+SHOWN = HEAD  # as many words or systems as the tables list
 
 
 def _s(n: int) -> str:

@@ -1,8 +1,22 @@
-"""Tables of the analysis page: how many rows a table of the result has, cut or not."""
+"""Tables of the analysis page: the rows a table shows, and how many it has, cut or not."""
 
 from django import template
 
+from stats.summary import HEAD
+
 register = template.Library()
+
+
+@register.filter
+def head(rows) -> list:
+    """The first rows of a table, as many as the page shows of any table (``stats.summary.HEAD``)."""
+    return list(rows or ())[:HEAD]
+
+
+@register.simple_tag
+def head_rows() -> int:
+    """How many rows the page shows of a long table."""
+    return HEAD
 
 
 @register.filter

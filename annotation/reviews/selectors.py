@@ -14,7 +14,7 @@ from studies.models import CountryPool, Study
 from studies.protocol import Bound, ItemContext, Protocol, bind
 from studies.selectors import protocol_specs
 
-from ..context import assignment_context, candidate_order
+from ..context import assignment_context, shown_candidates, shown_documents
 from ..models import DEFAULT_REVIEW_TARGET_PERCENT, Annotation, Review, ReviewTarget
 from . import labels
 from .access import ReviewScope, annotations_to_review
@@ -207,11 +207,7 @@ def review_form_for(annotation: Annotation, study: Study) -> ReviewForm:
     assignment = annotation.assignment
     assignment.item = annotation.item  # share the loaded item
     context = assignment_context(assignment, protocol)
-    parts = protocol.item_parts()
-    shown = {*protocol.display.show, *protocol.display.collapsed}
-    # assignment_context has prefetched them in that case: no query here.
-    documents = list(annotation.item.documents.all()) if "documents" in parts or "documents" in shown else []
-    candidates = candidate_order(assignment) if "candidates" in parts or "candidates" in shown else []
+    documents, candidates = shown_documents(assignment, protocol), shown_candidates(assignment, protocol)
     reviewed = labels.review_protocol(protocol, annotation.answers)
     return ReviewForm(
         protocol=protocol, reviewed=reviewed, context=context, documents=documents, candidates=candidates,

@@ -9,9 +9,10 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from studies.files import image_response
 from studies.protocol import FIELD_SCRIPTS, SKIP, bind
+from studies.protocol.spec import ITEM_TEXT_LABELS
 
 from .. import services
-from ..context import assignment_context, candidate_order
+from ..context import assignment_context, shown_candidates, shown_documents
 from ..models import Assignment
 from ..selectors import assignment_for_session
 from .flow import annotator_required, hx_redirect
@@ -21,12 +22,6 @@ UPLOAD_MAX_READ = 64 * 1024 * 1024
 
 def _form_data(request) -> dict[str, list[str]]:
     return {k: request.POST.getlist(k) for k in request.POST if k != "csrfmiddlewaretoken"}
-
-
-TEXT_LABELS = {
-    "prompt": "Prompt", "caption": "Caption", "question": "Question", "background": "Background",
-    "reference": "Reference answers", "answer": "Answer",
-}
 
 
 @dataclass(frozen=True)
@@ -48,8 +43,8 @@ def display_parts(display, texts: dict[str, str], *, documents, candidates, has_
     parts = []
     for name in dict.fromkeys((*display.show, *display.collapsed)):
         collapsed = name in display.collapsed
-        if name in TEXT_LABELS and texts.get(name, "").strip():
-            label = "Concept" if name == "prompt" and display.noun == "Concept" else TEXT_LABELS[name]
+        if name in ITEM_TEXT_LABELS and texts.get(name, "").strip():
+            label = "Concept" if name == "prompt" and display.noun == "Concept" else ITEM_TEXT_LABELS[name]
             parts.append(Part(name, label, texts[name], collapsed))
         elif name == "documents" and documents and not has_per_document:
             parts.append(Part(name, "Documents", collapsed=collapsed))
@@ -78,8 +73,7 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
     fields = bind(spec, raw, context, errors)
     parts = spec.item_parts()
     shown = {*display.show, *display.collapsed}
-    documents = list(assignment.item.documents.all()) if "documents" in parts or "documents" in shown else []
-    candidates = candidate_order(assignment) if "candidates" in parts or "candidates" in shown else []
+    documents, candidates = shown_documents(assignment, spec), shown_candidates(assignment, spec)
     _show_documents_in_fields(fields, documents)
     done = services.session_submitted_count(session)
     template = "annotation/_item_panel.html" if request.headers.get("HX-Request") else "annotation/item.html"

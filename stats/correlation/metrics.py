@@ -12,6 +12,7 @@ import pandas as pd
 from scipy import stats
 
 from ..frames import as_frame, only
+from ..jsonsafe import plain
 from .estimates import BOOTSTRAP_MAX_UNITS, METHODS, MIN_N, Coefficient, coefficients, rng_for
 from .grouped import grouped_correlations
 from .upload import MetricScores
@@ -29,13 +30,6 @@ def human_frame(
     frame = frame.assign(value=pd.to_numeric(frame["value"], errors="coerce"))
     frame = frame.dropna(subset=["value"])
     return frame.groupby(["item", "country", "rater"], dropna=False, sort=False, as_index=False)["value"].mean()
-
-
-def _plain(value: Any) -> Any:
-    """A group key from pandas as a JSON-safe Python value (numpy scalars unwrapped, NaN as None)."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    return None if isinstance(value, float) and math.isnan(value) else value
 
 
 def _unit_columns(per_country: bool) -> list[str]:
@@ -120,7 +114,7 @@ def rater_baseline(
             left_out[reason] = left_out.get(reason, 0) + 1
             continue
         key = key if isinstance(key, tuple) else (key,)
-        rater, country = _plain(key[0]), (_plain(key[1]) if per_country else None)
+        rater, country = plain(key[0]), (plain(key[1]) if per_country else None)
         rows.append((rater, country, int(size), *(found.value(m, g) for m in METHODS)))
     alone = frame["rater"].nunique() - shared["rater"].nunique() if len(frame) else 0
     if alone:
@@ -226,7 +220,7 @@ def _one_metric(
     countries = []
     if per_country:
         for country, part in both.groupby("country", sort=True, dropna=False):
-            country = _plain(country)
+            country = plain(country)
             countries.append({
                 "country": country,
                 "n": len(part),

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..frames import distinct
+from ..jsonsafe import plain
 
 
 def restrict(rows: Iterable[tuple], only_items: Collection[Any] | None) -> Iterator[tuple]:
@@ -37,17 +38,6 @@ def number(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return x if math.isfinite(x) else None
-
-
-def plain(value: Any) -> Any:
-    """A key or number from numpy/pandas as a JSON-safe Python value: NaN and NA become None."""
-    if value is None or value is pd.NA:
-        return None
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
 
 
 def share(part: int, whole: int) -> float | None:

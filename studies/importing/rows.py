@@ -11,14 +11,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from ..protocol import Protocol
+from ..protocol.spec import ITEM_FURTHER_TEXTS, ITEM_TEXTS
+from ..protocol.web import web_address
 
-TEXTS = ("question", "background", "reference", "answer")  # → Item.texts
 KNOWN = (
-    "id", "prompt", "image", "country", "model", "category", "is_example", "metadata",
-    "caption", *TEXTS, "candidates", "documents", "author",
+    "id", "image", "country", "model", "category", "is_example", "metadata",
+    *ITEM_TEXTS, "candidates", "documents", "author",
 )
 MAX_CHARS = {"id": 200, "model": 200, "category": 200, "author": 64}
 DOCUMENT_MAX_CHARS = {"title": 500, "url": 1000}
@@ -191,7 +191,7 @@ def _text(raw: dict, key: str, problems: list[str]) -> str:
 
 
 def _texts(raw: dict, problems: list[str]) -> dict[str, str]:
-    texts = {key: _text(raw, key, problems) for key in TEXTS if key != "reference"}
+    texts = {key: _text(raw, key, problems) for key in ITEM_FURTHER_TEXTS if key != "reference"}
     texts["reference"] = _reference(raw.get("reference"), problems)
     return {key: value for key, value in texts.items() if value}
 
@@ -282,15 +282,10 @@ def _documents(value: Any, problems: list[str]) -> list[dict[str, str]]:
         for key, limit in DOCUMENT_MAX_CHARS.items():
             if len(values[key]) > limit:
                 problems.append(f"document {n}: '{key}' is longer than {limit} characters")
-        if values["url"] and not _is_web_address(values["url"]):
+        if values["url"] and web_address(values["url"]) is None:
             problems.append(f"document {n}: url {values['url']!r} is not a web address (http:// or https://)")
         out.append(values)
     return out
-
-
-def _is_web_address(url: str) -> bool:
-    parts = urlsplit(url)
-    return parts.scheme in ("http", "https") and bool(parts.netloc) and not any(c.isspace() for c in url)
 
 
 def _flag(value: Any, problems: list[str]) -> bool:

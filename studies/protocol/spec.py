@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .conditions import condition_errors
-from .item import ITEM_TEXTS
+from .item import ITEM_FURTHER_TEXTS, ITEM_TEXT_LABELS, ITEM_TEXTS  # noqa: F401 (names of the spec)
 from .reports import ReportSpec, parse_reports, report_field_types
 from .types import FIELD_TYPES, FieldType
 from .values import Choice, value_token

@@ -123,24 +123,28 @@ def test_a_junk_token_in_a_draft_does_not_break_the_page(grounding):
     assert response.status_code == 200 and "upload-preview" not in response.content.decode()
 
 
-def test_a_rotated_phone_photo_is_stored_upright_with_its_upright_size(tmp_path):
+def test_a_rotated_phone_photo_is_stored_upright_with_its_upright_size(grounding):
     import io
 
     from PIL import Image
 
-    from annotation.services import _upright
-
+    client, a = grounding
     im = Image.new("RGB", (40, 20), (200, 10, 10))
     exif = im.getexif()
     exif[0x0112] = 6  # rotate 90° clockwise to display
     buf = io.BytesIO()
     im.save(buf, format="JPEG", exif=exif)
-    upright = Image.open(io.BytesIO(_upright(buf.getvalue())))
+    response = upload(client, a, name="phone.jpg", data=buf.getvalue(), content_type="image/jpeg")
+    assert response.status_code == 200 and (response.json()["width"], response.json()["height"]) == (20, 40)
+    with Upload.objects.get(token=response.json()["token"]).file.open("rb") as fh:
+        upright = Image.open(io.BytesIO(fh.read()))
     assert upright.size == (20, 40)
     assert upright.getexif().get(0x0112, 1) == 1
     plain = io.BytesIO()
     Image.new("RGB", (40, 20)).save(plain, format="PNG")
-    assert _upright(plain.getvalue()) == plain.getvalue()
+    response = upload(client, a, name="plain.png", data=plain.getvalue())
+    with Upload.objects.get(token=response.json()["token"]).file.open("rb") as fh:
+        assert fh.read() == plain.getvalue()  # an upright image is kept as sent
 
 
 def test_the_item_page_reads_the_uploads_once(grounding):

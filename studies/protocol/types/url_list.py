@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
+from ..web import web_address
 from .base import FieldType, ShownAnswer, json_cell, mappings
 
 
@@ -27,8 +26,7 @@ class UrlListType(FieldType):
         for n, (title, url) in enumerate(raw, start=1):
             if not title:
                 raise ValueError(f"Row {n}: give the article's title.")
-            parts = urlsplit(url)
-            if parts.scheme not in ("http", "https") or not parts.netloc or " " in url:
+            if web_address(url) is None:
                 raise ValueError(f"Row {n}: '{url}' is not a web address (it starts with https://).")
             out.append({"title": title, "url": url})
         if f.min and len(out) < f.min:

@@ -1,0 +1,28 @@
+"""State changes of the annotator's way through a study. Views, commands and tasks call these.
+
+One module per job: ``entry`` (the entry link), ``onboarding`` (consent, screening, instructions,
+mock test), ``leases`` (which item an annotator is on, and the session's progress), ``submit``
+(storing an annotation) and ``uploads`` (an annotator's image). Callers import from here.
+"""
+
+from .entry import EntryRefused, annotator_enter, pool_has_room
+from .leases import (
+    CANDIDATES,
+    DRAFT_MAX_CHARS,
+    assignment_current,
+    assignment_save_draft,
+    assignments_expire,
+    session_complete,
+    session_submitted_count,
+)
+from .onboarding import annotator_consent, annotator_read_instructions, annotator_screen, mock_submit
+from .submit import SubmitResult, annotation_submit, quota_count_late
+from .uploads import UploadRefused, upload_receive
+
+__all__ = [
+    "CANDIDATES", "DRAFT_MAX_CHARS",
+    "EntryRefused", "SubmitResult", "UploadRefused",
+    "annotation_submit", "annotator_consent", "annotator_enter", "annotator_read_instructions", "annotator_screen",
+    "assignment_current", "assignment_save_draft", "assignments_expire", "mock_submit", "pool_has_room",
+    "quota_count_late", "session_complete", "session_submitted_count", "upload_receive",
+]

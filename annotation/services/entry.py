@@ -1,0 +1,65 @@
+"""Entry: an annotator arrives by a Prolific entry link and gets their session."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError
+
+from studies.models import CountryPool
+
+from ..models import Annotator, Session
+from ..quota import PROLIFIC_PARAM_RE
+from ..selectors import quotas_open_to
+
+
+class EntryRefused(Exception):
+    """An entry link that cannot start or resume work; ``reason`` picks the page shown."""
+
+    def __init__(self, reason: str, detail: str = ""):
+        super().__init__(reason)
+        self.reason = reason
+        self.detail = detail
+
+
+def annotator_enter(*, pool: CountryPool, params: dict[str, str]) -> Session:
+    """Create or resume the annotator of a Prolific entry link, and the session of its SESSION_ID."""
+    names = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+    missing = [n for n in names if not params.get(n)]
+    if missing:
+        raise EntryRefused("missing", ", ".join(missing))
+    malformed = [n for n in names if not PROLIFIC_PARAM_RE.match(params[n])]
+    if malformed:
+        raise EntryRefused("malformed", ", ".join(malformed))
+    study = pool.study
+    if study.prolific_study_id and params["STUDY_ID"] != study.prolific_study_id:
+        raise EntryRefused("wrong_study")
+    if not study.is_open:
+        raise EntryRefused("closed")
+
+    annotator = Annotator.objects.filter(study=study, prolific_pid=params["PROLIFIC_PID"]).first()
+    if annotator is not None and annotator.pool_id != pool.id:
+        raise EntryRefused("wrong_pool", annotator.pool.country_name)
+    if annotator is None:
+        if not pool_has_room(pool=pool, annotator=None):
+            raise EntryRefused("full")
+        try:
+            annotator, _ = Annotator.objects.get_or_create(
+                study=study, prolific_pid=params["PROLIFIC_PID"], defaults={"pool": pool}
+            )
+        except IntegrityError:  # created by a parallel request for the same PID
+            annotator = Annotator.objects.get(study=study, prolific_pid=params["PROLIFIC_PID"])
+        if annotator.pool_id != pool.id:
+            raise EntryRefused("wrong_pool", annotator.pool.country_name)
+    try:
+        session, _ = Session.objects.get_or_create(
+            annotator=annotator,
+            prolific_session_id=params["SESSION_ID"],
+            defaults={"prolific_study_id": params["STUDY_ID"], "items_target": study.items_per_session},
+        )
+    except IntegrityError:
+        session = Session.objects.get(annotator=annotator, prolific_session_id=params["SESSION_ID"])
+    return session
+
+
+def pool_has_room(*, pool: CountryPool, annotator: Annotator | None) -> bool:
+    """Is there an item in the pool with a free slot that this annotator has not seen?"""
+    return quotas_open_to(pool=pool, annotator=annotator).exists()

@@ -1,0 +1,149 @@
+"""Leases: which item an annotator is on. An item is leased with a conditional UPDATE on its quota,
+so two annotators never overfill it; an expired lease gives its slot back."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+
+from django.db import IntegrityError, transaction
+from django.db.models import F, Sum
+from django.utils import timezone
+
+from studies.models import CountryPool, ItemQuota
+
+from ..models import Annotator, Assignment, Session
+from ..quota import max_items_per_annotator
+from ..selectors import quotas_open_to
+
+CANDIDATES = 40
+DRAFT_MAX_CHARS = 20_000
+
+
+def assignments_expire(*, now: datetime | None = None, pool: CountryPool | None = None, limit: int = 1000) -> int:
+    """Give the slots of expired leases back to their quotas. Safe to run concurrently."""
+    now = now or timezone.now()
+    expired = Assignment.objects.filter(status=Assignment.Status.LEASED, expires_at__lte=now)
+    if pool is not None:
+        expired = expired.filter(pool=pool)
+    count = 0
+    for pk, item_id, pool_id in expired.values_list("pk", "item_id", "pool_id")[:limit]:
+        with transaction.atomic():
+            if Assignment.objects.filter(pk=pk, status=Assignment.Status.LEASED).update(status=Assignment.Status.EXPIRED):
+                ItemQuota.objects.filter(item_id=item_id, pool_id=pool_id, leased__gt=0).update(leased=F("leased") - 1)
+                count += 1
+    return count
+
+
+def _annotator_cap(annotator: Annotator) -> int | None:
+    pool = annotator.pool
+    if not pool.min_distinct_annotators:
+        return None
+    slots = ItemQuota.objects.filter(pool=pool).aggregate(n=Sum("wanted"))["n"] or 0
+    return max_items_per_annotator(
+        slots=slots, min_distinct=pool.min_distinct_annotators, session_size=annotator.study.items_per_session
+    )
+
+
+def session_submitted_count(session: Session) -> int:
+    return session.assignments.filter(status=Assignment.Status.SUBMITTED).count()
+
+
+def session_complete(*, session: Session, now: datetime | None = None) -> None:
+    Session.objects.filter(pk=session.pk, completed_at__isnull=True).update(completed_at=now or timezone.now())
+    session.refresh_from_db(fields=["completed_at"])
+
+
+def assignment_current(*, session: Session, now: datetime | None = None) -> Assignment | None:
+    """The item the annotator is on: their open lease (renewed if it lapsed), or a new one.
+
+    None means the session is over: its batch is done, or no item is left for this annotator.
+    """
+    now = now or timezone.now()
+    if session.completed_at or session_submitted_count(session) >= session.items_target:
+        return None
+    open_ = session.assignments.exclude(status=Assignment.Status.SUBMITTED).order_by("-position").first()
+    if open_ is not None:
+        if open_.status == Assignment.Status.LEASED and open_.expires_at > now:
+            return open_
+        if _assignment_renew(open_, now):
+            return open_
+    return _assignment_lease(session=session, now=now)
+
+
+def _lease_until(session: Session, now: datetime) -> datetime:
+    return now + timedelta(minutes=session.annotator.study.lease_minutes)
+
+
+def _assignment_renew(assignment: Assignment, now: datetime) -> bool:
+    """Keep a lapsed lease (and its draft) when the item still has room."""
+    with transaction.atomic():
+        if assignment.status == Assignment.Status.LEASED:
+            # Lapsed but not yet swept: the slot is still counted as leased; just extend it.
+            return bool(
+                Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.LEASED).update(
+                    expires_at=_lease_until(assignment.session, now)
+                )
+            ) and _refresh(assignment)
+        took = ItemQuota.objects.with_room().filter(item_id=assignment.item_id, pool_id=assignment.pool_id).update(
+            leased=F("leased") + 1
+        )
+        if not took:
+            return False
+        Assignment.objects.filter(pk=assignment.pk).update(
+            status=Assignment.Status.LEASED, expires_at=_lease_until(assignment.session, now)
+        )
+    return _refresh(assignment)
+
+
+def _refresh(assignment: Assignment) -> bool:
+    assignment.refresh_from_db(fields=["status", "expires_at"])
+    return True
+
+
+def _assignment_lease(*, session: Session, now: datetime) -> Assignment | None:
+    annotator = session.annotator
+    pool = annotator.pool
+    assignments_expire(now=now, pool=pool)
+    cap = _annotator_cap(annotator)
+    if cap is not None and annotator.assignments.exclude(status=Assignment.Status.EXPIRED).count() >= cap:
+        return None
+    candidates = list(
+        quotas_open_to(pool=pool, annotator=annotator)
+        .order_by("done", "leased")
+        .values_list("pk", "item_id", "done")[:CANDIDATES]
+    )
+    # Fewest done first; ties in random order so parallel annotators spread over items.
+    rng = random.Random()
+    candidates.sort(key=lambda c: (c[2], rng.random()))
+    position = (session.assignments.order_by("-position").values_list("position", flat=True).first() or 0) + 1
+    for quota_pk, item_id, _ in candidates:
+        try:
+            with transaction.atomic():
+                if not ItemQuota.objects.with_room().filter(pk=quota_pk).update(leased=F("leased") + 1):
+                    continue
+                return Assignment.objects.create(
+                    session=session,
+                    annotator=annotator,
+                    item_id=item_id,
+                    pool=pool,
+                    position=position,
+                    leased_at=now,
+                    expires_at=_lease_until(session, now),
+                )
+        except IntegrityError:
+            # Another tab of this annotator leased at the same moment: use what it got.
+            current = session.assignments.filter(status=Assignment.Status.LEASED).order_by("-position").first()
+            if current is not None:
+                return current
+    return None
+
+
+def assignment_save_draft(*, assignment: Assignment, data: dict[str, list[str]]) -> bool:
+    """Keep what the annotator typed so a reload (in any browser) restores it."""
+    if sum(len(v) for values in data.values() for v in values) > DRAFT_MAX_CHARS:
+        return False
+    return bool(
+        Assignment.objects.exclude(status=Assignment.Status.SUBMITTED).filter(pk=assignment.pk).update(draft=data)
+    )
+

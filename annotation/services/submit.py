@@ -1,0 +1,83 @@
+"""Submission: an annotation stored atomically and idempotently, its quota settled."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from studies.models import ItemQuota
+from studies.protocol import Validation, validate
+
+from ..context import assignment_context
+from ..models import Annotation, Assignment
+
+
+@dataclass
+class SubmitResult:
+    validation: Validation
+    annotation: Annotation | None = None
+    duplicate: bool = False
+
+
+def annotation_submit(*, assignment: Assignment, data, now: datetime | None = None) -> SubmitResult:
+    """Validate and store one annotation, atomically and idempotently.
+
+    A late submit after the lease expired is kept: it takes a free slot if there is one, and is
+    stored as surplus otherwise. A repeated submit returns the stored annotation.
+    """
+    now = now or timezone.now()
+    existing = Annotation.objects.filter(assignment=assignment).first()
+    if existing is not None:
+        return SubmitResult(validation=Validation(answers=existing.answers), annotation=existing, duplicate=True)
+    item = assignment.item
+    study = item.study
+    validation = validate(study.spec, data, assignment_context(assignment, study.spec))
+    if not validation.ok:
+        return SubmitResult(validation=validation)
+    with transaction.atomic():
+        claimed, surplus = _assignment_claim(assignment)
+        if claimed:
+            annotation = Annotation.objects.create(
+                assignment=assignment,
+                study=study,
+                item=item,
+                pool_id=assignment.pool_id,
+                annotator_id=assignment.annotator_id,
+                answers=validation.answers,
+                skipped=validation.skipped,
+                protocol_version=study.protocol_version,
+                surplus=surplus,
+                time_spent_ms=max(0, int((now - assignment.leased_at).total_seconds() * 1000)),
+                started_at=assignment.leased_at,
+            )
+    if not claimed:  # a concurrent request submitted it first; its annotation is the one kept
+        annotation = Annotation.objects.get(assignment=assignment)
+        return SubmitResult(validation=Validation(answers=annotation.answers), annotation=annotation, duplicate=True)
+    assignment.status = Assignment.Status.SUBMITTED
+    return SubmitResult(validation=validation, annotation=annotation)
+
+
+def _assignment_claim(assignment: Assignment) -> tuple[bool, bool]:
+    """Mark the assignment submitted and settle its quota; return (claimed, surplus).
+
+    Conditional updates make exactly one of several concurrent submits win.
+    """
+    quota = ItemQuota.objects.filter(item_id=assignment.item_id, pool_id=assignment.pool_id)
+    submitted = Assignment.Status.SUBMITTED
+    if Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.LEASED).update(status=submitted):
+        quota.update(leased=F("leased") - 1, done=F("done") + 1)
+        return True, False
+    if Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.EXPIRED).update(status=submitted):
+        return True, not quota_count_late(item_id=assignment.item_id, pool_id=assignment.pool_id)
+    return False, False
+
+
+def quota_count_late(*, item_id: int, pool_id: int) -> bool:
+    """Count an annotation given without a live lease (a submit after its lease expired, an
+    imported one) in the quota of its (item, pool) while the quota has room; return whether it was
+    counted. One that was not is kept as surplus, never lost."""
+    return bool(ItemQuota.objects.with_room().filter(item_id=item_id, pool_id=pool_id).update(done=F("done") + 1))

@@ -13,7 +13,6 @@ from annotation.models import Annotation, Annotator, Assignment
 from studies.models import CountryPool, ItemQuota, Study
 
 
-
 @dataclass
 class PoolProgress:
     pool: CountryPool

@@ -11,7 +11,6 @@ from annotation.models import Annotation, Review
 from studies.models import Study
 
 
-
 @dataclass(frozen=True)
 class Fingerprint:
     """What a study's annotations look like now, in one aggregate query: the annotations analysed

@@ -17,9 +17,6 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.db import transaction
 
-from studies.models import Study
-from studies.protocol import Field
-
 from stats.columns import AnnotationColumns
 from stats.correlation import (
     MetricCSVError,
@@ -27,9 +24,12 @@ from stats.correlation import (
     metric_correlations,
     parse_metric_csv,
 )
-from .models import MetricUpload
-from stats.versions import ProtocolSet, fields_by_key
 from stats.reports import CompletePrompts
+from stats.versions import ProtocolSet, fields_by_key
+from studies.models import Study
+from studies.protocol import Field
+
+from .models import MetricUpload
 from .reader import annotation_columns, complete_prompts_of, protocol_set
 
 CHUNK_SIZE = 2000

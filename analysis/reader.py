@@ -11,11 +11,11 @@ import numpy as np
 from django.db import connection
 
 from annotation.models import Annotation, Review
-from studies.models import Document, Item, ProtocolVersion, Study
-from studies.selectors import protocol_specs
 from stats.columns import AnnotationColumns, columns_from_chunks
 from stats.reports import CompletePrompts, complete_prompts
 from stats.versions import ProtocolSet
+from studies.models import Document, Item, ProtocolVersion, Study
+from studies.selectors import protocol_specs
 
 from .fingerprint import NOT_FLAGGED
 

@@ -7,10 +7,9 @@ from typing import Any
 
 from annotation.models import Review
 from annotation.reviews import labels
+from stats.review_agreement import ReviewedField, ReviewRow, review_agreement
 from studies.models import Study
 from studies.protocol import Protocol
-
-from stats.review_agreement import ReviewedField, ReviewRow, review_agreement
 
 CHUNK_SIZE = 2000
 

@@ -11,7 +11,6 @@ from studies.models import Study
 from .models import AnalysisRun
 
 
-
 def analysis_latest(*, study: Study) -> AnalysisRun | None:
     """The study's newest run, without its whole result (megabytes of JSON for a large study):
     pages read its summary (``run_summary``)."""

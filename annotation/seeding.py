@@ -21,15 +21,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from django.core.files import File
 from django.db import transaction
 
-from django.core.files import File
-
+from stats.decisions import NO, YES, Decision, prompt_decision, prompt_kept, vote_token  # noqa: F401 (re-exported)
 from studies.models import Item, ItemQuota, Study
 from studies.protocol import SKIP, Protocol
 from studies.services import quotas_for_items
 
-from stats.decisions import NO, YES, Decision, prompt_decision, prompt_kept, vote_token  # noqa: F401 (re-exported)
 from .models import Annotation
 
 MAX_EXTERNAL_ID = 200

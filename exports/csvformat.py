@@ -20,10 +20,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from studies.protocol import SKIP, Field, Protocol, cell_text
-
-from stats.versions import ProtocolSet
 from stats.scores import DEFAULT_MAPPING, Scorer, scored_fields
+from stats.versions import ProtocolSet
+from studies.protocol import SKIP, Field, Protocol, cell_text
 
 ITEM_COLUMNS = ["item_id", "prompt", "model", "category", "item_country", "pool_country", "annotator"]
 SKIP_COLUMN = "skipped"

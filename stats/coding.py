@@ -30,9 +30,9 @@ from studies.protocol import Field, answer_token
 
 from .agreement import alpha
 from .columns import AnnotationColumns, KeyColumn
-from .versions import ProtocolSet, fields_by_key
 from .reports import score_table
 from .scores import DEFAULT_MAPPING, Scorer, scored_fields
+from .versions import ProtocolSet, fields_by_key
 
 MISSING = -1
 SCORE_COLUMNS = ["item_id", "document_id", "document_position", "mean", "annotators"]

@@ -5,7 +5,12 @@ from . import protocol as protocol_engine
 from .models import CountryPool, Item, MockQuestion, Study
 from .selectors import owned_by, studies_for_user
 from .services import (
-    preset_load, presets_list, quotas_sync, study_create, study_create_from_preset, study_set_protocol,
+    preset_load,
+    presets_list,
+    quotas_sync,
+    study_create,
+    study_create_from_preset,
+    study_set_protocol,
 )
 
 START_PRESET = "culturalframes-rating"  # the protocol the add form starts with

@@ -5,8 +5,8 @@ Each case runs in a fresh interpreter because the broker is chosen when settings
 
 import json
 from pathlib import Path
-from tests.helpers import start_django
 
+from tests.helpers import start_django
 
 # Port 1 on the loopback: nothing listens there, so connecting is refused at once.
 UNREACHABLE_BROKER = "redis://127.0.0.1:1/0"

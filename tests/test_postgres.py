@@ -13,8 +13,8 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from config.celery import app
 from analysis.models import AnalysisRun
+from config.celery import app
 from studies.services import preset_load, researcher_create, study_create
 
 needs_worker = pytest.mark.skipif(

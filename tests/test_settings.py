@@ -7,6 +7,7 @@ SECRET_KEY) leaks into what is being checked.
 
 import json
 from pathlib import Path
+
 from tests.helpers import start_django
 
 

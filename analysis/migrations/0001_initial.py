@@ -1,9 +1,10 @@
 # The analysis's models, moved from exports as fresh tables (exports 0007 drops the old ones).
 
-import analysis.models
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
+
+import analysis.models
 
 
 class Migration(migrations.Migration):

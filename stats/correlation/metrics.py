@@ -209,8 +209,8 @@ def _one_metric(
             missing_country=missing_country,
         )
     # Object keys on both sides: an int item id never matches a str one, and never raises either.
-    left = scores[units + ["score"]].astype({u: object for u in units})
-    joined = left.merge(human.astype({u: object for u in units}), on=units, how="outer", indicator=True)
+    left = scores[units + ["score"]].astype(dict.fromkeys(units, object))
+    joined = left.merge(human.astype(dict.fromkeys(units, object)), on=units, how="outer", indicator=True)
     both = joined[joined["_merge"] == "both"]
     metric_only = int((joined["_merge"] == "left_only").sum())
     human_only = int((joined["_merge"] == "right_only").sum())

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..frames import as_frame, only
 from ..binning import bin_edges
+from ..frames import as_frame, only
 from .common import column_values, country_key, labels, plain
 from .kinds import NUMBER, ReportData, implement
 

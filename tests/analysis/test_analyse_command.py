@@ -7,7 +7,6 @@ from django.core.management import CommandError, call_command
 
 from analysis.models import AnalysisRun
 from tests import factories as f
-
 from tests.annotations import annotate, answers_for
 
 

@@ -6,7 +6,6 @@ import pytest
 
 from analysis.services import analysis_run, analysis_start
 from tests import factories as f
-
 from tests.annotations import annotate, answers_for
 
 SCORES = {  # (model, item n) → the overall scores of three raters

@@ -11,7 +11,6 @@ from django.urls import reverse
 from analysis.models import AnalysisRun
 from analysis.services import analysis_run
 from studies.protocol import UploadRef
-
 from tests import factories as f
 from tests.annotations import add_documents, annotate, annotators, inline_study, submitted
 from tests.specs import CANDIDATES, CAPTION_CHOICE, GLOBALRG, RAVENEA_DOCS, ravenea_form

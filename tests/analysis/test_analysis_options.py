@@ -7,7 +7,6 @@ from django.urls import reverse
 
 from analysis.models import MAX_RESAMPLES, AnalysisRun
 from analysis.services import AnalysisRefused, analysis_run, analysis_start
-
 from tests import factories as f
 from tests.annotations import annotate, annotators
 

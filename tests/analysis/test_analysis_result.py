@@ -7,7 +7,6 @@ from django.urls import reverse
 
 from analysis.models import AnalysisRun
 from analysis.services import analysis_run
-
 from tests import factories as f
 from tests.annotations import annotate, annotators
 

@@ -6,15 +6,14 @@ import io
 import zipfile
 
 import pytest
-
 from django.urls import reverse
 
-from annotation.reviews.services import review_submit
-from analysis.models import AnalysisRun
-from exports.models import ExportJob
 from analysis.fingerprint import Fingerprint, data_fingerprint, staleness
+from analysis.models import AnalysisRun
 from analysis.reader import annotation_columns
 from analysis.services import analysis_run
+from annotation.reviews.services import review_submit
+from exports.models import ExportJob
 from exports.services import export_start
 from tests.factories import AS_GIVEN
 

@@ -6,11 +6,10 @@ import krippendorff
 import numpy as np
 import pytest
 
-from analysis.models import AnalysisRun
 from analysis.fingerprint import data_fingerprint, staleness
+from analysis.models import AnalysisRun
 from analysis.services import analysis_run, analysis_start
 from studies.services import study_create
-
 from tests import factories as f
 from tests.annotations import annotate, annotators
 

@@ -7,7 +7,6 @@ import pytest
 
 from analysis.models import AnalysisRun
 from analysis.services import analysis_start
-
 from tests.annotations import annotate, annotators
 
 

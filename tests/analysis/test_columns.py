@@ -6,10 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stats.columns import Interner, KeyColumn, columns_from_chunks
 from analysis.fingerprint import data_fingerprint
 from analysis.reader import annotation_columns
-
+from stats.columns import Interner, KeyColumn, columns_from_chunks
 from tests import factories as f
 from tests.annotations import annotate, annotators
 

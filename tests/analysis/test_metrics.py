@@ -13,7 +13,6 @@ from analysis.models import AnalysisRun, MetricUpload
 from analysis.services import analysis_run, analysis_start
 from studies.models import Study
 from studies.services import preset_load
-
 from tests import factories as f
 from tests.annotations import annotate, annotators, inline_study, submitted
 

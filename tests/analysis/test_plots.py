@@ -7,7 +7,17 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from analysis.plots import (
-    Bar, Bin, Cell, Estimate, Stack, bar_chart, dot_plot, figures, heatmap, histogram, stacked_bars,
+    Bar,
+    Bin,
+    Cell,
+    Estimate,
+    Stack,
+    bar_chart,
+    dot_plot,
+    figures,
+    heatmap,
+    histogram,
+    stacked_bars,
 )
 from analysis.plots.charts import LABELS
 
@@ -244,7 +254,7 @@ def test_a_metric_is_plotted_per_country_over_its_baseline():
     coefficient = {"value": 0.3, "ci_low": 0.1, "ci_high": 0.5, "n": 40}
     summary = {m: {"mean": 0.8, "ci_low": 0.75, "ci_high": 0.85} for m in ("pearson", "spearman", "kendall")}
     constant = {m: {"value": None, "reason": "constant", "n": 2} for m in summary}
-    x = {"metric": "clip", "coefficients": {m: coefficient for m in summary},
+    x = {"metric": "clip", "coefficients": dict.fromkeys(summary, coefficient),
          "countries": [{"country": "IN", "coefficients": constant}]}
     baseline = {"summary": summary, "countries": [{"country": "IN", "summary": summary}]}
     m = {"settings": {"per_country": True}, "baseline": baseline}

@@ -8,9 +8,11 @@ import pytest
 from django.template.loader import render_to_string
 from django.urls import reverse
 
+from analysis.fingerprint import data_fingerprint
 from analysis.models import AnalysisRun
+from analysis.reader import protocol_set
 from analysis.reports import protocol_reports
-from stats.summary import page_summary
+from analysis.services import analysis_run
 from stats.reports import (
     answer_agreement,
     box_agreement,
@@ -23,14 +25,11 @@ from stats.reports import (
     prompt_filter_majority,
     word_frequency,
 )
-from analysis.fingerprint import data_fingerprint
-from analysis.reader import protocol_set
-from analysis.services import analysis_run
 from stats.reports.kinds import AS_STORED
+from stats.summary import page_summary
 from studies.models import ItemQuota
 from studies.protocol.reports import ReportKind, Role
 from studies.services import preset_load
-
 from tests import factories as f
 from tests.annotations import add_documents, annotate, annotators, inline_study
 

@@ -14,7 +14,6 @@ from analysis.services import analysis_run
 from exports.services import export_build, export_start
 from studies.models import ProtocolVersion
 from studies.services import study_set_protocol
-
 from tests import factories as f
 from tests.annotations import annotate, annotators, inline_study
 

@@ -7,12 +7,11 @@ from django.urls import reverse
 from kombu.exceptions import OperationalError
 
 from analysis import tasks as analysis_tasks
-from exports import tasks as export_tasks
 from analysis.models import AnalysisRun
-from exports.models import ExportJob
 from analysis.services import analysis_run, analysis_start
+from exports import tasks as export_tasks
+from exports.models import ExportJob
 from exports.services import export_start
-
 from tests.annotations import annotate, annotators
 
 REFUSED = OperationalError("Error 111 connecting to redis:6379. Connection refused.")

@@ -6,9 +6,9 @@ import json
 import pytest
 from django.template.loader import render_to_string
 
+from analysis.review import review_result
 from annotation.models import Review
 from annotation.reviews.services import review_submit
-from analysis.review import review_result
 from tests.factories import AS_GIVEN, annotate_ravenea, ravenea
 
 

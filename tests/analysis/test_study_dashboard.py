@@ -8,7 +8,6 @@ from django.utils import timezone
 
 from annotation.models import Annotator, Assignment
 from studies.models import ItemQuota
-
 from tests import factories as f
 from tests.annotations import annotate, annotators
 

@@ -6,7 +6,7 @@ import pytest
 from annotation.context import assignment_context, candidate_order, shown_candidates, shown_documents
 from annotation.services import assignment_current
 from tests import factories as f
-from tests.browser.helpers import add_items, spec_study
+from tests.factories import add_items, spec_study
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,6 @@ from tests.factories import entry_url
 from tests.helpers import enter
 
 
-
 def test_it_creates_the_annotator_and_sends_them_to_consent(client, pool, items):
     response = enter(client, pool)
     assert response.status_code == 302 and response.url == reverse("annotation:next")

@@ -4,7 +4,6 @@ from annotation.models import Annotator, MockAttempt
 from tests import factories as f
 from tests.helpers import enter
 
-
 PROLIFIC = "https://app.prolific.com/submissions/complete?cc="
 
 

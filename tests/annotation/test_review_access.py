@@ -12,10 +12,8 @@ from django.urls import reverse
 from annotation.models import Review
 from annotation.selectors import SESSION_KEY
 from tests import factories as f
-from tests.factories import valid_answers
-from tests.factories import PASSWORD
+from tests.factories import PASSWORD, valid_answers
 from tests.helpers import login, review_url, submit_url
-
 
 # --- the pool's review page and its actions: who gets in ---------------------------------------
 

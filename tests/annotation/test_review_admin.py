@@ -9,7 +9,6 @@ from tests.factories import make_checker
 from tests.helpers import login
 
 
-
 def add_checker(client, pool, username, pid=""):
     return client.post(reverse("admin:annotation_checker_add"), {"pool": pool.pk, "username": username,
                                                                  "prolific_pid": pid})

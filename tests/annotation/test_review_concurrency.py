@@ -6,9 +6,8 @@ from annotation.models import Review
 from annotation.reviews.services import review_submit
 from studies.models import ItemQuota
 from tests.factories import AS_GIVEN, make_checker
-from tests.helpers import run_in_threads
 from tests.factories import annotate_pool as annotate
-
+from tests.helpers import run_in_threads
 
 pytestmark = [
     pytest.mark.postgres_only,

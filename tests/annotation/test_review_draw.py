@@ -7,7 +7,6 @@ from annotation.reviews.access import scope_for_reviewer
 from tests.helpers import review as submit
 
 
-
 def scope(checker, annotation):
     return scope_for_reviewer(checker, annotation.study_id, annotation.pool_id)
 

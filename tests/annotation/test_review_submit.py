@@ -10,12 +10,10 @@ from annotation.reviews.services import NOTE, OUTCOME, review_submit
 from annotation.services import annotation_submit, assignment_current
 from studies.models import ItemQuota
 from tests import factories as f
-from tests.factories import valid_answers
-from tests.factories import AS_GIVEN, annotate_ravenea, ravenea
+from tests.factories import AS_GIVEN, annotate_ravenea, ravenea, valid_answers
+from tests.factories import annotate_pool as annotate
 from tests.helpers import HX, login, review_url, submit_url
 from tests.helpers import review as submit
-from tests.factories import annotate_pool as annotate
-
 
 
 def quota(annotation) -> ItemQuota:

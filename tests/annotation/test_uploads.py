@@ -8,9 +8,8 @@ from django.urls import reverse
 from annotation.models import Annotation, Upload
 from annotation.services import assignment_current, upload_receive
 from tests import factories as f
-from tests.helpers import on_items
 from tests.helpers import item_submit as submit
-
+from tests.helpers import on_items
 
 pytestmark = pytest.mark.django_db
 

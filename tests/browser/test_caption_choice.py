@@ -4,9 +4,9 @@ import pytest
 
 from annotation.context import candidate_order
 from annotation.models import Assignment
+from tests.factories import add_items, preset_study
 
 from .helpers import item_ready, start_annotating, stored_answers
-from tests.factories import add_items, preset_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -3,9 +3,9 @@
 import pytest
 
 from studies.models import Document
+from tests.factories import add_items, preset_study
 
 from .helpers import item_ready, start_annotating, stored_answers
-from tests.factories import add_items, preset_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

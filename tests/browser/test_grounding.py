@@ -4,9 +4,9 @@ import pytest
 from PIL import Image, ImageDraw
 
 from annotation.models import Upload
+from tests.factories import add_items, preset_study
 
 from .helpers import item_ready, start_annotating, stored_answers
-from tests.factories import add_items, preset_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

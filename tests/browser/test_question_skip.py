@@ -2,8 +2,9 @@
 
 import pytest
 
-from .helpers import item_ready, start_annotating, stored_answers
 from tests.factories import add_items, preset_study
+
+from .helpers import item_ready, start_annotating, stored_answers
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

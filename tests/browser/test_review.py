@@ -11,7 +11,6 @@ from studies.models import ItemQuota
 from tests import factories as f
 from tests.factories import add_items, preset_study
 
-
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 DOCUMENTS = [

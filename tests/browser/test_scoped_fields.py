@@ -4,9 +4,9 @@ evaluated within each document's own answers."""
 import pytest
 
 from studies.models import Document
+from tests.factories import add_items, spec_study
 
 from .helpers import item_ready, start_annotating, stored_answers
-from tests.factories import add_items, spec_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

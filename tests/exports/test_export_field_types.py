@@ -11,12 +11,10 @@ from django.core.files.storage import default_storage
 from django.urls import reverse
 
 from analysis.models import AnalysisRun
-
-from exports.models import ExportJob
 from analysis.services import analysis_run
+from exports.models import ExportJob
 from exports.services import export_build, export_start
 from studies.protocol import UploadRef
-
 from tests import factories as f
 from tests.annotations import add_documents, annotate, annotators, inline_study, submitted
 from tests.specs import CANDIDATES, CAPTION_CHOICE, GLOBALRG, RAVENEA_DOCS, ravenea_form

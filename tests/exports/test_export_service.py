@@ -10,12 +10,10 @@ from django.core.files.storage import default_storage
 from django.db.models import RestrictedError
 
 from analysis.models import AnalysisRun
-
-from exports.models import ExportJob
 from analysis.services import analysis_run
+from exports.models import ExportJob
 from exports.services import ExportRefused, export_build, export_start
 from studies.services import study_delete
-
 from tests.annotations import annotate, annotators
 
 

@@ -4,11 +4,9 @@ import pytest
 from django.urls import reverse
 
 from analysis.models import AnalysisRun
-
-from exports.models import ExportJob
 from analysis.services import analysis_run
+from exports.models import ExportJob
 from exports.services import export_build, export_start
-
 from tests import factories as f
 from tests.annotations import annotate, annotators
 

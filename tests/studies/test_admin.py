@@ -5,8 +5,8 @@ from annotation.models import Annotation
 from annotation.services import annotation_submit, assignment_current
 from studies.models import MockQuestion, Study
 from tests import factories as f
-from tests.factories import valid_answers
 from tests.factories import admin_study_form as study_form
+from tests.factories import valid_answers
 
 
 def login(client, user):

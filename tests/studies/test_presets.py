@@ -6,8 +6,8 @@ from studies.models import Study
 from studies.protocol import SKIP, CandidateRef, DocumentRef, ItemContext, UploadRef, parse_spec, validate
 from studies.protocol.spec import ITEM_TEXTS, SHOWABLE
 from studies.services import preset_get, presets_list
-from tests.factories import valid_answers
 from tests.factories import PRESET_NAMES as NAMES
+from tests.factories import valid_answers
 
 
 def spec_of(name):

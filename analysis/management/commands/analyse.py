@@ -7,9 +7,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from analysis.services import AnalysisRefused, analysis_run, analysis_start
 from stats.agreement import LEVELS
 from stats.longform import METRICS, LongFormError, analyse_long, read_long_csv
-from analysis.services import AnalysisRefused, analysis_run, analysis_start
 from studies.models import Study
 
 

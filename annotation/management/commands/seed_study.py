@@ -10,8 +10,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from studies.models import Study
 from annotation.seeding import SeedError, seed_answer_items, seed_kept_prompts
+from studies.models import Study
 
 KINDS = ("vqa-answers",)
 

@@ -1,22 +1,23 @@
-/* The item form: conditional questions in nested scopes, keyboard shortcuts, drafts kept on the
- * server, zoom and skip. Field types with their own behaviour (upload.js, bbox.js, url_list.js)
- * register in window.TesseraFields as {init(fieldset), value(fieldset)}. */
+/* The item page's own part (page.js does what it shares with the review page): conditional questions
+ * in nested scopes, word and character counters, drafts kept on the server, the skip dialog, and the
+ * number keys' rule (the question with the focus, else the first unanswered one; the focus moves on).
+ * Field types with their own behaviour (upload.js, bbox.js, url_list.js) register in
+ * window.TesseraFields as {init(fieldset), value(fieldset)}. */
 (function () {
   "use strict";
   var evaluate = window.TesseraConditions.evaluate;
   var types = window.TesseraFields = window.TesseraFields || {};
+  var all = TesseraPage.all, isShown = TesseraPage.isShown;
   var draftTimer = null;
   var dirty = false;
 
   function form() { return document.getElementById("item-form"); }
   function panel() { return document.getElementById("item-panel"); }
-  function all(root, selector) { return Array.prototype.slice.call(root.querySelectorAll(selector)); }
 
   /* --- scopes: the form, and one per document of a per_document field ---------------------- */
 
   function scopeOf(el) { return el.parentElement.closest("[data-scope]"); }
   function fieldsOf(scope) { return all(scope, "[data-field]").filter(function (fs) { return scopeOf(fs) === scope; }); }
-  function isShown(el) { return !el.closest("[hidden]"); }
   window.TesseraScope = { scopeOf: scopeOf, fieldsOf: fieldsOf };
 
   function checkedValues(fs) {
@@ -84,17 +85,10 @@
     refreshCounters(f);
   }
 
-  /* --- focus and number keys --------------------------------------------------------------- */
+  /* --- number keys ------------------------------------------------------------------------- */
 
   function visibleQuestions(f) {
     return all(f, "[data-field]:not([data-type=per_document])").filter(isShown);
-  }
-
-  var FOCUSABLE = "input:not([type=hidden]), textarea, [tabindex='0'], button:not(.info)";
-
-  function focusFieldset(fs) {
-    var target = fs.querySelector("input:checked") || all(fs, FOCUSABLE).filter(isShown)[0];
-    if (target) target.focus();
   }
 
   function hasRadios(fs) { return !!fs.querySelector("input[type=radio]"); }
@@ -108,20 +102,11 @@
     });
   }
 
-  function choose(radio) {
-    radio.checked = true;
-    radio.dispatchEvent(new Event("change", { bubbles: true }));
-  }
-
-  function numberKey(f, e) {
-    var fs = currentChoiceFieldset(f, e.target);
-    var radio = fs && fs.querySelectorAll("input[type=radio]")[+e.key - 1];
-    if (!radio) return;
-    e.preventDefault();
-    choose(radio);
+  /* After a choice the focus moves on to the next question, or to "Submit" after the last one. */
+  function moveOn(f, fs) {
     var visible = visibleQuestions(f);
     var next = visible[visible.indexOf(fs) + 1];
-    if (next) focusFieldset(next); else f.querySelector("button[type=submit]").focus();
+    if (next) TesseraPage.focusIn(next); else f.querySelector("button[type=submit]").focus();
   }
 
   /* --- drafts -------------------------------------------------------------------------------- */
@@ -144,95 +129,53 @@
     draftTimer = setTimeout(saveDraft, 600);
   }
 
-  /* --- zoom and skip dialogs ------------------------------------------------------------------ */
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var f = form();
+    if (f && (e.detail.elt === f || e.detail.elt.closest("#skip-dialog"))) { clearTimeout(draftTimer); dirty = false; }
+  });
+  window.addEventListener("pagehide", function () { saveDraft(true); });
 
-  function openDialog(id) {
-    var d = document.getElementById(id);
-    if (d && !d.open) d.showModal();
-    return d;
-  }
+  /* --- the skip dialog: its number keys pick a reason, Ctrl+Enter sends it ------------------- */
 
   function initSkip() {
     var dialog = document.getElementById("skip-dialog");
     var opener = document.querySelector("[data-skip-open]");
     if (!dialog || !opener) return;
     opener.addEventListener("click", function () {
-      openDialog("skip-dialog");
+      TesseraPage.openDialog("skip-dialog");
       var first = dialog.querySelector("input:checked") || dialog.querySelector("input[type=radio]");
       if (first) first.focus();
     });
     dialog.querySelector("[data-skip-cancel]").addEventListener("click", function () { dialog.close(); });
     dialog.addEventListener("close", function () { opener.focus(); });
-    if (dialog.hasAttribute("data-open")) openDialog("skip-dialog");
+    if (dialog.hasAttribute("data-open")) TesseraPage.openDialog("skip-dialog");
   }
 
-  function init() {
-    var f = form();
-    if (!f || f.dataset.ready) return;
-    f.dataset.ready = "true";
-    all(f, "[data-type]").forEach(function (fs) {
-      var type = types[fs.dataset.type];
-      if (type && type.init) type.init(fs);
-    });
-    refresh(f);
-    f.addEventListener("change", function () { refresh(f); scheduleDraft(); });
-    f.addEventListener("input", function () { refresh(f); scheduleDraft(); });
-    var zoom = document.querySelector("[data-zoom]");
-    if (zoom) zoom.addEventListener("click", function () { openDialog("zoom-dialog"); });
-    var dialog = document.getElementById("zoom-dialog");
-    if (dialog) dialog.addEventListener("click", function (e) { if (e.target === dialog || e.target.tagName === "IMG") dialog.close(); });
-    initSkip();
-    panel().dataset.ready = "true";  // the form answers keys from here on
-    var firstError = f.querySelector("fieldset.has-error:not([data-type=per_document])");
-    if (firstError && isShown(firstError)) focusFieldset(firstError);
-    else if (!document.querySelector("dialog[open]")) document.getElementById("item-heading").focus({ preventScroll: true });
-  }
-
-  document.addEventListener("keydown", function (e) {
-    var f = form();
-    if (!f || e.defaultPrevented) return;
+  function skipKey(e) {
     var skip = document.getElementById("skip-dialog");
-    if (skip && skip.open) {  // keys pick a reason and submit the skip form
-      if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); skip.querySelector("form").requestSubmit(); }
-      var reason = /^[1-9]$/.test(e.key) && skip.querySelectorAll("input[type=radio]")[+e.key - 1];
-      if (reason) { e.preventDefault(); choose(reason); reason.focus(); }
-      return;
-    }
-    if (document.querySelector("dialog[open]")) return;
-    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
-      e.preventDefault();
-      f.requestSubmit();
-      return;
-    }
-    var tag = e.target.tagName;
-    if (tag === "TEXTAREA" || (tag === "INPUT" && /^(text|search|email|url)$/.test(e.target.type))) return;
-    if (e.ctrlKey || e.metaKey || e.altKey) return;
-    if ((e.key === "z" || e.key === "Z") && document.getElementById("zoom-dialog")) {
-      e.preventDefault();
-      openDialog("zoom-dialog");
-      return;
-    }
-    if (/^[1-9]$/.test(e.key)) numberKey(f, e);
-  });
+    if (!skip || !skip.open) return false;
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); skip.querySelector("form").requestSubmit(); }
+    var reason = /^[1-9]$/.test(e.key) && skip.querySelectorAll("input[type=radio]")[+e.key - 1];
+    if (reason) { e.preventDefault(); TesseraPage.choose(reason); reason.focus(); }
+    return true;
+  }
 
-  document.addEventListener("DOMContentLoaded", init);
-  document.body && document.body.addEventListener("htmx:afterSwap", function () {
-    if (document.getElementById("item-form")) init();
+  TesseraPage.register({
+    panel: "item-panel",
+    form: "item-form",
+    heading: "item-heading",
+    init: function (f) {
+      all(f, "[data-type]").forEach(function (fs) {
+        var type = types[fs.dataset.type];
+        if (type && type.init) type.init(fs);
+      });
+      refresh(f);
+      initSkip();
+    },
+    change: function (f) { refresh(f); scheduleDraft(); },
+    question: currentChoiceFieldset,
+    chosen: moveOn,
+    submitKey: true,
+    dialogKey: skipKey,
   });
-  document.addEventListener("htmx:beforeRequest", function (e) {
-    var f = form();
-    if (f && (e.detail.elt === f || e.detail.elt.closest("#skip-dialog"))) { clearTimeout(draftTimer); dirty = false; }
-  });
-  document.addEventListener("htmx:sendError", function () {
-    document.getElementById("net-error").hidden = false;
-  });
-  document.addEventListener("htmx:responseError", function () {
-    var box = document.getElementById("net-error");
-    box.textContent = "Something went wrong on our side. Your answers are kept on this page; press “Submit” again in a moment.";
-    box.hidden = false;
-  });
-  document.addEventListener("htmx:afterRequest", function (e) {
-    if (e.detail.successful) document.getElementById("net-error").hidden = true;
-  });
-  window.addEventListener("pagehide", function () { saveDraft(true); });
 })();

@@ -178,3 +178,14 @@ def test_documents_without_questions_are_listed_above_the_form(client):
     assert '<details class="item-part collapsed part-documents"><summary>Documents' in page
     assert '<a href="https://en.wikipedia.org/wiki/Pookalam" target="_blank" rel="noopener">Pookalam</a>' in page
     assert page.index("part-documents") < page.index('id="item-form"')
+
+
+@pytest.mark.django_db
+def test_the_page_loads_the_shared_script_and_style_once_under_the_annotators_bar(client):
+    _, a, page = on_items(client, "caire-relevance")
+    assert page.count("annotation/page.js") == 1 and page.count("annotation/page.css") == 1
+    assert page.index("annotation/page.js") < page.index("annotation/item.js") and "annotation/review.js" not in page
+    assert page.count('id="shortcuts-help"') == 1 and 'popovertarget="shortcuts-help"' in page
+    assert page.count(reverse("annotation:item-image", args=[a.pk])) == 2  # the image, and zoomed
+    assert 'id="zoom-dialog"' in page
+    assert f'<span class="brand">{a.item.study.name}</span>' in page

@@ -173,3 +173,16 @@ def test_the_skipped_flag_must_mirror_the_answers(annotated):
         Annotation.objects.filter(pk=annotated[0].pk).update(answers={"_skip": "Cannot judge"})
     with pytest.raises(IntegrityError), transaction.atomic():
         Annotation.objects.filter(pk=annotated[0].pk).update(skipped=True)
+
+
+def test_the_page_loads_the_shared_script_and_style_once_under_the_sites_bar(client, checker, study, pool, annotated):
+    login(client, checker)
+    page = client.get(review_url(study, pool)).content.decode()
+    annotation = Annotation.objects.get(pk=shown_annotation(page))
+    assert page.count("annotation/page.js") == 1 and page.count("annotation/page.css") == 1
+    assert page.index("annotation/page.js") < page.index("annotation/review.js") and "annotation/item.js" not in page
+    assert page.count('id="shortcuts-help"') == 1 and 'popovertarget="shortcuts-help"' in page
+    image = reverse("annotation:review-image", args=[study.pk, pool.pk, annotation.pk])
+    assert page.count(image) == 2 and 'id="zoom-dialog"' in page  # the image, and zoomed
+    assert f"<code>{annotation.item.external_id}</code>. Click the image" in page
+    assert "Log out" in page  # a checker is a logged-in user of the site

@@ -14,7 +14,7 @@ def start_annotating(page, live_server, pool, *, pid=PID):
 
 
 def item_ready(page, heading: str):
-    """Wait for the item with this heading, with its form ready for keys (item.js has run on it)."""
+    """Wait for the item with this heading, with its form ready for keys (page.js and item.js have set it up)."""
     page.get_by_role("heading", name=heading).wait_for()
     page.locator("#item-panel[data-ready=true]").wait_for()
 

@@ -38,7 +38,7 @@ def onboard(page, study):
 
 
 def heading(page, n):
-    """Wait for item n, with its form ready for keys (item.js has run on it)."""
+    """Wait for item n, with its form ready for keys (page.js and item.js have set it up)."""
     page.get_by_role("heading", name=f"Image {n} of 5").wait_for()
     page.locator("#item-panel[data-ready=true]").wait_for()
 

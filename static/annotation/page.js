@@ -1,0 +1,145 @@
+/* What the two working pages share, the annotator's item page and the checker's review page: a panel
+ * swapped in by htmx, its keyboard shortcuts and their guard, the focus, the zoom dialog and the network
+ * error box. The page's own script (item.js, review.js) registers what differs with
+ * TesseraPage.register({...}) (see `register` below). Both pages work without JavaScript. */
+(function () {
+  "use strict";
+  var page = null;  // the registered page
+
+  function all(root, selector) { return Array.prototype.slice.call(root.querySelectorAll(selector)); }
+  function isShown(el) { return !el.closest("[hidden]"); }
+  function byId(id) { return document.getElementById(id); }
+
+  /* A key typed into something that takes typing is never a shortcut: a text-like input (any input
+   * but buttons, check boxes, radios, files, ranges and colours: text, search, email, url, password,
+   * number, dates…), a textarea, a select or an editable element. Chords with Ctrl or ⌘ are not typing
+   * (Ctrl+Enter submits the item even from a text box). */
+  var NOT_TYPED = /^(button|checkbox|color|file|hidden|image|radio|range|reset|submit)$/;
+
+  function isTyping(el) {
+    if (!el || !el.tagName) return false;
+    var tag = el.tagName;
+    return tag === "TEXTAREA" || tag === "SELECT" || el.isContentEditable ||
+      (tag === "INPUT" && !NOT_TYPED.test(el.type));
+  }
+
+  var FOCUSABLE = "input:not([type=hidden]), textarea, [tabindex='0'], button:not(.info)";
+
+  /* Put the focus in a question: on its chosen answer, else on the first thing that takes it. */
+  function focusIn(el) {
+    var target = el.querySelector("input:checked") || all(el, FOCUSABLE).filter(isShown)[0];
+    if (target) target.focus();
+  }
+
+  /* Choose an option as a click would: a radio is set, a check box toggled; the form hears a change. */
+  function choose(input) {
+    input.checked = input.type === "checkbox" ? !input.checked : true;
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+
+  function openDialog(id) {
+    var d = byId(id);
+    if (d && !d.open) d.showModal();
+    return d;
+  }
+
+  /* --- the panel: set up once each time htmx swaps one in --------------------------------------- */
+
+  function initZoom(panel) {
+    var zoom = panel.querySelector("[data-zoom]");
+    var dialog = byId("zoom-dialog");
+    if (!zoom || !dialog) return;
+    zoom.addEventListener("click", function () { openDialog("zoom-dialog"); });
+    dialog.addEventListener("click", function (e) { if (e.target === dialog || e.target.tagName === "IMG") dialog.close(); });
+  }
+
+  /* After a refused submit the focus goes to the first answer marked in red; else to the heading. */
+  function focusFirst(panel) {
+    var error = all(panel, ".has-error:not(.per_document)").filter(isShown)[0];
+    if (error) focusIn(error);
+    else if (!document.querySelector("dialog[open]")) byId(page.heading).focus({ preventScroll: true });
+  }
+
+  function init() {
+    var panel = page && byId(page.panel);
+    if (!panel || panel.dataset.ready) return;
+    var f = byId(page.form);
+    if (f) {
+      if (page.init) page.init(f);
+      var changed = function () { if (page.change) page.change(f); };
+      f.addEventListener("change", changed);
+      f.addEventListener("input", changed);
+      f.addEventListener("reset", function () { setTimeout(changed, 0); });  // once the form is reset
+    }
+    initZoom(panel);
+    panel.dataset.ready = "true";  // the page answers keys from here on
+    focusFirst(panel);
+  }
+
+  /* --- keys ---------------------------------------------------------------------------------------- */
+
+  /* 1–9 choose an option of the question the page names (page.question), then page.chosen moves on. */
+  function numberKey(f, e) {
+    var fs = page.question(f, e.target);
+    var input = fs && fs.querySelectorAll("input[type=radio], input[type=checkbox]")[+e.key - 1];
+    if (!input) return;
+    e.preventDefault();
+    choose(input);
+    page.chosen(f, fs, input);
+  }
+
+  document.addEventListener("keydown", function (e) {
+    var f = page && byId(page.form);
+    if (!f || e.defaultPrevented) return;
+    if (page.dialogKey && page.dialogKey(e, f)) return;
+    if (document.querySelector("dialog[open]")) return;
+    if (page.submitKey && e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      f.requestSubmit();
+      return;
+    }
+    if (isTyping(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
+    var key = (e.key || "").toLowerCase();  // some keydowns (Chrome's autofill) carry no key
+    if (key === "z" && byId("zoom-dialog")) {
+      e.preventDefault();
+      openDialog("zoom-dialog");
+    } else if (/^[1-9]$/.test(key)) {
+      numberKey(f, e);
+    } else if (page.keys && Object.prototype.hasOwnProperty.call(page.keys, key)) {
+      e.preventDefault();
+      page.keys[key](f);
+    }
+  });
+
+  /* --- htmx: a new panel, and the network error box ---------------------------------------------- */
+
+  document.addEventListener("htmx:afterSwap", init);
+  document.addEventListener("htmx:sendError", function () { byId("net-error").hidden = false; });
+  document.addEventListener("htmx:responseError", function () {
+    var box = byId("net-error");
+    box.textContent = box.dataset.serverError;
+    box.hidden = false;
+  });
+  document.addEventListener("htmx:afterRequest", function (e) {
+    if (e.detail.successful) byId("net-error").hidden = true;
+  });
+
+  /* The page's own script registers, once:
+   *   panel, form, heading   the ids of the panel htmx swaps, of its form and of its heading;
+   *   init(form)             set up a new form (before the panel takes keys);
+   *   change(form)           an answer changed (change, input and reset events);
+   *   question(form, target) the question the number keys act on (a fieldset), or nothing;
+   *   chosen(form, fs, input) after a number key chose `input` of `fs`: where the focus goes;
+   *   keys                   letter shortcuts, {letter: function (form)};
+   *   submitKey              true: Ctrl+Enter submits the form;
+   *   dialogKey(e, form)     keys for the page's own dialog: true when it took the key. */
+  function register(spec) {
+    page = spec;
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+    else init();
+  }
+
+  window.TesseraPage = {
+    register: register, all: all, isShown: isShown, focusIn: focusIn, choose: choose, openDialog: openDialog,
+  };
+})();

@@ -19,22 +19,23 @@ from ..models import DEFAULT_REVIEW_TARGET_PERCENT, Annotation, Review, ReviewTa
 from . import labels
 from .access import ReviewScope, annotations_to_review
 
-_random = random.SystemRandom()  # not seeded: checkers cannot predict the draw
+DRAWS = random.SystemRandom()  # not seeded: checkers cannot predict the draw
 
 
-def review_next(scope: ReviewScope) -> Annotation | None:
+def review_next(scope: ReviewScope, *, draws: random.Random = DRAWS) -> Annotation | None:
     """An annotation of the pool not reviewed yet, drawn uniformly at random, never one the
     reviewer wrote nor a skipped item; None when none is left.
 
     The draw is an offset into the candidates' ids in id order (a count, an id, then its row), not
     ``ORDER BY RANDOM()``, which sorts every candidate (0.9 s for a pool of 100,000). A candidate
-    reviewed between the two queries can shift the offset past the end: then it draws again."""
+    reviewed between the two queries can shift the offset past the end: then it draws again.
+    ``draws`` gives the offsets (``randrange``)."""
     candidates = annotations_to_review(scope).filter(review__isnull=True)
     for _ in range(3):
         n = candidates.count()
         if n == 0:
             return None
-        pk = candidates.order_by("pk").values_list("pk", flat=True)[_random.randrange(n):][:1].first()
+        pk = candidates.order_by("pk").values_list("pk", flat=True)[draws.randrange(n):][:1].first()
         if pk is not None:
             return Annotation.objects.select_related("study", "item", "annotator", "assignment").get(pk=pk)
     return candidates.select_related("study", "item", "annotator", "assignment").order_by("pk").first()

@@ -18,10 +18,19 @@ def test_every_unreviewed_annotation_can_be_drawn_and_about_equally_often(checke
     assert min(drawn.values()) > 80  # 120 expected each; a sort-free draw that favoured one would fail
 
 
-def test_a_draw_past_the_end_draws_again(checker, annotated, monkeypatch):
-    draws = iter([10**6, 0])  # as if annotations were reviewed between the count and the row
-    monkeypatch.setattr(selectors._random, "randrange", lambda n: next(draws))
-    assert selectors.review_next(scope(checker, annotated[0])) == min(annotated, key=lambda a: a.pk)
+class Offsets:
+    """Draws that give these offsets, in turn."""
+
+    def __init__(self, *offsets):
+        self.offsets = iter(offsets)
+
+    def randrange(self, n):
+        return next(self.offsets)
+
+
+def test_a_draw_past_the_end_draws_again(checker, annotated):
+    draws = Offsets(10**6, 0)  # as if annotations were reviewed between the count and the row
+    assert selectors.review_next(scope(checker, annotated[0]), draws=draws) == min(annotated, key=lambda a: a.pk)
 
 
 def test_nothing_left_gives_none(checker, annotated):

@@ -276,13 +276,23 @@ def test_a_failed_write_deletes_the_images_already_stored(study, pools, tmp_path
 
 def test_a_concurrent_import_of_the_same_id_is_refused_cleanly(study, pools, tmp_path, media, monkeypatch):
     images = folder(tmp_path, {"1.png": png(1)})
-    f.make_item(study, external_id="p1")  # appears after the checks: a second import raced this one
-    monkeypatch.setattr(importing.service, "_already_in_study", lambda **kwargs: [])
+    storage = Item._meta.get_field("image").storage
+    save, raced = storage.save, []
+
+    def save_while_another_import_adds_the_item(name, content, **kwargs):
+        if not raced:  # after the checks, at this import's first image: a second import adds the same id
+            raced.append(True)
+            f.make_item(study, external_id="p1")
+        return save(name, content, **kwargs)
+
+    monkeypatch.setattr(storage, "save", save_while_another_import_adds_the_item)
 
     with pytest.raises(importing.ItemImportError, match="added to the study meanwhile"):
         importing.items_import(study=study, rows_file=csv_file(tmp_path, [row(1)]), images=images)
-    assert list(Item.objects.values_list("external_id", flat=True)) == ["p1"]
-    assert len(list(Path(media).rglob("*.png"))) == 1  # only the racing item's image
+    # The racing row was written in this import's own transaction here (one test, one connection), so
+    # it went with the rollback; its image file stays, and the import's own image was deleted.
+    assert raced and not Item.objects.exists()
+    assert len(list(Path(media).rglob("*.png"))) == 1
 
 
 # --- the item parts of every protocol ---------------------------------------------------------

@@ -21,11 +21,23 @@ from ..selectors import (
 
 ENTRY_PROBLEMS = {
     "missing": ("This link is incomplete", "The link is missing {detail}. Please open the study again from Prolific."),
-    "malformed": ("This link is not valid", "The link's {detail} is not in the expected form. Please open the study again from Prolific."),
+    "malformed": (
+        "This link is not valid",
+        "The link's {detail} is not in the expected form. Please open the study again from Prolific.",
+    ),
     "wrong_study": ("This link belongs to another study", "Please open the study again from Prolific."),
-    "closed": ("This study is closed", "It is not taking answers at the moment. Please return it on Prolific; you will not be penalised."),
-    "full": ("This study is full", "Every item has enough answers already. Please return the study on Prolific; you will not be penalised."),
-    "wrong_pool": ("You already take part in this study", "You joined through the link for {detail}. Please use that link, from Prolific."),
+    "closed": (
+        "This study is closed",
+        "It is not taking answers at the moment. Please return it on Prolific; you will not be penalised.",
+    ),
+    "full": (
+        "This study is full",
+        "Every item has enough answers already. Please return the study on Prolific; you will not be penalised.",
+    ),
+    "wrong_pool": (
+        "You already take part in this study",
+        "You joined through the link for {detail}. Please use that link, from Prolific.",
+    ),
 }
 
 
@@ -40,7 +52,8 @@ def annotator_required(step: str | None = None):
             except NoAnnotatorSession:
                 return render(request, "annotation/problem.html", {
                     "title": "Please open the study from Prolific",
-                    "message": "We could not find your session in this browser. Open the study link from Prolific again: your work is kept and you will continue where you stopped.",
+                    "message": "We could not find your session in this browser. Open the study link from Prolific "
+                    "again: your work is kept and you will continue where you stopped.",
                 }, status=403)
             if step is not None and annotator_step(session.annotator) != step:
                 return redirect("annotation:next")

@@ -34,7 +34,9 @@ class Part:
     collapsed: bool = False
 
 
-def display_parts(display, texts: dict[str, str], *, documents, candidates, has_pick_one, has_per_document) -> list[Part]:
+def display_parts(
+    display, texts: dict[str, str], *, documents, candidates, has_pick_one, has_per_document
+) -> list[Part]:
     """What of the item the page shows, in the spec's order; a part in ``collapsed`` is folded away.
 
     Documents are shown with their own questions when a per_document field asks about them, and
@@ -118,7 +120,8 @@ def _next(request, session):
     if services.session_submitted_count(session) == 0:
         return render(request, "annotation/problem.html", {
             "title": "No items are left for you",
-            "message": "Every item has enough answers already. Please return the study on Prolific; you will not be penalised.",
+            "message": "Every item has enough answers already. Please return the study on Prolific; "
+            "you will not be penalised.",
         }, status=410)
     services.session_complete(session=session)
     return hx_redirect(request, "annotation:end")

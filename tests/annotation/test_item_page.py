@@ -10,8 +10,8 @@ from annotation.models import Annotation
 from annotation.selectors import SESSION_KEY
 from tests import factories as f
 from tests.factories import add_items
-from tests.helpers import on_items
 from tests.helpers import item_submit as submit
+from tests.helpers import on_items
 
 
 @pytest.mark.django_db
@@ -45,7 +45,8 @@ def test_the_concept_of_a_grounding_item_is_labelled_concept(client):
 @pytest.mark.django_db
 def test_a_collapsed_part_is_behind_a_click_to_expand_and_a_skip_is_offered(client):
     _, _, page = on_items(client, "culturalvqa-question", texts={"background": "Onam is a harvest festival of Kerala."})
-    assert '<details class="item-part collapsed part-background"><summary>Background <span class="muted">(click to expand)</span></summary>' in page
+    assert ('<details class="item-part collapsed part-background">'
+            '<summary>Background <span class="muted">(click to expand)</span></summary>') in page
     assert "<p>Onam is a harvest festival of Kerala.</p>" in page
     assert "data-skip-open" in page and ">Skip this image</button>" in page
     assert 'value="I am not familiar with what it shows" required>' in page
@@ -62,7 +63,8 @@ def test_an_empty_text_part_is_left_out(client):
 def test_a_judgment_shows_the_question_the_reference_and_the_answer(client):
     texts = {"question": "What is this dish called?", "reference": "Appam", "answer": "Rice pancake"}
     _, _, page = on_items(client, "culturalvqa-judgment", texts=texts)
-    for label, text in (("Question", "What is this dish called?"), ("Reference answers", "Appam"), ("Answer", "Rice pancake")):
+    shown = (("Question", "What is this dish called?"), ("Reference answers", "Appam"), ("Answer", "Rice pancake"))
+    for label, text in shown:
         assert f'<p class="part-label muted">{label}</p>' in page and f"<p>{text}</p>" in page
     assert "Answer 1 of 10" in page
 
@@ -166,7 +168,9 @@ def test_documents_without_questions_are_listed_above_the_form(client):
     from tests.factories import spec_study
 
     study, pool = spec_study({
-        "fields": [{"key": "useful", "type": "choice", "label": "Are these articles useful?", "choices": ["yes", "no"]}],
+        "fields": [
+            {"key": "useful", "type": "choice", "label": "Are these articles useful?", "choices": ["yes", "no"]},
+        ],
         "display": {"show": ["image", "documents"], "collapsed": ["documents"]},
     })
     add_items(study, 1, documents=DOCUMENTS)

@@ -12,10 +12,9 @@ from annotation.reviews.selectors import review_next
 from studies.models import Study
 from studies.services import quotas_for_items, study_create_from_preset
 from tests import factories as f
+from tests.factories import annotate_pool as annotate
 from tests.factories import annotate_ravenea, make_checker, ravenea
 from tests.helpers import HX, login, review_url
-from tests.factories import annotate_pool as annotate
-
 
 
 def shown_annotation(page: str) -> int:
@@ -42,7 +41,8 @@ def test_the_page_shows_the_item_and_the_annotators_answers_preset(client, check
 
 def test_progress_counts_reviews_against_the_target(client, owner, study, pool, annotated):
     login(client, owner)
-    assert "0 reviewed</strong> of 6 annotations; target 10% (1)" in client.get(review_url(study, pool)).content.decode()
+    page = client.get(review_url(study, pool)).content.decode()
+    assert "0 reviewed</strong> of 6 annotations; target 10% (1)" in page
     ReviewTarget.objects.create(pool=pool, percent=50)
     Review.objects.create(annotation=annotated[0], reviewer=owner, outcome="accepted", labels={})
     page = client.get(review_url(study, pool)).content.decode()
@@ -71,7 +71,8 @@ def test_a_reviewer_never_gets_their_own_annotation(client, study, pool, items):
     scope = scope_for_reviewer(reviewer, study.pk, pool.pk)
     assert {review_next(scope).pk for _ in range(30)} <= {a.pk for a in others}
     login(client, reviewer)
-    response = client.post(reverse("annotation:review-submit", args=[study.pk, pool.pk, own[0].pk]), {"_outcome": "accepted"})
+    own_url = reverse("annotation:review-submit", args=[study.pk, pool.pk, own[0].pk])
+    response = client.post(own_url, {"_outcome": "accepted"})
     assert response.status_code == 404
     for a in others:
         Review.objects.create(annotation=a, reviewer=reviewer, outcome="accepted", labels={})
@@ -115,8 +116,8 @@ def test_htmx_gets_the_panel_alone(client, checker, study, pool, annotated):
 def test_the_review_page_takes_a_fixed_number_of_queries(client, checker, study, pool, annotated,
                                                          django_assert_num_queries):
     login(client, checker)
-    # session, user, pool (scoped), checker's own pid, the candidates counted, one id drawn and its row, the progress counts,
-    # the pool's target
+    # session, user, pool (scoped), checker's own pid, the candidates counted, one id drawn and its row,
+    # the progress counts, the pool's target
     with django_assert_num_queries(9):
         client.get(review_url(study, pool))
 

@@ -56,7 +56,8 @@ def test_an_annotator_completes_the_demo_study(page, live_server, demo):
     tokens = page.locator("label.token")
     tokens.nth(1).click()
     tokens.nth(3).click()
-    page.get_by_role("textbox", name="Explain what is missing or incorrect").fill("The wedding clothes are not traditional.")
+    explanation = page.get_by_role("textbox", name="Explain what is missing or incorrect")
+    explanation.fill("The wedding clothes are not traditional.")
     page.keyboard.press("Escape")
     page.locator("fieldset[data-field=stereotype]").get_by_label("No").focus()
     page.keyboard.press("2")  # stereotype: No
@@ -79,11 +80,13 @@ def test_an_annotator_completes_the_demo_study(page, live_server, demo):
     heading(page, 3)
     page.keyboard.press("1")
     page.get_by_label("Implicit elements missing or incorrect").check()
-    page.get_by_role("textbox", name="Explain what is missing or incorrect").fill("Nothing of the festival is visible here.")
+    explanation = page.get_by_role("textbox", name="Explain what is missing or incorrect")
+    explanation.fill("Nothing of the festival is visible here.")
     page.locator(".draft-status", has_text="Draft saved").wait_for()
     page.reload()
     heading(page, 3)
-    assert page.get_by_role("textbox", name="Explain what is missing or incorrect").input_value() == "Nothing of the festival is visible here."
+    explanation = page.get_by_role("textbox", name="Explain what is missing or incorrect")
+    assert explanation.input_value() == "Nothing of the festival is visible here."
     assert page.get_by_label("Implicit elements missing or incorrect").is_checked()
     page.locator("fieldset[data-field=stereotype]").get_by_label("Yes").check()
     page.get_by_role("textbox", name="Describe the stereotype").fill("Everyone is dressed in the same costume.")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Required, TypedDict
 
 import numpy as np
 
@@ -72,6 +72,20 @@ class Alpha:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+class _AlphaKnown(TypedDict, total=False):
+    """The figures of an ``Alpha`` known so far, as ``alpha`` gathers them."""
+
+    n_units: Required[int]
+    n_ratings: Required[int]
+    n_raters: Required[int | None]
+    confidence: Required[float]
+    observed_disagreement: float
+    expected_disagreement: float
+    n_resamples: int
+    n_resamples_undefined: int
+    seed: int
 
 
 class _Patterns:
@@ -195,7 +209,7 @@ def alpha(
 
     pairable = counts[counts.sum(axis=1) >= 2]
     n_units, n_ratings = int(pairable.shape[0]), int(pairable.sum())
-    known = {"n_units": n_units, "n_ratings": n_ratings, "n_raters": n_raters, "confidence": confidence}
+    known: _AlphaKnown = {"n_units": n_units, "n_ratings": n_ratings, "n_raters": n_raters, "confidence": confidence}
     if n_units < 2:
         return Alpha(None, reason=REASON_FEW_UNITS, ci_reason=REASON_FEW_UNITS, **known)
     # Values no pairable unit used change nothing at any level: dropping them keeps the work small.
@@ -210,11 +224,12 @@ def alpha(
     if not expected > 0:  # e.g. ratio values v and -v only
         return Alpha(None, reason=REASON_NO_VARIATION, ci_reason=REASON_NO_VARIATION, **known)
     value = 1 - d_o / d_e
+    known |= {"seed": seed}
     if n_resamples == 0:
-        return Alpha(value, ci_reason=REASON_NO_RESAMPLES, seed=seed, **known)
+        return Alpha(value, ci_reason=REASON_NO_RESAMPLES, **known)
     resampled = _bootstrap(patterns, n_resamples, seed)
     defined = resampled[np.isfinite(resampled)]
-    known |= {"n_resamples": n_resamples, "n_resamples_undefined": n_resamples - len(defined), "seed": seed}
+    known |= {"n_resamples": n_resamples, "n_resamples_undefined": n_resamples - len(defined)}
     if not len(defined):
         return Alpha(value, ci_reason=REASON_ALL_RESAMPLES_UNDEFINED, **known)
     low, high = np.quantile(defined, [(1 - confidence) / 2, (1 + confidence) / 2])
@@ -258,6 +273,17 @@ class Kappa:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+class _KappaKnown(TypedDict, total=False):
+    """The figures of a ``Kappa`` known so far, as ``cohen_kappa`` gathers them."""
+
+    n_pairs: Required[int]
+    n_dropped: Required[int]
+    weights: Required[str]
+    categories: Required[list[Any]]
+    observed_agreement: float
+    expected_agreement: float
 
 
 def _missing(label: Any) -> bool:
@@ -307,7 +333,9 @@ def cohen_kappa(
         cols = np.array([index[plain(y)] for _, y in pairs], dtype=np.int64)
     except KeyError as e:
         raise ValueError(f"label {e.args[0]!r} is not in categories") from None
-    known = {"n_pairs": len(pairs), "n_dropped": len(a) - len(pairs), "weights": weights, "categories": cats}
+    known: _KappaKnown = {
+        "n_pairs": len(pairs), "n_dropped": len(a) - len(pairs), "weights": weights, "categories": cats
+    }
     if not pairs:
         return Kappa(None, reason=REASON_NO_PAIRS, **known)
     k = len(cats)
@@ -385,6 +413,15 @@ class Fleiss:
         return asdict(self)
 
 
+class _FleissKnown(TypedDict, total=False):
+    """The figures of a ``Fleiss`` known so far, as ``fleiss_kappa`` gathers them."""
+
+    n_units: Required[int]
+    n_raters: Required[int]
+    observed_agreement: float
+    expected_agreement: float
+
+
 def fleiss_kappa(value_counts: Any) -> Fleiss:
     """Fleiss' kappa of a units × categories count matrix with the same number of ratings per unit.
 
@@ -406,7 +443,7 @@ def fleiss_kappa(value_counts: Any) -> Fleiss:
     c = counts.astype(float)
     p_bar = float(((c * (c - 1)).sum(axis=1) / (raters * (raters - 1))).mean())
     p_e = float(((c.sum(axis=0) / c.sum()) ** 2).sum())
-    known = {"n_units": int(counts.shape[0]), "n_raters": raters}
+    known: _FleissKnown = {"n_units": int(counts.shape[0]), "n_raters": raters}
     known |= {"observed_agreement": p_bar, "expected_agreement": p_e}
     if (counts.sum(axis=0) > 0).sum() < 2:
         return Fleiss(None, reason=REASON_SINGLE_CATEGORY, **known)

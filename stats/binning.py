@@ -20,9 +20,9 @@ def bin_edges(values: Sequence[float], max_bins: int = 10) -> list[float]:
     """Edges of at most ``max_bins`` equal bins of a nice width covering ``values``."""
     lo, hi = math.floor(min(values)), math.ceil(max(values))
     step = nice_step(max(hi - lo, 1), max_bins)
-    lo = math.floor(min(values) / step + 1e-9) * step
-    n = max(1, math.ceil((max(values) - lo) / step - 1e-9))
-    return [round(lo + k * step, 10) for k in range(n + 1)]
+    first = math.floor(min(values) / step + 1e-9) * step
+    n = max(1, math.ceil((max(values) - first) / step - 1e-9))
+    return [round(first + k * step, 10) for k in range(n + 1)]
 
 
 def bin_counts(values: Sequence[float], edges: Sequence[float]) -> list[int]:

@@ -45,7 +45,7 @@ class FieldCoder:
         self.field = f
         choices = f.kind.domain(f)  # a scale's points by value, a choice's in spec order
         self.fixed = choices is not None
-        if self.fixed:
+        if choices is not None:
             self.tokens: list[str] = [c.token for c in choices]
             self.domain: list[Any] = [c.value for c in choices]
         else:
@@ -58,7 +58,9 @@ class FieldCoder:
     def code(self, answered_as: Field | None, value: Any) -> tuple[int, bool]:
         """The code of ``value``, an answer given to ``answered_as`` (the field of its own version),
         and whether it lies outside the field's domain (then the code is MISSING)."""
-        token = None if answered_as is None else answer_token(self.field, value)
+        if answered_as is None:
+            return MISSING, False
+        token = answer_token(self.field, value)
         if token is None:
             return MISSING, False
         if answered_as.type != self.field.type:  # the key meant another kind of question then
@@ -149,12 +151,15 @@ def field_agreement(
     value of each item attribute (``attributes``: see ``attribute_masks``), each with a bootstrap
     interval of ``n_resamples`` resamples of the units drawn with ``seed``."""
     f = coder.field
+    level = f.level
+    if level is None:  # coders are made for fields with a level only
+        raise ValueError(f"field '{f.key}' has no level of measurement")
     codes = coder.codes
     counts = value_counts(units, codes, len(coder.domain))
     domain = coder.domain if coder.fixed else list(range(len(coder.domain)))
 
     def figures(rows: np.ndarray | slice) -> dict[str, Any]:
-        return alpha(counts[rows], f.level, domain, n_resamples=n_resamples, seed=seed).as_dict()
+        return alpha(counts[rows], level, domain, n_resamples=n_resamples, seed=seed).as_dict()
 
     per_pool = [{"pool_id": pool_id, **labels, **figures(units.pool == pool_id)} for pool_id, labels in pools.items()]
     overall = figures(slice(None))
@@ -242,7 +247,9 @@ class DocumentRatings:
             ],
         }
 
-    def agreement(self, pools: Mapping[int, Mapping[str, Any]], *, n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+    def agreement(
+        self, pools: Mapping[int, Mapping[str, Any]], *, n_resamples: int = 1000, seed: int = 0
+    ) -> dict[str, Any]:
         units = Units.from_keys(self.pool_ids, self.item_ids, self.doc_ids)
         for coder, codes in zip(self.coders, self._codes, strict=True):
             coder.codes = np.frombuffer(codes, dtype=np.int64)
@@ -252,7 +259,9 @@ class DocumentRatings:
             "unit": "(item, document) within pool",
             "rows": len(self.doc_ids),
             "units": len(units.pool),
-            "fields": [field_agreement(coder, units, pools, n_resamples=n_resamples, seed=seed) for coder in self.coders],
+            "fields": [
+                field_agreement(coder, units, pools, n_resamples=n_resamples, seed=seed) for coder in self.coders
+            ],
         }
 
 
@@ -295,7 +304,8 @@ class Ratings:
             key = docs.field.key
             column = answered.keys[key]
             for item, pool, version, code in zip(
-                answered.item.tolist(), answered.pool.tolist(), answered.version.tolist(), column.codes.tolist(), strict=True
+                answered.item.tolist(), answered.pool.tolist(), answered.version.tolist(), column.codes.tolist(),
+                strict=True,
             ):
                 if code >= 0:
                     docs.add(item, pool, version, fields[version].get(key), column.values[code])

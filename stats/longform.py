@@ -51,7 +51,10 @@ def read_long_csv(path: Path) -> LongData:
                     errors.append(f"line {line}: 'unit' and 'rater' must not be empty")
                     continue
                 if (unit, rater) in first_line:
-                    errors.append(f"line {line}: a second rating of unit {unit!r} by {rater!r} (first on line {first_line[(unit, rater)]})")
+                    errors.append(
+                        f"line {line}: a second rating of unit {unit!r} by {rater!r} "
+                        f"(first on line {first_line[(unit, rater)]})"
+                    )
                     continue
                 first_line[(unit, rater)] = line
                 if value:

@@ -16,7 +16,9 @@ from studies.protocol import Field, value_token
 DEFAULT_MAPPING: Mapping[str, float] = {"yes": 1, "no": -1, "cannot_determine": 0}
 
 # Spellings of the same three answers that a spec may use for its choice values.
-ALIASES = {"cannot_be_determined": "cannot_determine", "cant_determine": "cannot_determine", "true": "yes", "false": "no"}
+ALIASES = {
+    "cannot_be_determined": "cannot_determine", "cant_determine": "cannot_determine", "true": "yes", "false": "no"
+}
 
 
 def _normal(value: Any) -> str:

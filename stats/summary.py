@@ -24,7 +24,7 @@ def page_summary(result: Any, *, keep_whole: int = KEEP_WHOLE, head: int = HEAD)
         return [page_summary(x, keep_whole=keep_whole, head=head) for x in result]
     if not isinstance(result, dict):
         return result
-    out = {}
+    out: dict[str, Any] = {}
     for key, value in result.items():
         if key in TABLE_KEYS and isinstance(value, list) and len(value) > keep_whole:
             out[key] = value[:head]

@@ -107,7 +107,8 @@ def rater_baseline(
         shared["value"].to_numpy(), shared["others"].to_numpy(), by_rater.ngroup().to_numpy(),
         min_n=min_items, names=("rater's", "others' mean"), n_groups=by_rater.ngroups,
     )
-    rows, left_out = [], {}
+    rows = []
+    left_out: dict[str, int] = {}
     for g, (key, size) in enumerate(by_rater.size().items()):
         if all(found.reasons[m][g] for m in METHODS):
             reason = found.reasons["pearson"][g]
@@ -126,7 +127,9 @@ def rater_baseline(
             mine = [r for r in rows if r[1] == country]
             countries.append({
                 "country": country,
-                "summary": {m: summarise_raters([r[3 + i] for r in mine], level, min_items) for i, m in enumerate(METHODS)},
+                "summary": {
+                    m: summarise_raters([r[3 + i] for r in mine], level, min_items) for i, m in enumerate(METHODS)
+                },
             })
     return Baseline(summary, rows, left_out, countries)
 
@@ -152,7 +155,11 @@ class MetricResult:
         d = {k: v for k, v in asdict(self).items() if k not in ("coefficients", "countries")}
         d["coefficients"] = {m: c.as_dict() for m, c in self.coefficients.items()}
         d["countries"] = [
-            {"country": c["country"], "n": c["n"], "coefficients": {m: x.as_dict() for m, x in c["coefficients"].items()}}
+            {
+                "country": c["country"],
+                "n": c["n"],
+                "coefficients": {m: x.as_dict() for m, x in c["coefficients"].items()},
+            }
             for c in self.countries
         ]
         return d
@@ -181,7 +188,8 @@ class MetricCorrelations:
 
 
 def _metric_frame(metrics: MetricScores | pd.DataFrame | Iterable[tuple[Any, Any, str, float]]) -> pd.DataFrame:
-    frame = as_frame(metrics.rows if isinstance(metrics, MetricScores) else metrics, ["item", "country", "metric", "score"])
+    rows = metrics.rows if isinstance(metrics, MetricScores) else metrics
+    frame = as_frame(rows, ["item", "country", "metric", "score"])
     frame = frame.assign(score=pd.to_numeric(frame["score"], errors="coerce"))
     return frame.dropna(subset=["score"])
 
@@ -259,7 +267,10 @@ def metric_correlations(
     """
     frame = human_frame(human, only_items=only_items)
     units = _unit_columns(per_country)
-    means = frame.groupby(units, dropna=False, sort=False, as_index=False)["value"].mean().rename(columns={"value": "human"})
+    means = (
+        frame.groupby(units, dropna=False, sort=False, as_index=False)["value"].mean()
+        .rename(columns={"value": "human"})
+    )
     scores = _metric_frame(metrics)
     if only_items is not None:
         scores = scores[scores["item"].isin(set(only_items))]

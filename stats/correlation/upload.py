@@ -88,7 +88,9 @@ def _columns(header: list[str]) -> tuple[dict[str, int], list[str]]:
             if cell.strip():
                 ignored.append(cell.strip())
         elif name in columns:
-            errors.append(f"line 1: two columns mean the {name} ('{header[columns[name]].strip()}' and '{cell.strip()}')")
+            errors.append(
+                f"line 1: two columns mean the {name} ('{header[columns[name]].strip()}' and '{cell.strip()}')"
+            )
         else:
             columns[name] = i
     missing = [name for name in ("item", "metric", "score") if name not in columns]

@@ -68,7 +68,8 @@ def human_scores(
     frame = frame.dropna(subset=["value"])
     if frame.empty:
         return HumanScores([], 0, missing)
-    pairs = frame.groupby(["item", "country"], dropna=False, sort=True)["value"].agg(["mean", "size", "std"]).reset_index()
+    grouped = frame.groupby(["item", "country"], dropna=False, sort=True)["value"]
+    pairs = grouped.agg(["mean", "size", "std"]).reset_index()
     out = list(zip(
         *(column_values(pairs[c]) for c in ("item", "country")),
         pairs["mean"].astype(float).tolist(), pairs["size"].astype(int).tolist(), column_values(pairs["std"]),

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Iterator
-from typing import Any
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -12,8 +12,10 @@ import pandas as pd
 from ..frames import distinct
 from ..jsonsafe import plain
 
+Row = TypeVar("Row", bound=Sequence[Any])
 
-def restrict(rows: Iterable[tuple], only_items: Collection[Any] | None) -> Iterator[tuple]:
+
+def restrict(rows: Iterable[Row], only_items: Collection[Any] | None) -> Iterator[Row]:
     """The rows whose first element (the item id) is in ``only_items``; every row when None."""
     if only_items is None:
         yield from rows
@@ -40,7 +42,7 @@ def number(value: Any) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def share(part: int, whole: int) -> float | None:
+def share(part: float, whole: float) -> float | None:
     return part / whole if whole else None
 
 

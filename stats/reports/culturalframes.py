@@ -72,7 +72,7 @@ def prompt_filter_majority(
             tally.setdefault((item, country), [0, 0])[token == NO] += 1
         else:
             other += 1
-    out = []
+    out: list[tuple[Any, Any, int, int, int, str]] = []
     for (item, country), (yes, no) in sorted(tally.items(), key=lambda kv: (country_key(kv[0][1]), str(kv[0][0]))):
         want = (wanted.get((item, country), yes + no) if isinstance(wanted, Mapping) else wanted)
         out.append((item, country, yes, no, want, prompt_decision(yes=yes, no=no, wanted=want, min_yes=min_yes)))
@@ -83,7 +83,9 @@ def prompt_filter_majority(
     return PromptFilter(
         rows=out,
         totals={d: totals[d] for d in DECISIONS},
-        countries=[{"country": c, **{d: per_country[c][d] for d in DECISIONS}} for c in sorted(per_country, key=country_key)],
+        countries=[
+            {"country": c, **{d: per_country[c][d] for d in DECISIONS}} for c in sorted(per_country, key=country_key)
+        ],
         other_votes=other,
         min_yes=min_yes,
     )
@@ -144,7 +146,9 @@ def error_type_shares(
     ratings = np.bincount(country[rated], minlength=len(countries))
     sub = rated & (alignment < perfect)
     answer, answers = distinct(frame["types"][sub])
-    category = np.array([ERROR_CATEGORIES.index(_error_category(t, explicit, implicit)) for t in answers], dtype=np.int64)
+    category = np.array(
+        [ERROR_CATEGORIES.index(_error_category(t, explicit, implicit)) for t in answers], dtype=np.int64
+    )
     k = len(ERROR_CATEGORIES)
     counts = np.bincount(country[sub] * k + category[answer], minlength=len(countries) * k).reshape(-1, k)
 
@@ -162,7 +166,9 @@ def error_type_shares(
 # --- highlighted words -------------------------------------------------------------------------
 
 
-def _word_group(country: Any, words: Counter[str], annotations: Counter[str], highlighting: int, top: int) -> dict[str, Any]:
+def _word_group(
+    country: Any, words: Counter[str], annotations: Counter[str], highlighting: int, top: int
+) -> dict[str, Any]:
     ranked = sorted(words.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
     return {
         "country": country,
@@ -186,7 +192,9 @@ class WordFrequency:
     COLUMNS = ("word", "count", "annotations")
 
     def as_dict(self) -> dict[str, Any]:
-        return {"top": self.top, "columns": list(self.COLUMNS), "overall": self.overall, "countries": list(self.countries)}
+        return {
+            "top": self.top, "columns": list(self.COLUMNS), "overall": self.overall, "countries": list(self.countries)
+        }
 
 
 def word_texts(words: Any) -> list[str]:
@@ -229,13 +237,16 @@ def word_frequency(
             words[c][t] += n
         for t in set(texts):
             per_annotation[c][t] += n
-    all_words, all_annotations = Counter(), Counter()
+    all_words: Counter[str] = Counter()
+    all_annotations: Counter[str] = Counter()
     for c, counted in words.items():
         all_words.update(counted)
         all_annotations.update(per_annotation[c])
     return WordFrequency(
         overall=_word_group(None, all_words, all_annotations, sum(highlighting.values()), top),
-        countries=[_word_group(c, words[c], per_annotation[c], highlighting[c], top) for c in sorted(words, key=country_key)],
+        countries=[
+            _word_group(c, words[c], per_annotation[c], highlighting[c], top) for c in sorted(words, key=country_key)
+        ],
         top=top,
     )
 
@@ -288,9 +299,9 @@ def criteria_spearman(
     criteria = tuple(criteria)
     frame = only(as_frame(rows, ["item", "country", *criteria]), only_items)
     frame = frame.assign(**{c: numeric(frame[c], number) for c in criteria})
+    by_country = sorted(frame.groupby("country", dropna=False, sort=False), key=lambda kv: country_key(plain(kv[0])))
     countries = [
-        {"country": plain(country), "pairs": _criteria_pairs(part, criteria)}
-        for country, part in sorted(frame.groupby("country", dropna=False, sort=False), key=lambda kv: country_key(plain(kv[0])))
+        {"country": plain(country), "pairs": _criteria_pairs(part, criteria)} for country, part in by_country
     ]
     return CriteriaSpearman(criteria, _criteria_pairs(frame, criteria), countries)
 
@@ -321,7 +332,9 @@ class CompletePrompts:
         }
 
 
-def complete_prompts(items: Iterable[tuple[Any, Any, Any]], *, models: Collection[str] | None = None) -> CompletePrompts:
+def complete_prompts(
+    items: Iterable[tuple[Any, Any, Any]], *, models: Collection[str] | None = None
+) -> CompletePrompts:
     """The prompts with an image from every model.
 
     ``items``: (item id, prompt key, model), one per item of the rating study — the prompt key is

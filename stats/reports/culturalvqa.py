@@ -79,7 +79,9 @@ class AnswerAgreement:
                 "columns": list(QUESTION_COLUMNS), "rows": [list(r) for r in self.rows]}
 
 
-def answer_agreement(rows: Iterable[tuple[Any, Any, Any]], *, only_items: Collection[Any] | None = None) -> AnswerAgreement:
+def answer_agreement(
+    rows: Iterable[tuple[Any, Any, Any]], *, only_items: Collection[Any] | None = None
+) -> AnswerAgreement:
     """Answer agreement among annotators of a country answering the same question.
 
     ``rows``: (item id, country, answer) — the ``answer`` text of each annotation of the answer

@@ -36,9 +36,10 @@ def box_xywh(box: Any, *, normalised: bool = True) -> tuple[float, float, float,
         values = [number(v) for v in box]
     else:
         raise ValueError("not a box: expected {x, y, w, h, nx, ny, nw, nh} or [x, y, w, h]")
-    if None in values:
+    numbers = [v for v in values if v is not None]
+    if len(numbers) != len(values):
         raise ValueError(f"not a box: {'/'.join(NORMALISED_KEYS if normalised else PIXEL_KEYS)} must be numbers")
-    x, y, w, h = values
+    x, y, w, h = numbers
     if w < 0 or h < 0:
         raise ValueError("a box cannot have a negative width or height")
     return x, y, w, h

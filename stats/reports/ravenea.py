@@ -127,7 +127,8 @@ def score_table(frame: pd.DataFrame) -> ScoreTable:
     country, document and score."""
     pairs = frame.groupby(["item", "document"], sort=True)["score"].agg(["mean", "size", "std"]).reset_index()
     rounded = Counter(math.floor(m + 0.5) for m in pairs["mean"].tolist())
-    by_country = frame.groupby(["country", "item", "document"], dropna=False)["score"].mean().groupby(level=0, dropna=False)
+    pair_means = frame.groupby(["country", "item", "document"], dropna=False)["score"].mean()
+    by_country = pair_means.groupby(level=0, dropna=False)
     per_country = [{"country": plain(c), "pairs": int(s.size), "mean": float(s.mean())} for c, s in by_country]
     return ScoreTable(
         pairs=pairs,
@@ -149,7 +150,8 @@ class _Tally:
         self.wins: Counter[str] = Counter()
         self.first: Counter[str] = Counter()  # answers in which it was shown first
         self.shown_ordered: Counter[str] = Counter()  # answers with a recorded order in which it was shown
-        self.first_expected: Counter[str] = Counter()  # Σ (its options / options) over those answers
+        # Σ (its options / options) over those answers
+        self.first_expected: defaultdict[str, float] = defaultdict(float)
         self.with_order = 0
         self.position_wins: Counter[int] = Counter()
         self.position_expected: defaultdict[int, float] = defaultdict(float)
@@ -199,7 +201,8 @@ class _Tally:
                 for s in systems
             ],
             "positions": [
-                {"position": p + 1, "wins": o, "expected": e} for p, o, e in zip(positions, observed, expected, strict=True)
+                {"position": p + 1, "wins": o, "expected": e}
+                for p, o, e in zip(positions, observed, expected, strict=True)
             ],
             "position_test": test,
         }
@@ -210,8 +213,9 @@ class CaptionWinRates:
     """Wins per system, overall and per country. For each system: ``shown`` (answers in which it
     was an option), ``wins``, ``win_rate`` (wins / shown), ``share`` (wins / answers), and the order
     check: ``shown_first`` and ``first_rate`` (of the answers with a recorded order that showed it) beside
-    the rate a uniform shuffle gives (``expected_first_rate``: 1/3 for three options). ``positions``: wins by the position shown (1 is
-    first) against a uniform shuffle's expectation, with a chi-square test of the difference."""
+    the rate a uniform shuffle gives (``expected_first_rate``: 1/3 for three options). ``positions``:
+    wins by the position shown (1 is first) against a uniform shuffle's expectation, with a
+    chi-square test of the difference."""
 
     overall: dict[str, Any]
     countries: list[dict[str, Any]]
@@ -284,7 +288,10 @@ def _document_scores(report: ReportData) -> DocumentScores:
     key, protocols = report.spec.key("documents"), report.context.protocols
     versions = report.annotations.version.tolist()
     subs = {v: protocols.for_version(v).field(key).fields for v in set(versions)}
-    rows = ((item, country, entries, subs[v]) for (item, country, entries), v in zip(report.rows(), versions, strict=True))
+    rows = (
+        (item, country, entries, subs[v])
+        for (item, country, entries), v in zip(report.rows(), versions, strict=True)
+    )
     current = protocols.current.field(key)
     return document_scores(rows, current.fields, mapping=current.score or DEFAULT_MAPPING)
 

@@ -147,7 +147,8 @@ def parse_reports(raw: Any, field_types: Mapping[str, str], errors: list[str]) -
         if not isinstance(entry, dict):
             errors.append(f"report #{position}: must be an object with a 'kind'")
             continue
-        kind = REPORT_KINDS.get(entry.get("kind"))
+        kind_name = entry.get("kind")
+        kind = REPORT_KINDS.get(kind_name) if isinstance(kind_name, str) else None  # a list or an object is no key
         name = f"report #{position} ({entry.get('kind')})"
         if kind is None:
             errors.append(f"{name}: unknown kind {entry.get('kind')!r} (known: {', '.join(REPORT_KINDS)})")

@@ -154,9 +154,10 @@ def _parse_fields(raws: Any, errors: list[str], *, where: str, nested: bool) -> 
         unknown = set(raw) - _SETTINGS
         if unknown:
             errors.append(f"{name}: unknown setting(s) {', '.join(sorted(unknown))}")
-        ftype = FIELD_TYPES.get(raw.get("type"))
+        type_name = raw.get("type")
+        ftype = FIELD_TYPES.get(type_name) if isinstance(type_name, str) else None  # a list or an object is no key
         if ftype is None:
-            errors.append(f"{name}: unknown type {raw.get('type')!r} (known: {', '.join(FIELD_TYPES)})")
+            errors.append(f"{name}: unknown type {type_name!r} (known: {', '.join(FIELD_TYPES)})")
             continue
         if nested and ftype.container:
             errors.append(f"{name}: {ftype.name} fields cannot be nested")
@@ -171,7 +172,7 @@ def _parse_fields(raws: Any, errors: list[str], *, where: str, nested: bool) -> 
         for cond in ("show_if", "required_if"):
             if raw.get(cond) is not None:
                 errors.extend(condition_errors(f"{name} {cond}", raw[cond], seen - {key}))
-        children = ()
+        children: tuple[Field, ...] = ()
         if ftype.container:
             children = _parse_fields(raw.get("fields"), errors, where=f"field '{key}'", nested=True)
         f = Field(

@@ -7,6 +7,7 @@ skip as ``_skip``. Errors are keyed by those names. A hidden field is never stor
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,7 +62,7 @@ def _walk(fields: Sequence[Field], data: Data, ctx: ItemContext, prefix: str, ou
 
 def walk(protocol: Protocol, data: Data, ctx: ItemContext) -> tuple[Validation, set[str]]:
     """Read a (possibly partial) submission in spec order: what parsed, what failed, what is shown."""
-    out, shown = Validation(), set()
+    out, shown = Validation(), set[str]()
     reason = next((str(v) for v in data.get(SKIP, []) if str(v).strip()), None)
     if protocol.skip is not None and reason is not None:
         if reason in protocol.skip.reasons:
@@ -91,8 +92,9 @@ class Bound:
     values: list[Any]
     error: str | None
     shown: bool
-    tokens: list[Token] = field(default_factory=list)
-    documents: list[tuple[DocumentRef, list[Bound]]] = field(default_factory=list)
+    # dataclasses.field: in this class body ``field`` is the attribute above
+    tokens: list[Token] = dataclasses.field(default_factory=list)
+    documents: list[tuple[DocumentRef, list[Bound]]] = dataclasses.field(default_factory=list)
 
     @property
     def template(self) -> str:

@@ -111,6 +111,14 @@ def test_it_names_the_field_of_each_spec_error(fields, message):
     assert any(e.startswith(message) for e in exc.value.errors), exc.value.errors
 
 
+@pytest.mark.parametrize("type_", [["text"], {"name": "text"}])
+def test_a_type_that_is_no_text_is_an_unknown_type(type_):
+    # A list or an object cannot be looked up among the types: a SpecError naming it, not a TypeError.
+    with pytest.raises(SpecError) as exc:
+        parse_spec({"fields": [{"key": "a", "type": type_}]})
+    assert exc.value.errors[0].startswith(f"field 'a': unknown type {type_!r}"), exc.value.errors
+
+
 def test_it_refuses_a_spec_without_fields():
     with pytest.raises(SpecError):
         parse_spec({"fields": []})

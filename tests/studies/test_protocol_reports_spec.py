@@ -52,6 +52,13 @@ def test_it_names_an_unknown_kind():
     assert error.startswith("report #1 (histogram): unknown kind 'histogram'") and "human_scores" in error
 
 
+@pytest.mark.parametrize("kind", [["human_scores"], {"kind": "human_scores"}])
+def test_a_kind_that_is_no_text_is_an_unknown_kind(kind):
+    # A list or an object cannot be looked up among the kinds: a SpecError naming it, not a TypeError.
+    (error,) = errors_of({"kind": kind, "value": "rating"})
+    assert error.startswith(f"report #1 ({kind}): unknown kind {kind!r}")
+
+
 def test_it_names_the_report_and_the_missing_role():
     (error,) = errors_of({"kind": "human_scores", "value": "rating"}, {"kind": "error_types", "alignment": "quality"})
     assert error.startswith("report #2 (error_types): missing role 'error_types'")

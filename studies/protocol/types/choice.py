@@ -10,7 +10,7 @@ class ChoiceType(FieldType):
     its choices in spec order. Exported as the value."""
 
     name = "choice"
-    levels = ("nominal", "ordinal")
+    levels: tuple[str, ...] = ("nominal", "ordinal")
     needs_choices = True
     categorical = True
     importable = True

@@ -53,7 +53,9 @@ class PickOneType(FieldType):
         if value is None:
             return {}
         picked = value if isinstance(value, Mapping) else {"choice": value}
-        order = picked.get("order") if isinstance(picked.get("order"), list) else []
+        order = picked.get("order")
+        if not isinstance(order, list):
+            order = []
         return {f.key: cell_text(picked.get("choice")), f"{f.key}_order": "|".join(cell_text(c) for c in order)}
 
     def show_answer(self, f, value, *, candidates=()):

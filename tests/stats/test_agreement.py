@@ -6,7 +6,7 @@ import krippendorff
 import numpy as np
 import pytest
 
-from stats import agreement
+from stats.agreement import krippendorff_alpha
 from stats.agreement import (
     REASON_ALL_RESAMPLES_UNDEFINED,
     REASON_FEW_UNITS,
@@ -176,7 +176,7 @@ def test_a_resample_is_alpha_of_the_units_drawn(level):
     domain = [1, 2, 3, 4, 5]
     counts = to_value_counts(random_reliability_data(11, 6, 40, domain, 0.4), domain)
     counts = counts[counts.sum(axis=1) >= 2]
-    patterns = agreement._Patterns(counts, level, np.asarray(domain, dtype=float))
+    patterns = krippendorff_alpha.Patterns(counts, level, np.asarray(domain, dtype=float))
     rng = np.random.default_rng(0)
     weights = rng.multinomial(len(counts), patterns.multiplicity / len(counts), size=5).astype(float)
     n, observed, expected, _ = patterns.totals(weights, exact=False)
@@ -213,7 +213,7 @@ def test_its_interval_is_reproducible_with_the_seed():
 def test_its_interval_does_not_depend_on_the_batch_size(monkeypatch):
     counts, domain = reasonable_counts()
     whole = alpha(counts, "interval", domain, n_resamples=200, seed=5)
-    monkeypatch.setattr(agreement, "_BATCH_CELLS", 7)  # a few resamples per batch
+    monkeypatch.setattr(krippendorff_alpha, "BATCH_CELLS", 7)  # a few resamples per batch
     batched = alpha(counts, "interval", domain, n_resamples=200, seed=5)
     # The same draws; only the rounding of the matrix products may differ.
     assert (batched.ci_low, batched.ci_high) == pytest.approx((whole.ci_low, whole.ci_high), abs=1e-12)
@@ -263,7 +263,7 @@ class FirstPatternOnly:
 
 
 def test_it_reports_when_every_resample_is_undefined(monkeypatch):
-    monkeypatch.setattr(agreement.np.random, "default_rng", lambda seed: FirstPatternOnly())
+    monkeypatch.setattr(np.random, "default_rng", lambda seed: FirstPatternOnly())
     result = alpha([[2, 0], [1, 1]], "nominal", n_resamples=10)
     assert result.alpha is not None and result.ci_low is None
     assert (result.ci_reason, result.n_resamples_undefined) == (REASON_ALL_RESAMPLES_UNDEFINED, 10)

@@ -1,0 +1,42 @@
+"""Agreement coefficients. Pure: numpy, plain data in and out. See docs/agreement.md.
+
+- ``alpha``: Krippendorff's alpha (nominal, ordinal, interval, ratio) from a units × values count
+  matrix, any number of raters, missing data, with a bootstrap confidence interval over units.
+- ``cohen_kappa`` (unweighted, linear, quadratic) for two raters; ``checker_kappa`` for a checker
+  against the annotators they reviewed; ``fleiss_kappa``; ``percent_agreement``.
+
+A value-counts matrix has one row per unit (an item as rated in one pool) and one column per value
+of the field's domain; a cell is how many annotators gave that value to that unit. Unlike a
+raters × units matrix it does not grow with the number of annotators, and missing ratings are
+simply absent from the counts.
+"""
+
+from .base import (
+    LEVELS,
+    REASON_ALL_RESAMPLES_UNDEFINED,
+    REASON_FEW_UNITS,
+    REASON_NO_PAIRS,
+    REASON_NO_RESAMPLES,
+    REASON_NO_UNITS,
+    REASON_NO_VARIATION,
+    REASON_SINGLE_CATEGORY,
+    WEIGHTS,
+)
+from .kappa import (
+    CheckerKappa,
+    Fleiss,
+    Kappa,
+    PercentAgreement,
+    checker_kappa,
+    cohen_kappa,
+    fleiss_kappa,
+    percent_agreement,
+)
+from .krippendorff_alpha import Alpha, alpha, coincidences
+
+__all__ = [
+    "LEVELS", "REASON_ALL_RESAMPLES_UNDEFINED", "REASON_FEW_UNITS", "REASON_NO_PAIRS", "REASON_NO_RESAMPLES",
+    "REASON_NO_UNITS", "REASON_NO_VARIATION", "REASON_SINGLE_CATEGORY", "WEIGHTS",
+    "Alpha", "CheckerKappa", "Fleiss", "Kappa", "PercentAgreement",
+    "alpha", "checker_kappa", "coincidences", "cohen_kappa", "fleiss_kappa", "percent_agreement",
+]

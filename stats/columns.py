@@ -1,5 +1,5 @@
 """A study's annotations as columns: what the analysis, its reports and the metric correlation
-read, built from chunks of rows. Pure: no Django (``selectors.annotation_columns`` reads them).
+read, built from chunks of rows. Pure: no Django (``analysis.reader.annotation_columns`` reads them).
 
 Each chunk is a list of columns: id, item, pool, annotator, protocol version, skipped, then the
 JSON text of each answer key read (None where the answer lacks the key). Each key's texts are

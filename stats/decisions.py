@@ -1,5 +1,5 @@
 """The Yes/No vote rules of the CulturalFrames prompt filter: plain functions, no ORM, so the
-reports in exports and the seeding in annotation share them without loading the database."""
+reports in stats and the seeding in annotation share them without loading the database."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The analysis result (``AnalysisRun.result``, as ``exports.services`` writes it) as figures: which
+"""The analysis result (``AnalysisRun.result``, as ``analysis.services`` writes it) as figures: which
 chart each table of the analysis page gets, and from which figures. Pure: no Django.
 
 Each function takes the part of the result a template holds and returns an SVG string, or a list

@@ -62,10 +62,21 @@ def dashboard_pools(*, study: Study, now: datetime | None = None) -> list[PoolPr
     )
     for lease in leases:
         rows[lease["pool_id"]].leased_now = lease["n"]
-    active = Annotation.objects.filter(study=study).values("pool_id").annotate(n=Count("annotator_id", distinct=True)).order_by()
+    active = (
+        Annotation.objects.filter(study=study)
+        .values("pool_id")
+        .annotate(n=Count("annotator_id", distinct=True))
+        .order_by()
+    )
     for a in active:
         rows[a["pool_id"]].annotators_active = a["n"]
-    outcomes = Annotator.objects.filter(study=study).exclude(outcome="").values("pool_id", "outcome").annotate(n=Count("id")).order_by()
+    outcomes = (
+        Annotator.objects.filter(study=study)
+        .exclude(outcome="")
+        .values("pool_id", "outcome")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
     for o in outcomes:
         rows[o["pool_id"]].outcomes[o["outcome"]] = o["n"]
     return list(rows.values())

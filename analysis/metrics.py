@@ -127,7 +127,9 @@ def human_field(protocols: ProtocolSet, preferred: Sequence[str] = PREFERRED_HUM
     return next((f for key in preferred for f in scales if f.key == key), scales[0] if scales else None)
 
 
-def _human_frame(columns: AnnotationColumns, key: str, protocols: ProtocolSet, countries: dict[int, str]) -> pd.DataFrame:
+def _human_frame(
+    columns: AnnotationColumns, key: str, protocols: ProtocolSet, countries: dict[int, str]
+) -> pd.DataFrame:
     """(item, country, rater, value) of the answers to ``key``; answers given under a version
     where ``key`` was not a scale, skips and blanks are left out."""
     answered = columns.answered()

@@ -52,12 +52,19 @@ class AnalysisRun(Job):
     resamples = models.PositiveIntegerField(
         default=DEFAULT_RESAMPLES, help_text="Bootstrap resamples of the units behind each alpha's interval (0: none)."
     )
-    seed = models.PositiveIntegerField(default=0, help_text="Seed of the bootstrap: the same seed gives the same interval.")
+    seed = models.PositiveIntegerField(
+        default=0, help_text="Seed of the bootstrap: the same seed gives the same interval."
+    )
 
     class Meta(Job.Meta):
         constraints = [
-            models.CheckConstraint(condition=models.Q(resamples__lte=MAX_RESAMPLES), name="analysis_resamples_at_most_max"),
+            models.CheckConstraint(
+                condition=models.Q(resamples__lte=MAX_RESAMPLES), name="analysis_resamples_at_most_max"
+            ),
         ]
+
+    def __str__(self):
+        return f"analysis {self.pk} of {self.study} ({self.status})"
 
 
 def metric_upload_path(upload: "MetricUpload", filename: str) -> str:
@@ -86,3 +93,6 @@ class MetricUpload(models.Model):
     class Meta:
         ordering = ("-created_at", "-id")
         get_latest_by = ("created_at", "id")
+
+    def __str__(self):
+        return f"metrics {self.original_name} for {self.study}"

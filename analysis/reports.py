@@ -37,7 +37,9 @@ SELECTION_TEMPLATE = "analysis/_report_complete_prompts.html"
 # --- what only the database knows -------------------------------------------------------------
 
 
-def _wanted(study: Study, country_of: Mapping[int, Any], only_items: frozenset[int] | None) -> dict[tuple[int, Any], int]:
+def _wanted(
+    study: Study, country_of: Mapping[int, Any], only_items: frozenset[int] | None
+) -> dict[tuple[int, Any], int]:
     """(item id, country) → the votes wanted, from the item quotas (one query)."""
     rows = ItemQuota.objects.filter(item__study=study).values_list("item_id", "pool_id", "wanted")
     return {

@@ -33,7 +33,8 @@ def run_summary(run: AnalysisRun | None) -> dict | None:
 def analysis_result_text(*, run: AnalysisRun) -> str:
     """A run's result as the database stores it, JSON text never decoded in Python (the page's
     "download as JSON"; one query)."""
-    text = AnalysisRun.objects.filter(pk=run.pk).values_list(Cast("result", output_field=TextField()), flat=True).first()
+    as_text = Cast("result", output_field=TextField())
+    text = AnalysisRun.objects.filter(pk=run.pk).values_list(as_text, flat=True).first()
     return text or "null"
 
 

@@ -190,7 +190,10 @@ def _item_attributes(study: Study) -> dict[str, pd.Series]:
     """Item id → value of each attribute alpha is broken down by (one query, two short columns)."""
     rows = list(study.items.values_list("pk", *ITEM_ATTRIBUTES.values()).iterator(chunk_size=ATTRIBUTE_CHUNK_SIZE))
     ids, *values = zip(*rows, strict=True) if rows else ((),) * (1 + len(ITEM_ATTRIBUTES))
-    return {name: pd.Series(column, index=ids, dtype=object) for name, column in zip(ITEM_ATTRIBUTES, values, strict=True)}
+    return {
+        name: pd.Series(column, index=ids, dtype=object)
+        for name, column in zip(ITEM_ATTRIBUTES, values, strict=True)
+    }
 
 
 def _score_summary(study: Study, docs: DocumentRatings, pools: dict[int, dict[str, Any]]) -> dict[str, Any] | None:

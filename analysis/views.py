@@ -96,7 +96,9 @@ def analysis_result(request, pk: int, run_pk: int):
     study = study_for_user(request.user, pk)
     run = selectors.analysis_for_study(study=study, pk=run_pk)
     if run.status != run.Status.DONE:
-        return JsonResponse({"error": f"analysis {run.pk} is {run.get_status_display().lower()}: it has no result"}, status=409)
+        return JsonResponse(
+            {"error": f"analysis {run.pk} is {run.get_status_display().lower()}: it has no result"}, status=409
+        )
     response = HttpResponse(selectors.analysis_result_text(run=run), content_type="application/json")
     filename = f"{slugify(study.name) or 'study'}-{study.pk}-analysis-{run.pk}.json"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'

@@ -90,7 +90,9 @@ def _read(study: Study, rows_file: Path) -> tuple[list[_Pending], list[str]]:
         elif item is not None and country and (item.pk, country) not in routed:
             problems.append(f"item {values['item']!r} is not routed to the pool of {country}")
         elif country and known_pool.get(values["annotator"], country) != country:
-            problems.append(f"annotator {values['annotator']!r} is already in the pool of {known_pool[values['annotator']]}")
+            problems.append(
+                f"annotator {values['annotator']!r} is already in the pool of {known_pool[values['annotator']]}"
+            )
         key = (values["item"], values["annotator"], values["field"])
         if key in seen:
             problems.append(f"a second value for this item, annotator and field (first on line {seen[key]})")

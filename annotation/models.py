@@ -167,6 +167,9 @@ class MockAttempt(models.Model):
     passed = models.BooleanField()
     created_at = models.DateTimeField(auto_now_add=True)
 
+    def __str__(self):
+        return f"mock test of {self.annotator}: {self.correct}/{self.total}, {'passed' if self.passed else 'failed'}"
+
 
 # --- quality check (RAVENEA's meta quality checker) -------------------------------------------
 

@@ -193,7 +193,8 @@ class KeptPromptsReport:
 def _prompt_votes(source: Study, key: str) -> list[PromptTally]:
 
     votes: dict[tuple[int, int], list[Any]] = defaultdict(list)
-    for item_id, pool_id, answers in Annotation.objects.filter(study=source).values_list("item_id", "pool_id", "answers"):
+    rows = Annotation.objects.filter(study=source).values_list("item_id", "pool_id", "answers")
+    for item_id, pool_id, answers in rows:
         if key in answers:
             votes[item_id, pool_id].append(answers[key])
     quotas = ItemQuota.objects.filter(item__study=source, item__is_example=False).select_related("item", "pool")
@@ -227,7 +228,9 @@ def seed_kept_prompts(*, source: Study, out: Path, min_yes: int = 2) -> KeptProm
         for t in kept
     ]
     _write_rows(out, rows)
-    return KeptPromptsReport(kept=len(kept), dropped=decisions.count("dropped"), pending=decisions.count("pending"), path=out)
+    return KeptPromptsReport(
+        kept=len(kept), dropped=decisions.count("dropped"), pending=decisions.count("pending"), path=out
+    )
 
 
 def _write_rows(path: Path, rows: list[dict]) -> None:

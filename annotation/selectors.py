@@ -89,11 +89,24 @@ def ending_for(annotator: Annotator, session: Session) -> Ending | None:
     study = annotator.study
     outcome = annotator.outcome
     if outcome == Annotator.Outcome.NO_CONSENT:
-        return Ending(study.code_no_consent, "You did not consent", "No problem: please return the study on Prolific. Thank you for your time.")
+        return Ending(
+            study.code_no_consent,
+            "You did not consent",
+            "No problem: please return the study on Prolific. Thank you for your time.",
+        )
     if outcome == Annotator.Outcome.NOT_ELIGIBLE:
-        return Ending(study.code_not_eligible, "Thank you", "This study is for people with a different background, so we cannot include you. Thank you for your time.")
+        return Ending(
+            study.code_not_eligible,
+            "Thank you",
+            "This study is for people with a different background, so we cannot include you. "
+            "Thank you for your time.",
+        )
     if outcome == Annotator.Outcome.FAILED_MOCK:
-        return Ending(study.code_failed_mock, "The practice test was not passed", "You used all attempts at the practice test, so the study ends here. Thank you for your time.")
+        return Ending(
+            study.code_failed_mock,
+            "The practice test was not passed",
+            "You used all attempts at the practice test, so the study ends here. Thank you for your time.",
+        )
     if session.completed_at:
         return Ending(study.code_completed, "All done, thank you!", "Your answers are saved.")
     return None

@@ -102,14 +102,20 @@ def build_study(n_ratings: int, per_item: int, seed: int):
     per_country = max(20, -(-n_items // len(COUNTRIES)) * per_item // 25)  # ~25 ratings each
     annotators = {
         c: Annotator.objects.bulk_create(
-            [Annotator(study=study, pool=pool_of[c], prolific_pid=f"{c}{k:022d}", consented_at=now) for k in range(per_country)],
+            [
+                Annotator(study=study, pool=pool_of[c], prolific_pid=f"{c}{k:022d}", consented_at=now)
+                for k in range(per_country)
+            ],
             batch_size=2000,
         )
         for c in COUNTRIES
     }
     everyone = [a for group in annotators.values() for a in group]
     sessions = Session.objects.bulk_create(
-        [Session(annotator=a, prolific_session_id=f"s{a.pk}", prolific_study_id="BENCH", items_target=5) for a in everyone],
+        [
+            Session(annotator=a, prolific_session_id=f"s{a.pk}", prolific_study_id="BENCH", items_target=5)
+            for a in everyone
+        ],
         batch_size=2000,
     )
     session_of = {a.pk: s for a, s in zip(everyone, sessions, strict=True)}
@@ -124,7 +130,9 @@ def build_study(n_ratings: int, per_item: int, seed: int):
     return study, user
 
 
-def _build_items(study, batch, n_ratings, made, per_item, pool_of, annotators, session_of, positions, latents, rng, now):
+def _build_items(
+    study, batch, n_ratings, made, per_item, pool_of, annotators, session_of, positions, latents, rng, now
+):
     from annotation.models import Annotation, Assignment
     from studies.models import Item, ItemQuota
 
@@ -288,8 +296,8 @@ def main() -> None:
         try:
             for n in range(args.runs):
                 out = in_fresh_process(study.pk, db_url, args.trace)
-                print(f"run {n + 1}: analysis {out['seconds']:.2f} s, max RSS {out['max_rss_mib']:.0f} MiB"
-                      + (f", traced peak {out['traced_peak_mib']:.1f} MiB" if out["traced_peak_mib"] is not None else ""))
+                traced = f", traced peak {out['traced_peak_mib']:.1f} MiB" if out["traced_peak_mib"] is not None else ""
+                print(f"run {n + 1}: analysis {out['seconds']:.2f} s, max RSS {out['max_rss_mib']:.0f} MiB" + traced)
             print(f"analysis: {out['annotations']} ratings, {out['units']} units, {len(out['fields'])} fields, "
                   f"{len(COUNTRIES)} pools, {out['raters']} raters; result {out['result_json_mib']:.1f} MiB of JSON")
             for key, level, a in out["fields"]:

@@ -84,7 +84,9 @@ def main() -> None:
     seconds = time.perf_counter() - start
     for m in found.metrics:
         parts = ", ".join(
-            f"{k} {c.value:.4f} [{c.ci_low:.4f}, {c.ci_high:.4f}]" for k, c in m.coefficients.items() if c.value is not None
+            f"{k} {c.value:.4f} [{c.ci_low:.4f}, {c.ci_high:.4f}]"
+            for k, c in m.coefficients.items()
+            if c.value is not None
         )
         print(f"  {m.metric} (n={m.n:,}): {parts}")
     s = found.baseline.summary["kendall"]

@@ -161,7 +161,10 @@ def main() -> int:
             problems = check(study, pool) + [repr(e) for e in errors[:3]]
         finally:
             study_delete(study=study)
-        print(f"database: {connection.vendor}; {args.items} items x 3, {args.annotators} annotators, {args.threads} threads")
+        print(
+            f"database: {connection.vendor}; {args.items} items x 3, {args.annotators} annotators, "
+            f"{args.threads} threads"
+        )
         print(f"submitted {len(submit_ms)} annotations in {seconds:.2f} s: {len(submit_ms) / seconds:.0f} per second")
         for name, values in (("lease", lease_ms), ("submit", submit_ms)):
             print(f"{name:>6}: p50 {pct(values, 50):6.1f} ms  p95 {pct(values, 95):6.1f} ms  max {max(values):6.1f} ms")

@@ -51,7 +51,11 @@ class StudyForm(forms.ModelForm):
 
     class Meta:
         model = Study
-        exclude = ["owner"]
+        fields = [  # every editable field but the owner, in the model's order
+            "name", "status", "protocol", "routing", "consent_md", "instructions_md",
+            "items_per_session", "lease_minutes", "mock_attempts_allowed", "prolific_study_id",
+            "code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent",
+        ]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -82,7 +86,9 @@ class StudyForm(forms.ModelForm):
         data = super().clean()
         codes = [data.get(k) for k in CODE_FIELDS]
         if all(codes) and len(set(codes)) != len(codes):
-            raise forms.ValidationError("Each completion code must be different: Prolific tells outcomes apart by code.")
+            raise forms.ValidationError(
+                "Each completion code must be different: Prolific tells outcomes apart by code."
+            )
         if self.instance.pk:
             return data
         preset = data.get("preset")
@@ -150,7 +156,7 @@ class StudyAdmin(OwnedAdmin):
     fieldsets = [
         (None, {"fields": ["name", "status", "prolific_study_id"]}),
         ("Sessions", {"fields": ["routing", "items_per_session", "lease_minutes", "mock_attempts_allowed"]}),
-        ("Completion codes", {"fields": ["code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent"]}),
+        ("Completion codes", {"fields": list(CODE_FIELDS)}),
         ("Texts", {"fields": ["consent_md", "instructions_md"]}),
         ("Protocol", {"fields": ["protocol", "protocol_version", "created_at"]}),
     ]

@@ -17,7 +17,8 @@ from studies.services import study_create_from_preset
 DEFAULT_FIXTURES = Path(settings.BASE_DIR) / "fixtures" / "demo"
 ORDER = (  # CulturalFrames first: the README and the browser test walk through it (study id 1)
     "culturalframes-rating", "culturalframes-prompt-filter", "caire-relevance", "ravenea-doc-relevance",
-    "ravenea-caption-choice", "globalrg-grounding", "culturalvqa-question", "culturalvqa-answer", "culturalvqa-judgment",
+    "ravenea-caption-choice", "globalrg-grounding",
+    "culturalvqa-question", "culturalvqa-answer", "culturalvqa-judgment",
 )
 ROWS_FILES = ("items.csv", "items.jsonl")
 

@@ -175,7 +175,9 @@ def researcher_create(*, username: str, password: str, email: str = ""):
         codenames = [f"{action}_{model}" for model in models for action in actions]
         perms += list(Permission.objects.filter(content_type__app_label=app_label, codename__in=codenames))
     group.permissions.set(perms)
-    user, created = get_user_model().objects.get_or_create(username=username, defaults={"email": email, "is_staff": True})
+    user, created = get_user_model().objects.get_or_create(
+        username=username, defaults={"email": email, "is_staff": True}
+    )
     if created or not user.check_password(password):
         user.set_password(password)
         user.is_staff = True

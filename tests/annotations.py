@@ -61,7 +61,10 @@ def annotators(pool, n):
 
 def inline_study(owner, protocol, *, name="Inline study", **settings) -> Study:
     """An open study running ``protocol`` (a spec written in the test)."""
-    codes = {"code_completed": "DONE1", "code_failed_mock": "FAIL1", "code_not_eligible": "NOTEL1", "code_no_consent": "NOCON1"}
+    codes = {
+        "code_completed": "DONE1", "code_failed_mock": "FAIL1",
+        "code_not_eligible": "NOTEL1", "code_no_consent": "NOCON1",
+    }
     return study_create(owner=owner, name=name, protocol=protocol, status=Study.Status.OPEN, **{**codes, **settings})
 
 

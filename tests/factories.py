@@ -35,16 +35,16 @@ def make_researcher(username: str):
 
 
 def make_study(owner, *, name="CulturalFrames rating", status=Study.Status.OPEN, **settings) -> Study:
-    defaults = dict(
-        status=status,
-        consent_md="You agree that your answers are used for research.",
-        instructions_md="Rate each image. **Be careful.**",
-        code_completed="C0MPLETE",
-        code_failed_mock="FAILMOCK",
-        code_not_eligible="NOTELIG",
-        code_no_consent="NOCONSENT",
-        mock_attempts_allowed=2,
-    )
+    defaults = {
+        "status": status,
+        "consent_md": "You agree that your answers are used for research.",
+        "instructions_md": "Rate each image. **Be careful.**",
+        "code_completed": "C0MPLETE",
+        "code_failed_mock": "FAILMOCK",
+        "code_not_eligible": "NOTELIG",
+        "code_no_consent": "NOCONSENT",
+        "mock_attempts_allowed": 2,
+    }
     defaults.update(settings)
     return study_create(owner=owner, name=name, protocol=preset_load("culturalframes-rating"), **defaults)
 

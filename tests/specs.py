@@ -5,7 +5,8 @@ YES_NO = [{"value": "yes", "label": "Yes"}, {"value": "no", "label": "No"}]
 RAVENEA_DOCS = {
     "title": "RAVENEA document relevance",
     "fields": [
-        {"key": "caption_ok", "type": "choice", "level": "nominal", "label": "Does the caption describe the picture?", "choices": YES_NO},
+        {"key": "caption_ok", "type": "choice", "level": "nominal", "label": "Does the caption describe the picture?",
+         "choices": YES_NO},
         {
             "key": "docs",
             "type": "per_document",
@@ -14,7 +15,8 @@ RAVENEA_DOCS = {
                 {"key": "country", "type": "choice", "level": "nominal", "label": "Same country?",
                  "choices": [*YES_NO, {"value": "cannot_determine", "label": "Cannot be determined"}]},
                 {"key": "topic", "type": "choice", "level": "nominal", "label": "Same topic?", "choices": YES_NO},
-                {"key": "visual", "type": "choice", "level": "nominal", "label": "Shown or mentioned?", "choices": YES_NO},
+                {"key": "visual", "type": "choice", "level": "nominal", "label": "Shown or mentioned?",
+                 "choices": YES_NO},
                 {"key": "note", "type": "text", "required": False, "label": "Note"},
             ],
         },
@@ -28,8 +30,10 @@ GLOBALRG = {
     "title": "GlobalRG grounding",
     "fields": [
         {"key": "photo", "type": "upload", "label": "Upload an image of the concept"},
-        {"key": "box", "type": "bbox", "over": "photo", "min": 1, "max": 1, "max_area_ratio": 0.3, "label": "Draw a box"},
-        {"key": "prevalent", "type": "choice", "level": "nominal", "label": "Prevalent in your culture?", "choices": YES_NO},
+        {"key": "box", "type": "bbox", "over": "photo", "min": 1, "max": 1, "max_area_ratio": 0.3,
+         "label": "Draw a box"},
+        {"key": "prevalent", "type": "choice", "level": "nominal", "label": "Prevalent in your culture?",
+         "choices": YES_NO},
     ],
     "skip": {"label": "Skip this concept", "reasons": ["I do not know this concept", "No image can be found"]},
 }
@@ -41,7 +45,9 @@ CAPTION_CHOICE = {
     "skip": {"reasons": ["The image does not load"]},
 }
 
-CANDIDATES = [{"id": "sys-a", "text": "A bowl of pho."}, {"id": "sys-b", "text": "Soup."}, {"id": "sys-c", "text": "Food."}]
+CANDIDATES = [
+    {"id": "sys-a", "text": "A bowl of pho."}, {"id": "sys-b", "text": "Soup."}, {"id": "sys-c", "text": "Food."}
+]
 
 
 def ravenea_form(per_doc: list[tuple[str, str, str]], *, caption_ok="yes", missing=()) -> dict:

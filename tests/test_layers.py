@@ -94,7 +94,10 @@ def test_no_import_points_up_the_layers(app):
 
 def test_the_checks_see_a_violation(tmp_path, monkeypatch):
     """The parser finds local, relative and plain imports (a check that reads nothing passes all)."""
-    source = "import os\nfrom django.db import models\n\ndef f():\n    from ..annotation import models\n    from . import sibling\n"
+    source = (
+        "import os\nfrom django.db import models\n\n"
+        "def f():\n    from ..annotation import models\n    from . import sibling\n"
+    )
     path = tmp_path / "mod.py"
     path.write_text(source)
     found = {target for _, target in imports_of("studies.sub.mod", path)}

@@ -106,7 +106,9 @@ def pools_progress(pools: QuerySet[CountryPool], user) -> list[PoolProgress]:
     return [
         PoolProgress(
             pool=p,
-            progress=Progress(reviewed=reviewed.get(p.pk, 0), total=totals.get(p.pk, 0), target_percent=_target_percent(p)),
+            progress=Progress(
+                reviewed=reviewed.get(p.pk, 0), total=totals.get(p.pk, 0), target_percent=_target_percent(p)
+            ),
             is_checker=p.pk in checks,
         )
         for p in pools

@@ -29,7 +29,8 @@ def assignments_expire(*, now: datetime | None = None, pool: CountryPool | None 
     count = 0
     for pk, item_id, pool_id in expired.values_list("pk", "item_id", "pool_id")[:limit]:
         with transaction.atomic():
-            if Assignment.objects.filter(pk=pk, status=Assignment.Status.LEASED).update(status=Assignment.Status.EXPIRED):
+            lease = Assignment.objects.filter(pk=pk, status=Assignment.Status.LEASED)
+            if lease.update(status=Assignment.Status.EXPIRED):
                 ItemQuota.objects.filter(item_id=item_id, pool_id=pool_id, leased__gt=0).update(leased=F("leased") - 1)
                 count += 1
     return count

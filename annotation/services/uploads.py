@@ -25,7 +25,9 @@ def upload_receive(*, assignment: Assignment, name: str, data: bytes) -> Upload:
     if assignment.status == Assignment.Status.SUBMITTED:
         raise UploadRefused("This item is already submitted.")
     if len(data) > settings.IMAGE_MAX_BYTES:
-        raise UploadRefused(f"The image is {len(data) / 1e6:.1f} MB; the limit is {settings.IMAGE_MAX_BYTES / 1e6:.0f} MB.")
+        raise UploadRefused(
+            f"The image is {len(data) / 1e6:.1f} MB; the limit is {settings.IMAGE_MAX_BYTES / 1e6:.0f} MB."
+        )
     try:
         inspect_image(name, data, max_pixels=settings.IMAGE_MAX_PIXELS)
         data = _upright(data)

@@ -87,7 +87,9 @@ class Row:
 # --- the file ----------------------------------------------------------------------------------
 
 
-def read_rows(path: Path, *, required: tuple[str, ...] = ("id", "image", "country")) -> Iterator[tuple[int, dict | str]]:
+def read_rows(
+    path: Path, *, required: tuple[str, ...] = ("id", "image", "country")
+) -> Iterator[tuple[int, dict | str]]:
     """Yield (line, raw row) or (line, problem) for every row of a .csv or .jsonl file."""
     readers = {".csv": _csv_rows, ".jsonl": _jsonl_rows, ".ndjson": _jsonl_rows}
     reader = readers.get(path.suffix.lower())
@@ -203,7 +205,9 @@ def _reference(value: Any, problems: list[str]) -> str:
         return ""
     if isinstance(value, str):
         value = value.split("|") if value.strip() else []
-    if not isinstance(value, list) or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
+    if not isinstance(value, list) or not all(
+        isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value
+    ):
         problems.append("'reference' must be a text or a list of texts")
         return ""
     answers = [str(v).strip() for v in value]

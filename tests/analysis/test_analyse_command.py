@@ -60,7 +60,9 @@ def long_csv(tmp_path, table, name="ratings.csv"):
     return path
 
 
-@pytest.mark.parametrize("level, expected", [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849), ("ratio", 0.797)])
+@pytest.mark.parametrize(
+    "level, expected", [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849), ("ratio", 0.797)]
+)
 def test_it_reproduces_the_worked_example_of_krippendorff_2011(tmp_path, capsys, level, expected):
     call_command("analyse", "--csv", str(long_csv(tmp_path, PAPER)), "--level", level, "--json")
     result = json.loads(capsys.readouterr().out)
@@ -73,7 +75,9 @@ def test_cohens_kappa_of_two_raters_matches_the_textbook_example(tmp_path, capsy
     # 50 items: both yes 20, yes/no 5, no/yes 10, both no 15 → kappa 0.4
     pairs = [("yes", "yes")] * 20 + [("yes", "no")] * 5 + [("no", "yes")] * 10 + [("no", "no")] * 15
     table = {"A": [a for a, _ in pairs], "B": [b for _, b in pairs]}
-    call_command("analyse", "--csv", str(long_csv(tmp_path, table)), "--level", "nominal", "--metric", "cohen", "--json")
+    call_command(
+        "analyse", "--csv", str(long_csv(tmp_path, table)), "--level", "nominal", "--metric", "cohen", "--json"
+    )
     assert json.loads(capsys.readouterr().out)["kappa"] == pytest.approx(0.4)
 
 

@@ -27,7 +27,8 @@ def test_the_owner_downloads_the_stored_result_as_json(client, owner, study, don
     client.force_login(owner)
     response = client.get(url(study, done))
     assert response.status_code == 200 and response["Content-Type"] == "application/json"
-    assert response["Content-Disposition"] == f'attachment; filename="{study.name.lower().replace(" ", "-")}-{study.pk}-analysis-{done.pk}.json"'
+    filename = f'{study.name.lower().replace(" ", "-")}-{study.pk}-analysis-{done.pk}.json'
+    assert response["Content-Disposition"] == f'attachment; filename="{filename}"'
     assert json.loads(response.content) == done.result
     assert done.result["annotations"] == 4
 

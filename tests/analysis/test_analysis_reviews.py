@@ -85,7 +85,9 @@ def test_without_reviews_the_page_has_no_quality_check(client, owner, study, ann
     assert 'id="quality-check"' not in client.get(reverse("analysis:analysis", args=[study.pk])).content.decode()
 
 
-def test_the_export_leaves_the_flagged_annotation_out(owner, study, annotated, checker, django_capture_on_commit_callbacks):
+def test_the_export_leaves_the_flagged_annotation_out(
+    owner, study, annotated, checker, django_capture_on_commit_callbacks
+):
     review(annotated[0], checker, "flagged", overall="1")
     run_now(study, owner)
     with django_capture_on_commit_callbacks(execute=True):

@@ -55,7 +55,9 @@ def expected_alpha(key, *pools):
                 if value is not None:
                     data[3 * p + r, col] = code[value]
             col += 1
-    return krippendorff.alpha(reliability_data=data, value_domain=list(range(len(domain))), level_of_measurement=LEVELS[key])
+    return krippendorff.alpha(
+        reliability_data=data, value_domain=list(range(len(domain))), level_of_measurement=LEVELS[key]
+    )
 
 
 @pytest.fixture
@@ -117,7 +119,10 @@ def test_it_analyses_any_protocol_generically(owner):
             {"key": "note", "type": "text", "required": False},
         ]
     }
-    study = study_create(owner=owner, name="Generic", protocol=protocol, code_completed="A", code_failed_mock="B", code_not_eligible="C", code_no_consent="D")
+    study = study_create(
+        owner=owner, name="Generic", protocol=protocol,
+        code_completed="A", code_failed_mock="B", code_not_eligible="C", code_no_consent="D",
+    )
     pool = f.make_pool(study)
     items = f.make_items(study, n=3)
     raters = annotators(pool, 2)

@@ -90,13 +90,17 @@ def test_it_stops_polling_when_the_run_is_done(client, owner, rated):
 
 def test_it_shows_a_failure_in_plain_words(client, owner, rated):
     client.force_login(owner)
-    run = AnalysisRun.objects.create(study=rated, status="failed", error="The job queue is unreachable: connection refused")
+    run = AnalysisRun.objects.create(
+        study=rated, status="failed", error="The job queue is unreachable: connection refused"
+    )
     html = client.get(status(rated, run)).content.decode()
     assert "failed" in html and "The job queue is unreachable: connection refused" in html
     assert "hx-trigger" not in html
 
 
-def test_it_marks_a_run_stale_after_new_annotations(client, owner, rated, pool, items, django_capture_on_commit_callbacks):
+def test_it_marks_a_run_stale_after_new_annotations(
+    client, owner, rated, pool, items, django_capture_on_commit_callbacks
+):
     client.force_login(owner)
     start(client, rated, django_capture_on_commit_callbacks)
     late = f.make_annotator(pool)

@@ -59,7 +59,9 @@ def test_it_decodes_each_answer_as_stored_keeping_types_apart(stored, study):
     assert got == [1, 1.0, True, None, "<absent>", 0.5]
     assert [type(v) for v in got[:3]] == [int, float, bool]  # 1, 1.0 and true are three answers
     assert values(columns, "stereotype") == ["no", "yes", "1", 1, "<absent>", "no"]
-    assert values(columns, "words") == [[{"index": 0, "text": "família"}], [], "<absent>", ["b", "a"], "<absent>", ["a", "b"]]
+    assert values(columns, "words") == [
+        [{"index": 0, "text": "família"}], [], "<absent>", ["b", "a"], "<absent>", ["a", "b"]
+    ]
     assert values(columns, "extra") == ["<absent>", {"b": 2, "a": [1, "x"]}, "<absent>", "<absent>", "<absent>",
                                         'quoted "text", with a comma']
     assert values(columns, "never_asked") == ["<absent>"] * len(ANSWERS)

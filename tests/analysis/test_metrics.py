@@ -88,7 +88,9 @@ def test_it_refuses_a_bad_file_with_its_line_errors_and_stores_nothing(client, o
 
 def test_it_refuses_a_file_of_another_studys_items(client, owner, study, cf_items):
     client.force_login(owner)
-    response = client.post(upload_url(study), {"file": csv_file("item,metric,score\nnope-1,clip,0.5\nnope-2,clip,0.1\n")})
+    response = client.post(
+        upload_url(study), {"file": csv_file("item,metric,score\nnope-1,clip,0.5\nnope-2,clip,0.1\n")}
+    )
     assert response.status_code == 400
     assert "none of the 2 item ids is an item of this study" in response.content.decode()
     assert MetricUpload.objects.count() == 0
@@ -248,7 +250,9 @@ def test_caire_is_correlated_per_image_and_country(client, owner, caire):
             by_country[country][1].append(np.mean(values))
     assert clip["n"] == 10
     assert clip["coefficients"]["pearson"]["value"] == pytest.approx(stats.pearsonr(metric, human).statistic, abs=1e-12)
-    assert clip["coefficients"]["kendall"]["value"] == pytest.approx(stats.kendalltau(metric, human).statistic, abs=1e-12)
+    assert clip["coefficients"]["kendall"]["value"] == pytest.approx(
+        stats.kendalltau(metric, human).statistic, abs=1e-12
+    )
     countries = {c["country"]: c for c in clip["countries"]}
     assert set(countries) == {"IN", "JP"}
     for country, (x, y) in by_country.items():

@@ -211,7 +211,10 @@ def test_human_scores_are_one_histogram_per_country_on_shared_axes():
     assert [hover(m) for m in marks(india)] == ["IN, mean 1–1.5: 1 (item, country) pair",
                                                 "IN, mean 4.5–5: 2 (item, country) pairs"]
     assert [hover(m) for m in marks(japan)] == ["JP, mean 2.5–3: 1 (item, country) pair"]
-    tick = lambda root: [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("text-anchor") == "end"]
+
+    def tick(root):
+        return [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("text-anchor") == "end"]
+
     assert tick(india) == tick(japan)  # one count axis for every country
     assert figures.human_scores({"rows": [], "histogram": None}) == []
 

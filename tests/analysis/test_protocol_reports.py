@@ -128,7 +128,8 @@ def test_the_rating_reports_equal_the_pure_functions(rated):
     assert list(reports) == ["error_types", "highlighted_words", "criteria_spearman", "human_scores"]
     assert result(reports["error_types"]) == error_type_shares(
         [(i, c, a["alignment"], a.get("error_types")) for i, c, a in stored]).as_dict()
-    assert result(reports["highlighted_words"]) == word_frequency([(i, c, a.get("words")) for i, c, a in stored]).as_dict()
+    assert result(reports["highlighted_words"]) == word_frequency(
+        [(i, c, a.get("words")) for i, c, a in stored]).as_dict()
     assert result(reports["criteria_spearman"]) == criteria_spearman(
         [(i, c, a["alignment"], a["quality"], a["overall"]) for i, c, a in stored]).as_dict()
     assert result(reports["human_scores"]) == human_scores([(i, c, a["overall"]) for i, c, a in stored]).as_dict()
@@ -303,7 +304,8 @@ def test_long_tables_show_the_first_20_rows_with_a_note():
     rows = [[n, "IN", 3.0, 2, 0.5] for n in range(25)]
     report = {"kind": "human_scores", "title": "Human score", "fields": {"value": "relevance"},
               "result": {"pairs": 25, "ratings": 50, "missing": 0, "countries": [], "rows": rows}}
-    failed = {"kind": "answer_agreement", "title": "Answers", "fields": {"answer": "answer"}, "error": "ValueError: bad"}
+    failed = {"kind": "answer_agreement", "title": "Answers", "fields": {"answer": "answer"},
+              "error": "ValueError: bad"}
     result = {"reports": [report, failed]}
     html = render_to_string("analysis/_reports.html", {"run": SimpleNamespace(status="done"), "result": result})
     assert "<td>19</td>" in html and "<td>20</td>" not in html

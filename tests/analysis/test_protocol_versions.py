@@ -111,7 +111,8 @@ def test_a_key_that_changed_type_is_not_misread(owner):
     for item in items:
         for rater in raters:
             annotate(rater, item, {"q": "1"})
-    study = study_set_protocol(study=study, protocol={"fields": [{"key": "q", "type": "scale", "level": "ordinal", "choices": [1, 2]}]})
+    protocol = {"fields": [{"key": "q", "type": "scale", "level": "ordinal", "choices": [1, 2]}]}
+    study = study_set_protocol(study=study, protocol=protocol)
     run = analyse(study, owner)
     q = run.result["fields"][0]
     assert q["type"] == "scale" and q["out_of_domain"] == 4 and q["overall"]["n_ratings"] == 0

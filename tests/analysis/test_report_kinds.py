@@ -105,8 +105,8 @@ def toy(report_kind, settings, tmp_path):
     by its own fragment (in a template folder of the test's)."""
     declaration = ReportKind("answer_lengths", "Long answers", (Role("answer", ("text",)),),
                              (Option("longer_than", 0, 3),))
-    kind = report_kind(declaration, reads={"answer": Reader(lambda v: len(v) if isinstance(v, str) else None, "number")},
-                       compute=lengths)
+    length = Reader(lambda v: len(v) if isinstance(v, str) else None, "number")
+    kind = report_kind(declaration, reads={"answer": length}, compute=lengths)
     fragment = tmp_path / "analysis" / "_report_answer_lengths.html"
     fragment.parent.mkdir()
     fragment.write_text("<p>Toy: {{ res.longer }} of {{ res.answers }} answers longer than {{ res.longer_than }}.</p>")
@@ -140,8 +140,9 @@ def test_a_result_of_a_kind_no_longer_implemented_shows_its_title_only():
 
 
 def test_a_kind_reads_each_key_its_roles_name_and_nothing_for_an_optional_role_left_out():
-    kind = ReportKindImpl(ReportKind("pair", "Pair", (Role("a", ("scale",), many=2), Role("b", ("text",), optional=True))),
-                          reads={"a": NUMBER, "b": AS_STORED}, compute=lambda report: None)
+    roles = (Role("a", ("scale",), many=2), Role("b", ("text",), optional=True))
+    kind = ReportKindImpl(ReportKind("pair", "Pair", roles), reads={"a": NUMBER, "b": AS_STORED},
+                          compute=lambda report: None)
     assert kind.template == "analysis/_report_pair.html"
     assert kind.keys(ReportSpec("pair", "Pair", (("a", ("x", "y")),))) == ["x", "y"]
     assert kind.keys(ReportSpec("pair", "Pair", (("a", ("x", "y")), ("b", "z")))) == ["x", "y", "z"]

@@ -10,7 +10,9 @@ from stats.summary import page_summary
 def test_long_tables_are_cut_and_counted_and_the_rest_is_kept():
     result = {
         "annotations": 5,
-        "reports": [{"kind": "human_scores", "result": {"rows": [[n] for n in range(3000)], "countries": [{"rows": 1}]}}],
+        "reports": [
+            {"kind": "human_scores", "result": {"rows": [[n] for n in range(3000)], "countries": [{"rows": 1}]}}
+        ],
         "metrics": {"baseline": {"raters": [[n] for n in range(1500)], "summary": {"pearson": {"mean": 0.5}}}},
         "documents": [{"score": {"rows": [[1], [2]]}}],
     }
@@ -18,7 +20,8 @@ def test_long_tables_are_cut_and_counted_and_the_rest_is_kept():
     human = summary["reports"][0]["result"]
     assert human["rows"] == [[n] for n in range(20)] and human["rows_total"] == 3000
     assert human["countries"] == [{"rows": 1}]  # not a table: a number under the same name
-    assert len(summary["metrics"]["baseline"]["raters"]) == 20 and summary["metrics"]["baseline"]["raters_total"] == 1500
+    baseline = summary["metrics"]["baseline"]
+    assert len(baseline["raters"]) == 20 and baseline["raters_total"] == 1500
     assert summary["metrics"]["baseline"]["summary"] == {"pearson": {"mean": 0.5}}
     assert summary["documents"][0]["score"] == {"rows": [[1], [2]]}  # short tables kept whole, no total
     assert summary["annotations"] == 5

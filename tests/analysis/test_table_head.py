@@ -18,7 +18,8 @@ def test_head_keeps_the_first_rows_the_page_shows():
     assert head(rows) == rows[:HEAD]
     assert head(rows[:3]) == rows[:3]
     assert head(None) == [] and head(()) == []
-    page = Template("{% load analysis_tables %}{% for r in rows|head %}{{ r.0 }},{% endfor %}").render(Context({"rows": rows}))
+    template = Template("{% load analysis_tables %}{% for r in rows|head %}{{ r.0 }},{% endfor %}")
+    page = template.render(Context({"rows": rows}))
     assert page == "".join(f"{n}," for n in range(HEAD))
 
 

@@ -21,21 +21,23 @@ def assignment_of(display: dict, fields: list[dict]):
     study, pool = spec_study({"display": display, "fields": fields})
     add_items(study, 1, documents=DOCUMENTS, candidates=CANDIDATES)
     assignment = assignment_current(session=f.make_session(f.make_annotator(pool)))
-    assignment.item  # loaded with the assignment, as the pages do
+    _ = assignment.item  # loaded with the assignment, as the pages do
     return assignment, study.spec
 
 
 def test_a_page_that_shows_them_loads_the_documents_in_order_once_and_the_candidates_in_its_order(
     django_assert_num_queries,
 ):
-    assignment, spec = assignment_of({"show": ["image", "documents", "candidates"], "collapsed": ["candidates"]}, [CHOICE])
+    display = {"show": ["image", "documents", "candidates"], "collapsed": ["candidates"]}
+    assignment, spec = assignment_of(display, [CHOICE])
     with django_assert_num_queries(1):  # the documents, read once for the context and the page
         assignment_context(assignment, spec)
         documents = shown_documents(assignment, spec)
         assert shown_documents(assignment, spec) == documents
     assert [d.title for d in documents] == ["Onam", "Sadya"]
     candidates = shown_candidates(assignment, spec)
-    assert candidates == candidate_order(assignment) and sorted(c["id"] for c in candidates) == [c["id"] for c in CANDIDATES]
+    assert candidates == candidate_order(assignment)
+    assert sorted(c["id"] for c in candidates) == [c["id"] for c in CANDIDATES]
 
 
 def test_a_per_document_or_pick_one_field_loads_them_though_the_page_does_not_show_them(django_assert_num_queries):

@@ -46,7 +46,9 @@ def test_presets_lists_every_preset_with_its_fields():
     for preset in presets_list():
         assert f"{preset.name} — {preset.title}" in out
     assert "relevance (scale, ordinal)" in out
-    assert "documents (per_document: country (choice, nominal), topic (choice, nominal), visual (choice, nominal))" in out
+    assert (
+        "documents (per_document: country (choice, nominal), topic (choice, nominal), visual (choice, nominal))" in out
+    )
     assert "photo (upload); box (bbox); prevalent (choice, nominal)" in out
     assert "routing: all_pools" in out
     assert "CAIRE (PROTOCOLS.md §1): rate how culturally relevant" in out

@@ -83,7 +83,8 @@ def test_it_refuses_another_studys_prolific_id(client, study, pool, items):
 
 
 def test_an_unknown_pool_is_404(client, db):
-    assert client.get("/join/00000000-0000-0000-0000-000000000000/?PROLIFIC_PID=a&STUDY_ID=b&SESSION_ID=c").status_code == 404
+    url = "/join/00000000-0000-0000-0000-000000000000/?PROLIFIC_PID=a&STUDY_ID=b&SESSION_ID=c"
+    assert client.get(url).status_code == 404
 
 
 def test_pages_without_a_session_ask_to_reopen_the_link(client, db):

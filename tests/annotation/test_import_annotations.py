@@ -46,7 +46,9 @@ def test_it_imports_one_annotation_per_item_and_annotator(study, routed, tmp_pat
 
     assert (report.annotations, report.annotators, report.surplus) == (4, 3, 0)
     first = Annotation.objects.get(item__external_id="in-1", annotator__prolific_pid="ann-a")
-    assert first.answers == {"alignment": 0.5, "error_types": ["explicit", "implicit"], "overall": 4, "stereotype": "no"}
+    assert first.answers == {
+        "alignment": 0.5, "error_types": ["explicit", "implicit"], "overall": 4, "stereotype": "no"
+    }
     assert first.protocol_version == study.protocol_version
     assert Annotator.objects.get(prolific_pid="ann-c").pool.country == "JP"
     assert ItemQuota.objects.get(item__external_id="in-1").done == 2
@@ -72,12 +74,21 @@ def test_beyond_the_quota_they_are_kept_as_surplus(study, routed, tmp_path):
         ("in-9,ann-a,IN,overall,4\n", "line 2: no item 'in-9' in this study"),
         ("in-1,ann-a,IN,stars,4\n", "line 2: no field 'stars' in this study's protocol"),
         ("in-1,ann-a,IN,overall,6\n", "line 2: value '6' of field 'overall': Choose one of the options."),
-        ("in-1,ann-a,IN,error_types,explicit|sideways\n", "line 2: value 'explicit|sideways' of field 'error_types': Tick only the options shown."),
+        (
+            "in-1,ann-a,IN,error_types,explicit|sideways\n",
+            "line 2: value 'explicit|sideways' of field 'error_types': Tick only the options shown.",
+        ),
         ("in-1,ann-a,BR,overall,4\n", "line 2: country 'BR' has no pool in this study"),
         ("jp-1,ann-a,IN,overall,4\n", "line 2: item 'jp-1' is not routed to the pool of IN"),
         ("in-1,ann-a,IN,words,3\n", "line 2: field 'words' is a highlight field, which this format cannot carry"),
-        ("in-1,ann-a,IN,overall,4\nin-1,ann-a,IN,overall,5\n", "line 3: a second value for this item, annotator and field (first on line 2)"),
-        ("in-1,ann-a,IN,overall,4\njp-1,ann-a,JP,overall,5\n", "line 3: annotator 'ann-a' is already in the pool of IN"),
+        (
+            "in-1,ann-a,IN,overall,4\nin-1,ann-a,IN,overall,5\n",
+            "line 3: a second value for this item, annotator and field (first on line 2)",
+        ),
+        (
+            "in-1,ann-a,IN,overall,4\njp-1,ann-a,JP,overall,5\n",
+            "line 3: annotator 'ann-a' is already in the pool of IN",
+        ),
         (",ann-a,IN,overall,4\n", "line 2: 'item' is empty"),
     ],
 )

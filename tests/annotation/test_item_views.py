@@ -70,7 +70,9 @@ def test_a_double_submit_stores_one_annotation_and_moves_on(annotating, session)
 def test_a_draft_is_restored_on_reload(annotating, session):
     annotating.get(reverse("annotation:items"))
     a = Assignment.objects.get(session=session)
-    r = annotating.post(reverse("annotation:item-draft", args=[a.pk]), {"alignment": "0.5", "explanation": "half a thought"})
+    r = annotating.post(
+        reverse("annotation:item-draft", args=[a.pk]), {"alignment": "0.5", "explanation": "half a thought"}
+    )
     assert r.json() == {"saved": True}
     page = annotating.get(reverse("annotation:items")).content.decode()
     assert "half a thought</textarea>" in page

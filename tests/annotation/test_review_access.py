@@ -51,7 +51,8 @@ def test_a_checker_sees_only_their_own_pool(client, checker, annotated, annotate
     japan = annotated_elsewhere[0]
     assert client.get(review_url(japan.study, japan.pool)).status_code == 404
     assert client.post(submit_url(japan), {"_outcome": "accepted"}).status_code == 404
-    assert client.get(reverse("annotation:review-image", args=[japan.study_id, japan.pool_id, japan.pk])).status_code == 404
+    image = reverse("annotation:review-image", args=[japan.study_id, japan.pool_id, japan.pk])
+    assert client.get(image).status_code == 404
 
 
 def test_an_annotation_is_reached_only_through_its_own_pool(client, owner, annotated, annotated_elsewhere):
@@ -120,5 +121,6 @@ def test_the_list_of_pools_takes_a_fixed_number_of_queries(client, owner, study,
     for n in range(5):
         f.make_pool(study, f"C{n}", f"Country {n}")
     login(client, owner)
-    with django_assert_num_queries(6):  # session, user, pools with targets, annotations and reviews by pool, checker roles
+    # session, user, pools with targets, annotations and reviews by pool, checker roles
+    with django_assert_num_queries(6):
         client.get(reverse("annotation:review-home"))

@@ -86,7 +86,9 @@ def test_flag_with_a_note_alone_is_enough(checker, annotated):
 
 def test_it_refuses_a_flag_without_a_changed_label_or_a_note(checker, annotated):
     result = submit(annotated[0], checker, "flagged", note="   ")
-    assert result.errors == {NOTE: "To flag, change the answers you disagree with, or write a note saying what is wrong."}
+    assert result.errors == {
+        NOTE: "To flag, change the answers you disagree with, or write a note saying what is wrong."
+    }
     assert not Review.objects.exists()
     assert quota(annotated[0]).wanted == 3
 
@@ -156,7 +158,9 @@ def test_per_document_labels_are_reviewed_per_document(owner):
     assert review_submit(annotation=b, reviewer=owner, outcome="accepted", data=data).ok
     labels = Review.objects.get(annotation=b).labels
     assert set(labels) == {"caption_correct", "documents"}
-    assert labels["documents"][1] == {"document": documents[1], "country": "cannot_determine", "topic": "no", "visual": "no"}
+    assert labels["documents"][1] == {
+        "document": documents[1], "country": "cannot_determine", "topic": "no", "visual": "no"
+    }
 
 
 # --- the view ---------------------------------------------------------------------------------
@@ -172,7 +176,8 @@ def test_without_javascript_a_review_redirects_to_the_next_one_with_a_message(cl
     a = annotated[0]
     response = post(client, a, "accepted")
     assert response.status_code == 302 and response.url == review_url(a.study, a.pool)
-    assert [str(m) for m in get_messages(response.wsgi_request)] == [f"Accepted the annotation by {a.annotator.pseudonym}."]
+    messages = [str(m) for m in get_messages(response.wsgi_request)]
+    assert messages == [f"Accepted the annotation by {a.annotator.pseudonym}."]
     page = client.get(response.url).content.decode()
     assert "1 reviewed</strong> of 6" in page
 
@@ -239,8 +244,10 @@ def test_a_get_on_the_submit_url_is_refused(client, checker, annotated):
 
 def test_the_reviewer_may_see_an_uploaded_image_of_the_annotation_only_through_the_pool(client, checker, annotated):
     login(client, checker)
-    url = reverse("annotation:review-upload-image",
-                  args=[annotated[0].study_id, annotated[0].pool_id, annotated[0].pk, "6f1a2b3c-4d5e-4f7a-8b9c-0d1e2f3a4b5c"])
+    a = annotated[0]
+    url = reverse(
+        "annotation:review-upload-image", args=[a.study_id, a.pool_id, a.pk, "6f1a2b3c-4d5e-4f7a-8b9c-0d1e2f3a4b5c"]
+    )
     assert client.get(url).status_code == 404
 
 

@@ -210,7 +210,9 @@ def test_the_author_never_gets_their_own_question_and_another_annotator_does(que
 def test_answer_items_go_to_the_pool_of_their_country_only(questions, answers):
     japan = questions.pools.get(country="JP")
     session = f.make_session(f.make_annotator(japan, OTHER))
-    annotation_submit(assignment=assignment_current(session=session), data={"question": ["What is this shrine gate called?"]})
+    annotation_submit(
+        assignment=assignment_current(session=session), data={"question": ["What is this shrine gate called?"]}
+    )
 
     seeding.seed_answer_items(source=questions, target=answers)
 
@@ -245,7 +247,9 @@ def test_the_command_seeds_answer_items(questions, answers):
     write_questions(questions, AUTHOR, [{"question": ["What is this sweet called?"]}])
     out = io.StringIO()
 
-    call_command("seed_study", "--from", str(questions.pk), "--to", str(answers.pk), "--kind", "vqa-answers", stdout=out)
+    call_command(
+        "seed_study", "--from", str(questions.pk), "--to", str(answers.pk), "--kind", "vqa-answers", stdout=out
+    )
 
     assert "Created 1 answer item(s) in 'CulturalVQA answers'" in out.getvalue()
     with pytest.raises(CommandError, match="--to needs --kind"):

@@ -22,7 +22,8 @@ def grounding(client):
 
 
 def upload(client, assignment, name="photo.png", data=None, content_type="image/png"):
-    file = SimpleUploadedFile(name, data if data is not None else f.png_bytes(size=(120, 90)), content_type=content_type)
+    content = data if data is not None else f.png_bytes(size=(120, 90))
+    file = SimpleUploadedFile(name, content, content_type=content_type)
     return client.post(reverse("annotation:item-upload", args=[assignment.pk]), {"file": file})
 
 

@@ -65,7 +65,9 @@ def test_a_box_is_drawn_on_the_uploaded_image_too_big_first_then_tight(page, liv
     page.keyboard.press("Control+Enter")
     page.get_by_role("alert").filter(has_text="Please fix 1 answer").wait_for()
     page.locator("#item-panel[data-ready=true]").wait_for()  # the refused form, swapped in, takes input again
-    assert page.locator("#err-box").inner_text().startswith("The box covers 68% of the image; it must cover less than 30%.")
+    assert page.locator("#err-box").inner_text().startswith(
+        "The box covers 68% of the image; it must cover less than 30%."
+    )
 
     # A tight box replaces it (one box at most), then arrows nudge it and Shift+arrows resize it.
     page.wait_for_function("document.querySelector('.bbox-image').naturalWidth === 400")

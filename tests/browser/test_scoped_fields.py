@@ -20,7 +20,8 @@ SCOPED = {
         "key": "docs", "type": "per_document", "label": "Articles",
         "fields": [
             {"key": "relevant", "type": "choice", "label": "Relevant?", "choices": ["yes", "no"]},
-            {"key": "why", "type": "text", "label": "Why is it relevant?", "show_if": {"field": "relevant", "eq": "yes"}},
+            {"key": "why", "type": "text", "label": "Why is it relevant?",
+             "show_if": {"field": "relevant", "eq": "yes"}},
         ],
     }],
     "display": {"show": ["image", "documents"]},

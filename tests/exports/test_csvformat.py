@@ -66,7 +66,8 @@ def test_it_has_columns_for_every_field_type():
 
 def test_it_writes_every_field_type():
     row = dict(zip(layout(PROTOCOL).answer_columns, answer_cells(layout(PROTOCOL), PROTOCOL, ANSWERS)[1:], strict=True))
-    assert (row["photo_sha256"], row["photo_width"], row["photo_height"], row["photo_name"]) == ("ab" * 32, "100", "100", "dish.jpg")
+    photo = (row["photo_sha256"], row["photo_width"], row["photo_height"], row["photo_name"])
+    assert photo == ("ab" * 32, "100", "100", "dish.jpg")
     assert json.loads(row["box"]) == [{"x": 10, "y": 5, "w": 20, "h": 10}] and row["box_count"] == "1"
     assert row["best"] == "sys-b" and row["best_order"] == "sys-c|sys-b|sys-a"
     assert json.loads(row["missing"]) == [{"title": "Nasi goreng", "url": "https://en.wikipedia.org/wiki/Nasi_goreng"}]
@@ -95,7 +96,9 @@ def test_it_writes_one_document_row_per_document_with_the_combined_score():
     ]  # fmt: skip
     docs = {11: DocumentInfo(11, 0, "Rendang", "https://en.wikipedia.org/wiki/Rendang")}
     first, second = document_rows(lay, PROTOCOL, ANSWERS, docs)
-    assert first == ["docs", "11", "0", "Rendang", "https://en.wikipedia.org/wiki/Rendang", "yes", "yes", "no", "Same dish", "1"]
+    assert first == [
+        "docs", "11", "0", "Rendang", "https://en.wikipedia.org/wiki/Rendang", "yes", "yes", "no", "Same dish", "1"
+    ]
     # A document no longer stored keeps its id; its title and URL are empty.
     assert second == ["docs", "12", "", "", "", "cannot_determine", "no", "no", "", "-2"]
 
@@ -109,9 +112,12 @@ def test_it_empties_the_cells_of_an_unanswered_field():
 
 def test_columns_are_the_union_of_the_versions_current_order_first():
     v1 = parse_spec({"fields": [
-        {"key": "a", "type": "text"}, {"key": "old", "type": "choice", "choices": ["x", "y"]}, {"key": "b", "type": "text"},
+        {"key": "a", "type": "text"}, {"key": "old", "type": "choice", "choices": ["x", "y"]},
+        {"key": "b", "type": "text"},
     ]})  # fmt: skip
-    v2 = parse_spec({"fields": [{"key": "b", "type": "text"}, {"key": "new", "type": "text"}, {"key": "a", "type": "text"}]})
+    v2 = parse_spec({"fields": [
+        {"key": "b", "type": "text"}, {"key": "new", "type": "text"}, {"key": "a", "type": "text"},
+    ]})  # fmt: skip
     lay = layout(v2, v1)
     assert lay.answer_columns == ["b", "new", "a", "old"]
     # Each row is read with its own version: a v1 answer keeps its removed field.

@@ -136,10 +136,12 @@ def test_it_exports_uploads_and_boxes_in_pixels(owner):
     rows = read_csv(job)
     cols = list(rows[0])
     assert cols[cols.index("annotator") + 1 :][:9] == [
-        "skipped", "photo_sha256", "photo_width", "photo_height", "photo_name", "box", "box_count", "prevalent", "surplus",
+        "skipped", "photo_sha256", "photo_width", "photo_height", "photo_name",
+        "box", "box_count", "prevalent", "surplus",
     ]  # fmt: skip
     first, skip = rows
-    assert (first["photo_sha256"], first["photo_width"], first["photo_height"], first["photo_name"]) == ("c0" * 32, "800", "600", "ugali.jpg")
+    photo = (first["photo_sha256"], first["photo_width"], first["photo_height"], first["photo_name"])
+    assert photo == ("c0" * 32, "800", "600", "ugali.jpg")
     assert json.loads(first["box"]) == [{"x": 100, "y": 50, "w": 200, "h": 150}]
     assert first["box_count"] == "1" and first["prevalent"] == "yes" and first["skipped"] == ""
     assert skip["skipped"] == "No image can be found"

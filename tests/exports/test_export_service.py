@@ -78,7 +78,8 @@ def test_it_exports_one_row_per_annotation(rated, owner, items):
     first = rows[0]
     assert first["item_id"] == items[0].external_id
     assert first["prompt"] == "A family sharing a meal at a festival"
-    assert (first["model"], first["category"], first["item_country"], first["pool_country"]) == ("model-a", "festival", "IN", "IN")
+    item = (first["model"], first["category"], first["item_country"], first["pool_country"])
+    assert item == ("model-a", "festival", "IN", "IN")
     assert first["alignment"] == "0.5"
     assert first["error_types"] == "explicit|implicit"
     assert first["words"] == "A|sharing" and first["words_indices"] == "0|2"

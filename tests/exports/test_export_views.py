@@ -117,6 +117,10 @@ def test_it_refuses_an_export_of_another_study_under_ones_own(client, owner, oth
 
 
 def test_it_sends_an_anonymous_visitor_to_login(client, exported, study):
-    for response in (client.post(start_url(study)), client.get(status_url(study, exported)), client.get(download_url(study, exported))):
+    for response in (
+        client.post(start_url(study)),
+        client.get(status_url(study, exported)),
+        client.get(download_url(study, exported)),
+    ):
         assert response.status_code == 302
         assert response["Location"].startswith(reverse("login"))

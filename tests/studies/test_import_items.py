@@ -311,7 +311,9 @@ def jsonl_file(tmp_path: Path, lines: list[dict]) -> Path:
     return path
 
 
-CANDIDATES = [{"id": "sys-a", "text": "Women light diyas"}, {"id": "sys-b", "text": "A lamp"}, {"id": "sys-c", "text": "Fire"}]
+CANDIDATES = [
+    {"id": "sys-a", "text": "Women light diyas"}, {"id": "sys-b", "text": "A lamp"}, {"id": "sys-c", "text": "Fire"}
+]
 DOCUMENTS = [
     {"title": "Diwali", "url": "https://en.wikipedia.org/wiki/Diwali", "text": "The festival of lights."},
     {"title": "Diya (lamp)", "url": "http://en.wikipedia.org/wiki/Diya_(lamp)"},
@@ -388,7 +390,8 @@ def test_items_without_an_image_can_sit_beside_items_with_one(owner, tmp_path):
 
     run(study, jsonl_file(tmp_path, lines), images)
 
-    assert list(Item.objects.filter(sha256="").order_by("external_id").values_list("external_id", flat=True)) == ["c1", "c2"]
+    without_image = Item.objects.filter(sha256="").order_by("external_id")
+    assert list(without_image.values_list("external_id", flat=True)) == ["c1", "c2"]
 
 
 def test_it_refuses_a_missing_image_when_the_protocol_shows_images(owner, tmp_path, media):
@@ -400,7 +403,9 @@ def test_it_refuses_a_missing_image_when_the_protocol_shows_images(owner, tmp_pa
 
 def test_it_refuses_a_csv_without_an_image_column_when_the_protocol_shows_images(owner, tmp_path, media):
     study = preset_study(owner, "culturalvqa-answer")
-    rows_file = csv_file(tmp_path, [{"id": "a", "country": "IN", "question": "What?"}], columns=["id", "country", "question"])
+    rows_file = csv_file(
+        tmp_path, [{"id": "a", "country": "IN", "question": "What?"}], columns=["id", "country", "question"]
+    )
     message = refused(study, rows_file, folder(tmp_path, {}), media)
     assert "line 1: missing required column(s): image" in message
 
@@ -408,7 +413,9 @@ def test_it_refuses_a_csv_without_an_image_column_when_the_protocol_shows_images
 def test_it_refuses_a_named_image_without_an_images_folder(owner, tmp_path, media):
     study = preset_study(owner, "culturalframes-prompt-filter")
     rows_file = jsonl_file(tmp_path, [{"id": "a", "country": "IN", "prompt": "A", "image": "1.png"}])
-    with pytest.raises(CommandError, match=r"line 1: image '1.png' is named, but no images folder or .zip was given \(--images\)"):
+    with pytest.raises(
+        CommandError, match=r"line 1: image '1.png' is named, but no images folder or .zip was given \(--images\)"
+    ):
         call_command("import_items", str(study.pk), str(rows_file))
 
 
@@ -418,7 +425,8 @@ def test_it_refuses_a_named_image_without_an_images_folder(owner, tmp_path, medi
         ("[{not json", "line 2: 'candidates' is not valid JSON"),
         ('{"id": "a", "text": "x"}', "line 2: 'candidates' must be a JSON list of objects"),
         ("[]", "line 2: 'candidates' is an empty list"),
-        ('[{"id": "a", "text": "x"}, {"id": "a", "text": "y"}]', "line 2: candidate 2: duplicate id 'a' (already candidate 1)"),
+        ('[{"id": "a", "text": "x"}, {"id": "a", "text": "y"}]',
+         "line 2: candidate 2: duplicate id 'a' (already candidate 1)"),
         ('[{"id": "a", "text": "  "}]', "line 2: candidate 1: 'text' is missing or empty"),
         ('[{"text": "x"}]', "line 2: candidate 1: 'id' is missing or empty"),
         ('[{"id": "a", "text": "x", "system": "m"}]', "line 2: candidate 1: unknown key(s) system (use id and text)"),
@@ -444,8 +452,10 @@ def test_it_refuses_an_item_without_candidates_when_the_protocol_picks_one(owner
         ([{"url": "https://en.wikipedia.org/wiki/Diwali"}], "line 1: document 1: 'title' is missing or empty"),
         ([{"title": "Diwali", "url": "ftp://example.org/x"}],
          "line 1: document 1: url 'ftp://example.org/x' is not a web address (http:// or https://)"),
-        ([DOCUMENTS[0], {"title": "Diya", "url": "en.wikipedia.org/wiki/Diya"}], "line 1: document 2: url 'en.wikipedia.org"),
-        ([{"title": "Diwali", "link": "https://x.org"}], "line 1: document 1: unknown key(s) link (use title, url and text)"),
+        ([DOCUMENTS[0], {"title": "Diya", "url": "en.wikipedia.org/wiki/Diya"}],
+         "line 1: document 2: url 'en.wikipedia.org"),
+        ([{"title": "Diwali", "link": "https://x.org"}],
+         "line 1: document 1: unknown key(s) link (use title, url and text)"),
         ([{"title": 5}], "line 1: document 1: 'title' must be text"),
         ("[{", "line 1: 'documents' is not valid JSON"),
         ([], "line 1: 'documents' is an empty list"),

@@ -32,4 +32,5 @@ def test_it_refuses_a_highlight_over_a_name_that_is_no_item_text():
     with pytest.raises(SpecError) as refused:
         parse_spec(spec)
     assert f"one of {', '.join(ITEM_TEXTS)}" in str(refused.value)
-    assert parse_spec({"fields": [{"key": "words", "type": "highlight", "over": "background"}]}).fields[0].over == "background"
+    background = parse_spec({"fields": [{"key": "words", "type": "highlight", "over": "background"}]})
+    assert background.fields[0].over == "background"

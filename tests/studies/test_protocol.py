@@ -62,7 +62,8 @@ def test_it_refuses_a_value_off_the_scale(spec):
 
 
 def test_it_refuses_a_too_short_explanation(spec):
-    assert validate(spec, valid_answers(explanation="bad"), PROMPT).errors["explanation"] == "Write at least 10 characters."
+    result = validate(spec, valid_answers(explanation="bad"), PROMPT)
+    assert result.errors["explanation"] == "Write at least 10 characters."
 
 
 def test_it_reports_every_missing_answer(spec):
@@ -100,7 +101,8 @@ def test_conditions(condition, values, expected):
         ([{"key": "a", "type": "text", "show_if": {"field": "b", "eq": 1}}, {"key": "b", "type": "text"}],
          "field 'a' show_if: refers to 'b', which is not an earlier field"),
         ([{"key": "a", "type": "text", "level": "ordinal"}], "field 'a': level 'ordinal' does not fit a text field"),
-        ([{"key": "a", "type": "scale", "choices": ["low", "high"]}], "field 'a': every point of a scale must be a number"),
+        ([{"key": "a", "type": "scale", "choices": ["low", "high"]}],
+         "field 'a': every point of a scale must be a number"),
         ([{"key": "a", "type": "highlight"}], "field 'a': a highlight field needs 'over'"),
         ([{"key": "A b", "type": "text"}], "field #1: 'key' must be lowercase"),
     ],
@@ -174,7 +176,8 @@ def test_a_study_may_set_its_own_document_score():
     yes_no = [{"value": "yes"}, {"value": "no"}]
     spec = parse_spec({"fields": [{
         "key": "docs", "type": "per_document", "score": {"yes": 2, "no": 0},
-        "fields": [{"key": "a", "type": "choice", "choices": yes_no}, {"key": "b", "type": "choice", "choices": yes_no}],
+        "fields": [{"key": "a", "type": "choice", "choices": yes_no},
+                   {"key": "b", "type": "choice", "choices": yes_no}],
     }]})
     layout = layout_for(ProtocolSet(current=spec, current_version=1))
     assert layout.scorer({"a": "yes", "b": "yes"}, spec.fields[0].fields) == 4

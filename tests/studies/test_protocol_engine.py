@@ -90,7 +90,9 @@ def test_it_refuses_an_unknown_display_setting():
     assert_error({"fields": [UPLOAD], "display": {"noun": "Image", "zoom": True}}, "display: an object with")
 
 
-@pytest.mark.parametrize("skip", [{"label": "Skip"}, {"reasons": []}, {"reasons": [""]}, {"reasons": "Not relevant"}, []])
+@pytest.mark.parametrize(
+    "skip", [{"label": "Skip"}, {"reasons": []}, {"reasons": [""]}, {"reasons": "Not relevant"}, []]
+)
 def test_it_refuses_a_skip_without_reasons(skip):
     assert_error({"fields": [UPLOAD], "skip": skip}, "skip: needs 'reasons', a non-empty list of texts")
 
@@ -101,7 +103,10 @@ def test_it_refuses_an_unknown_top_level_setting():
 
 def test_it_reports_every_problem_at_once():
     errors = errors_of({
-        "fields": [{"key": "box", "type": "bbox", "max_area_ratio": 2}, {"key": "best", "type": "pick_one", "level": "ordinal"}],
+        "fields": [
+            {"key": "box", "type": "bbox", "max_area_ratio": 2},
+            {"key": "best", "type": "pick_one", "level": "ordinal"},
+        ],
         "skip": {},
     })
     assert len(errors) == 4, errors

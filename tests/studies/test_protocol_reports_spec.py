@@ -41,7 +41,9 @@ def test_it_parses_each_report_with_its_roles_and_a_default_title():
         {"kind": "answer_agreement", "answer": "answer"},
     ))
     human, vote, criteria, *_ = protocol.reports
-    assert (human.kind, human.key("value"), human.title) == ("human_scores", "rating", REPORT_KINDS["human_scores"].title)
+    assert (human.kind, human.key("value"), human.title) == (
+        "human_scores", "rating", REPORT_KINDS["human_scores"].title
+    )
     assert vote.option("min_yes") == 2
     assert criteria.key("criteria") == ("rating", "quality") and criteria.title == "Criteria"
     assert criteria.fields == {"criteria": ["rating", "quality"]}
@@ -94,7 +96,8 @@ def test_an_optional_role_may_be_left_out_but_must_fit_when_given():
         {"key": "photo", "type": "upload", "label": "Photo"},
         {"key": "box", "type": "bbox", "label": "Box", "over": "photo"},
     ]
-    assert parse_spec({"fields": fields, "reports": [{"kind": "box_agreement", "box": "box"}]}).reports[0].key("image") is None
+    box_only = parse_spec({"fields": fields, "reports": [{"kind": "box_agreement", "box": "box"}]})
+    assert box_only.reports[0].key("image") is None
     with pytest.raises(SpecError) as caught:
         parse_spec({"fields": fields, "reports": [{"kind": "box_agreement", "box": "box", "image": "box"}]})
     assert caught.value.errors == ["report #1 (box_agreement): role 'image' needs an upload field; 'box' is bbox"]

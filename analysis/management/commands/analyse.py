@@ -28,7 +28,9 @@ class Command(BaseCommand):
         parser.add_argument("--metric", choices=METRICS, default="alpha", help="Coefficient (default alpha).")
         parser.add_argument("--weights", choices=("none", "linear", "quadratic"), default="none",
                             help="Cohen's kappa weights (default none).")
-        parser.add_argument("--resamples", type=int, default=1000, help="Bootstrap resamples per alpha (default 1000; 0: none).")
+        parser.add_argument(
+            "--resamples", type=int, default=1000, help="Bootstrap resamples per alpha (default 1000; 0: none)."
+        )
         parser.add_argument("--seed", type=int, default=0, help="Seed of the bootstrap.")
 
     def handle(self, *args, study=None, json=False, csv=None, level=None, metric="alpha", weights="none",
@@ -36,7 +38,9 @@ class Command(BaseCommand):
         if (study is None) == (csv is None):
             raise CommandError("give either a STUDY id or --csv FILE")
         if csv is not None:
-            return self._csv(csv, level=level, metric=metric, weights=weights, resamples=resamples, seed=seed, as_json=json)
+            return self._csv(
+                csv, level=level, metric=metric, weights=weights, resamples=resamples, seed=seed, as_json=json
+            )
         target = Study.objects.filter(pk=study).first()
         if target is None:
             raise CommandError(f"no study with id {study}")

@@ -44,7 +44,8 @@ demo: $(STAMP)
 # Production-like settings for the deploy check: a real key, no debug, HTTPS only.
 DEPLOY_ENV := DJANGO_SETTINGS_MODULE=config.settings DEBUG=0 SECRET_KEY=check-deploy-only-0123456789-abcdefghijklmnopqrstuvwxyz-ABCDEFGHIJ \
 	ALLOWED_HOSTS=tessera.example.org SITE_URL=https://tessera.example.org \
-	SECURE_SSL_REDIRECT=1 SECURE_HSTS_SECONDS=31536000 SECURE_HSTS_INCLUDE_SUBDOMAINS=1
+	SECURE_SSL_REDIRECT=1 SECURE_HSTS_SECONDS=31536000 SECURE_HSTS_INCLUDE_SUBDOMAINS=1 \
+	SECURE_HSTS_PRELOAD=1
 
 check: $(TEST_STAMP)
 	$(BIN)/ruff check .
@@ -52,7 +53,7 @@ check: $(TEST_STAMP)
 	DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run
 	$(DEPLOY_ENV) $(BIN)/python manage.py check --deploy --fail-level WARNING
 
-test: $(TEST_STAMP)
+test: check
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 # migrate, worker and beat default to DEBUG=1 (the development key in var/) like `make demo`;

@@ -6,7 +6,6 @@ import krippendorff
 import numpy as np
 import pytest
 
-from stats.agreement import krippendorff_alpha
 from stats.agreement import (
     REASON_ALL_RESAMPLES_UNDEFINED,
     REASON_FEW_UNITS,
@@ -19,6 +18,7 @@ from stats.agreement import (
     cohen_kappa,
     coincidences,
     fleiss_kappa,
+    krippendorff_alpha,
     percent_agreement,
 )
 

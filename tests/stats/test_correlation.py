@@ -257,13 +257,15 @@ def test_a_metric_is_correlated_with_the_mean_human_score_per_item():
     (clip,) = result.metrics
     x, y = [METRIC[i] for i in sorted(METRIC)], human_means()
     assert clip.n == 6 and clip.metric_only == 0 and clip.human_only == 0
-    for method, reference in (("pearson", stats.pearsonr), ("spearman", stats.spearmanr), ("kendall", stats.kendalltau)):
+    references = (("pearson", stats.pearsonr), ("spearman", stats.spearmanr), ("kendall", stats.kendalltau))
+    for method, reference in references:
         c = clip.coefficients[method]
         assert c.value == pytest.approx(reference(x, y).statistic)
         assert c.p_value == pytest.approx(reference(x, y).pvalue)
         assert c.ci_low <= c.value <= c.ci_high
     ci = stats.pearsonr(x, y).confidence_interval()
-    assert (clip.coefficients["pearson"].ci_low, clip.coefficients["pearson"].ci_high) == pytest.approx((ci.low, ci.high))
+    pearson = clip.coefficients["pearson"]
+    assert (pearson.ci_low, pearson.ci_high) == pytest.approx((ci.low, ci.high))
     json_safe(result)
 
 
@@ -292,7 +294,8 @@ def test_a_raters_repeated_rating_of_an_item_counts_once():
     assert result.ratings == 17
     y = human_means()
     y[0] = (2 + 2 + 1) / 3
-    assert result.metrics[0].coefficients["pearson"].value == pytest.approx(stats.pearsonr(list(METRIC.values()), y).statistic)
+    expected = stats.pearsonr(list(METRIC.values()), y).statistic
+    assert result.metrics[0].coefficients["pearson"].value == pytest.approx(expected)
 
 
 def test_per_country_the_unit_is_the_item_in_a_country():
@@ -312,7 +315,8 @@ def test_per_country_the_unit_is_the_item_in_a_country():
     assert m.coefficients["pearson"].value == pytest.approx(stats.pearsonr(x, y).statistic)
     by_country = {c["country"]: c for c in m.countries}
     assert by_country["IN"]["n"] == 3
-    assert by_country["IN"]["coefficients"]["spearman"].value == pytest.approx(stats.spearmanr([0.9, 0.1, 0.5], [4.5, 1.5, 3]).statistic)
+    expected = stats.spearmanr([0.9, 0.1, 0.5], [4.5, 1.5, 3]).statistic
+    assert by_country["IN"]["coefficients"]["spearman"].value == pytest.approx(expected)
     assert {c["country"] for c in result.baseline.countries} == {"IN", "US"}
     json_safe(result)
 
@@ -338,10 +342,12 @@ def test_the_intervals_of_a_metric_do_not_depend_on_the_other_metrics():
 
 
 def test_it_restricts_both_sides_to_some_items():
-    result = metric_correlations(HUMAN, [(i, None, "m", s) for i, s in METRIC.items()], only_items={1, 2, 3, 4}, n_boot=0)
+    scores = [(i, None, "m", s) for i, s in METRIC.items()]
+    result = metric_correlations(HUMAN, scores, only_items={1, 2, 3, 4}, n_boot=0)
     m = result.metrics[0]
     assert result.human_units == 4 and m.n == 4 and m.metric_only == 0
-    assert m.coefficients["pearson"].value == pytest.approx(stats.pearsonr([0.1, 0.3, 0.2, 0.6], human_means()[:4]).statistic)
+    expected = stats.pearsonr([0.1, 0.3, 0.2, 0.6], human_means()[:4]).statistic
+    assert m.coefficients["pearson"].value == pytest.approx(expected)
 
 
 def test_it_accepts_parsed_scores_with_unknown_and_unscored_items():
@@ -406,6 +412,7 @@ def test_many_units_take_scipys_tau_per_resample_with_the_same_result(monkeypatc
 
 def test_keys_are_plain_python_values():
     human = [(np.int64(i), "IN", np.int64(r), v) for i, r, v in [(k[0], k[2], k[3]) for k in HUMAN]]
-    result = metric_correlations(human, [(np.int64(i), "IN", "m", s) for i, s in METRIC.items()], per_country=True, n_boot=10)
+    scores = [(np.int64(i), "IN", "m", s) for i, s in METRIC.items()]
+    result = metric_correlations(human, scores, per_country=True, n_boot=10)
     d = json_safe(result)
     assert {type(r[0]) for r in d["baseline"]["raters"]} == {int}

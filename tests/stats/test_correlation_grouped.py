@@ -122,7 +122,9 @@ def test_the_baseline_is_the_one_computed_rater_by_rater():
         shared = frame[count >= 2].assign(others=((total - frame["value"]) / (count - 1))[count >= 2])
         expected, left_out = [], {}
         for key, group in shared.groupby(["rater", "country"] if per_country else ["rater"], dropna=False):
-            found = {m: correlate(group["value"], group["others"], m, names=("rater's", "others' mean")) for m in METHODS}
+            found = {
+                m: correlate(group["value"], group["others"], m, names=("rater's", "others' mean")) for m in METHODS
+            }
             if all(c.value is None for c in found.values()):
                 left_out[found["pearson"].reason] = left_out.get(found["pearson"].reason, 0) + 1
                 continue

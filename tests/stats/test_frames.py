@@ -86,7 +86,7 @@ def test_word_frequency_from_a_frame_equals_that_from_tuples():
     from_rows = word_frequency(tuples([list(w) if w else None for w in WORDS]), stopwords=["dusk"])
     from_frame = word_frequency(frame(words=pd.Series(WORDS, dtype=object)), stopwords=["dusk"])
     assert from_frame.as_dict() == from_rows.as_dict()
-    top = dict((w, n) for w, n, _ in from_rows.overall["top"])
+    top = {w: n for w, n, _ in from_rows.overall["top"]}
     assert "dusk" not in top and top["lantern"] > 0 and "meal" in top
 
 

@@ -75,7 +75,7 @@ def test_the_prompt_filter_decides_as_the_seeding_does():
     assert decided[("p3", "IN")] == (1, 1, 3, "pending")
     assert decided[("p4", "JP")] == (2, 1, 3, "kept")
     assert ("p5", "JP") not in decided and result.other_votes == 1
-    for item, country, yes, no, wanted, decision in result.rows:
+    for _item, _country, yes, no, wanted, decision in result.rows:
         assert decision == decisions.prompt_decision(yes=yes, no=no, wanted=wanted, min_yes=2)
     assert result.totals == {"kept": 2, "dropped": 1, "pending": 1}
     assert result.countries == [{"country": "IN", "kept": 1, "dropped": 1, "pending": 1},
@@ -222,7 +222,9 @@ def test_complete_prompts_have_an_image_from_every_model():
 def test_reports_restrict_to_the_complete_prompts():
     items = [(1, "p1", "sd"), (2, "p1", "dalle"), (3, "p2", "sd"), (4, "p3", "dalle")]
     keep = complete_prompts(items).item_ids
-    rows = [(1, "IN", 0.5, ["explicit"]), (2, "IN", 0, ["implicit"]), (3, "IN", 0, ["explicit"]), (4, "IN", 0, ["both"])]
+    rows = [
+        (1, "IN", 0.5, ["explicit"]), (2, "IN", 0, ["implicit"]), (3, "IN", 0, ["explicit"]), (4, "IN", 0, ["both"]),
+    ]
     assert error_type_shares(rows, only_items=keep).overall["sub_perfect"] == 2
 
 
@@ -287,8 +289,10 @@ def test_document_scores_take_another_mapping_and_a_rows_own_fields():
 
 
 CANDIDATES = {
-    1: [{"id": "a", "text": "…", "system": "gpt"}, {"id": "b", "text": "…", "system": "llava"}, {"id": "c", "text": "…"}],
-    2: [{"id": "d", "text": "…", "system": "gpt"}, {"id": "e", "text": "…", "system": "llava"}, {"id": "f", "text": "…"}],
+    1: [{"id": "a", "text": "…", "system": "gpt"}, {"id": "b", "text": "…", "system": "llava"},
+        {"id": "c", "text": "…"}],
+    2: [{"id": "d", "text": "…", "system": "gpt"}, {"id": "e", "text": "…", "system": "llava"},
+        {"id": "f", "text": "…"}],
 }
 CHOICES = [
     (1, "IN", {"choice": "a", "order": ["a", "b", "c"]}),
@@ -313,7 +317,8 @@ def test_caption_win_rates_per_system():
     assert overall["gpt"]["expected_first_rate"] == pytest.approx(1 / 3)
     assert (overall["llava"]["shown_first"], overall["llava"]["first_rate"]) == (2, 0.5)
     india, japan = result.countries
-    assert india["country"] == "IN" and {s["system"]: s["wins"] for s in india["systems"]} == {"gpt": 2, "c": 1, "llava": 0}
+    assert india["country"] == "IN"
+    assert {s["system"]: s["wins"] for s in india["systems"]} == {"gpt": 2, "c": 1, "llava": 0}
     assert japan["answers"] == 2
     json_safe(result)
 

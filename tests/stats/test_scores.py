@@ -13,7 +13,8 @@ SUBS = parse_spec(
                 "type": "per_document",
                 "fields": [
                     {"key": "country", "type": "choice", "choices": ["yes", "no", "cannot_determine"]},
-                    {"key": "topic", "type": "choice", "choices": [{"value": "yes", "label": "Yes"}, {"value": "no", "label": "No"}]},
+                    {"key": "topic", "type": "choice",
+                     "choices": [{"value": "yes", "label": "Yes"}, {"value": "no", "label": "No"}]},
                     {"key": "visual", "type": "choice", "choices": ["yes", "no"]},
                     {"key": "confidence", "type": "scale", "choices": [1, 2, 3]},
                     {"key": "kind", "type": "choice", "choices": ["yes", "no", "maybe"]},

@@ -10,8 +10,9 @@ from django.urls import reverse
 from annotation.models import Checker, Review
 from annotation.services import annotation_submit, assignment_current
 from tests import factories as f
+from tests.factories import add_items, spec_study
 
-from .helpers import add_items, item_ready, spec_study, start_annotating
+from .helpers import item_ready, start_annotating
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

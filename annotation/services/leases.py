@@ -30,7 +30,7 @@ def assignments_expire(*, now: datetime | None = None, pool: CountryPool | None 
     for pk, item_id, pool_id in expired.values_list("pk", "item_id", "pool_id")[:limit]:
         with transaction.atomic():
             lease = Assignment.objects.filter(pk=pk, status=Assignment.Status.LEASED)
-            if lease.update(status=Assignment.Status.EXPIRED):
+            if lease.update(status=Assignment.Status.EXPIRED):  # the assignment's row first, then the quota
                 ItemQuota.objects.filter(item_id=item_id, pool_id=pool_id, leased__gt=0).update(leased=F("leased") - 1)
                 count += 1
     return count
@@ -69,6 +69,9 @@ def assignment_current(*, session: Session, now: datetime | None = None) -> Assi
             return open_
         if _assignment_renew(open_, now):
             return open_
+        # Not renewed: the item is full, or a late submit of it just landed (then the batch may be done).
+        if session_submitted_count(session) >= session.items_target:
+            return None
     return _assignment_lease(session=session, now=now)
 
 
@@ -76,24 +79,30 @@ def _lease_until(session: Session, now: datetime) -> datetime:
     return now + timedelta(minutes=session.annotator.study.lease_minutes)
 
 
+def assignment_lock(assignment: Assignment) -> str | None:
+    """Lock the assignment's row until the transaction ends and return its status as stored (None
+    when it is gone). Every change of an assignment and its quota locks the assignment first, then
+    the quota, so two of them never wait on each other (a deadlock)."""
+    rows = Assignment.objects.select_for_update().filter(pk=assignment.pk).values_list("status", flat=True)
+    return rows.first()
+
+
 def _assignment_renew(assignment: Assignment, now: datetime) -> bool:
-    """Keep a lapsed lease (and its draft) when the item still has room."""
+    """Keep a lapsed lease (and its draft) when the item still has room. What the caller read may
+    be stale (a late submit of the item may have landed since): the stored status decides."""
+    until = _lease_until(assignment.session, now)
     with transaction.atomic():
-        if assignment.status == Assignment.Status.LEASED:
+        status = assignment_lock(assignment)
+        if status == Assignment.Status.LEASED:
             # Lapsed but not yet swept: the slot is still counted as leased; just extend it.
-            return bool(
-                Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.LEASED).update(
-                    expires_at=_lease_until(assignment.session, now)
-                )
-            ) and _refresh(assignment)
-        took = ItemQuota.objects.with_room().filter(item_id=assignment.item_id, pool_id=assignment.pool_id).update(
-            leased=F("leased") + 1
-        )
-        if not took:
+            Assignment.objects.filter(pk=assignment.pk).update(expires_at=until)
+        elif status == Assignment.Status.EXPIRED:
+            took = ItemQuota.objects.with_room().filter(item_id=assignment.item_id, pool_id=assignment.pool_id)
+            if not took.update(leased=F("leased") + 1):
+                return False
+            Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.LEASED, expires_at=until)
+        else:  # submitted meanwhile: nothing to renew
             return False
-        Assignment.objects.filter(pk=assignment.pk).update(
-            status=Assignment.Status.LEASED, expires_at=_lease_until(assignment.session, now)
-        )
     return _refresh(assignment)
 
 

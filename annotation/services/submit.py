@@ -14,6 +14,7 @@ from studies.protocol import Validation, validate
 
 from ..context import assignment_context
 from ..models import Annotation, Assignment
+from .leases import assignment_lock
 
 
 @dataclass
@@ -64,16 +65,21 @@ def annotation_submit(*, assignment: Assignment, data, now: datetime | None = No
 def _assignment_claim(assignment: Assignment) -> tuple[bool, bool]:
     """Mark the assignment submitted and settle its quota; return (claimed, surplus).
 
-    Conditional updates make exactly one of several concurrent submits win.
+    The assignment's row is locked first and its stored status decides (a renew may have turned a
+    lapsed lease back into a live one meanwhile); the conditional update makes exactly one of
+    several concurrent submits win, on databases without row locks too.
     """
-    quota = ItemQuota.objects.filter(item_id=assignment.item_id, pool_id=assignment.pool_id)
-    submitted = Assignment.Status.SUBMITTED
-    if Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.LEASED).update(status=submitted):
-        quota.update(leased=F("leased") - 1, done=F("done") + 1)
+    status = assignment_lock(assignment)
+    if status not in (Assignment.Status.LEASED, Assignment.Status.EXPIRED):
+        return False, False
+    if not Assignment.objects.filter(pk=assignment.pk, status=status).update(status=Assignment.Status.SUBMITTED):
+        return False, False
+    if status == Assignment.Status.LEASED:
+        ItemQuota.objects.filter(item_id=assignment.item_id, pool_id=assignment.pool_id).update(
+            leased=F("leased") - 1, done=F("done") + 1
+        )
         return True, False
-    if Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.EXPIRED).update(status=submitted):
-        return True, not quota_count_late(item_id=assignment.item_id, pool_id=assignment.pool_id)
-    return False, False
+    return True, not quota_count_late(item_id=assignment.item_id, pool_id=assignment.pool_id)
 
 
 def quota_count_late(*, item_id: int, pool_id: int) -> bool:

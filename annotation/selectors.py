@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.db.models import Exists, OuterRef, QuerySet
 from django.http import Http404
@@ -46,6 +47,22 @@ def quotas_open_to(*, pool: CountryPool, annotator: Annotator | None) -> QuerySe
             Exists(Assignment.objects.filter(annotator=annotator, item=OuterRef("item_id")))
         ).exclude(item__author_pid=annotator.prolific_pid)
     return quotas
+
+
+# How long a newcomer's untouched lease holds a slot that someone else needs.
+NEWCOMER_GRACE = timedelta(minutes=2)
+
+
+def idle_newcomer_leases(*, pool: CountryPool, now: datetime) -> QuerySet[Assignment]:
+    """Leases of the pool that do not block its last slots: held for longer than ``NEWCOMER_GRACE``
+    by an annotator who has submitted nothing and typed nothing on the item (no draft: the page
+    saves one at the first answer). Invented participant ids that only open the link hold slots
+    this way; a real participant at work has answered something within that time."""
+    return Assignment.objects.filter(
+        pool=pool, status=Assignment.Status.LEASED, leased_at__lte=now - NEWCOMER_GRACE, draft={}
+    ).exclude(
+        Exists(Assignment.objects.filter(annotator=OuterRef("annotator_id"), status=Assignment.Status.SUBMITTED))
+    )
 
 
 def example_item_for_annotator(annotator: Annotator, item_pk: int):

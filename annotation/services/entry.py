@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from django.db import IntegrityError
+from django.utils import timezone
 
 from studies.models import CountryPool
 
 from ..models import Annotator, Session
 from ..quota import PROLIFIC_PARAM_RE
-from ..selectors import quotas_open_to
+from ..selectors import idle_newcomer_leases, quotas_open_to
 
 
 class EntryRefused(Exception):
@@ -61,5 +62,9 @@ def annotator_enter(*, pool: CountryPool, params: dict[str, str]) -> Session:
 
 
 def pool_has_room(*, pool: CountryPool, annotator: Annotator | None) -> bool:
-    """Is there an item in the pool with a free slot that this annotator has not seen?"""
-    return quotas_open_to(pool=pool, annotator=annotator).exists()
+    """Is there an item in the pool with a free slot that this annotator has not seen, or a slot
+    held by an idle newcomer's lease (which yields to them)?"""
+    return (
+        quotas_open_to(pool=pool, annotator=annotator).exists()
+        or idle_newcomer_leases(pool=pool, now=timezone.now()).exists()
+    )

@@ -7,14 +7,14 @@ import random
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, Sum
+from django.db.models import Exists, F, OuterRef, Sum
 from django.utils import timezone
 
 from studies.models import CountryPool, ItemQuota
 
 from ..models import Annotator, Assignment, Session
 from ..quota import max_items_per_annotator
-from ..selectors import quotas_open_to
+from ..selectors import idle_newcomer_leases, quotas_open_to
 
 CANDIDATES = 40
 DRAFT_MAX_CHARS = 20_000
@@ -118,6 +118,38 @@ def _assignment_lease(*, session: Session, now: datetime) -> Assignment | None:
     cap = _annotator_cap(annotator)
     if cap is not None and annotator.assignments.exclude(status=Assignment.Status.EXPIRED).count() >= cap:
         return None
+    lease = _lease_open_quota(session=session, annotator=annotator, pool=pool, now=now)
+    if lease is None and _newcomer_lease_yield(annotator=annotator, pool=pool, now=now):
+        lease = _lease_open_quota(session=session, annotator=annotator, pool=pool, now=now)
+    return lease
+
+
+def _newcomer_lease_yield(*, annotator: Annotator, pool: CountryPool, now: datetime) -> bool:
+    """Expire one idle newcomer's lease (``selectors.idle_newcomer_leases``) on an item this
+    annotator may take, giving its slot back; False when there is none. Its holder, if they come
+    back, is treated as after any lapse: renewed if there is room, and a late submit is kept."""
+    seen = Assignment.objects.filter(annotator=annotator, item=OuterRef("item_id"))
+    idle = (
+        idle_newcomer_leases(pool=pool, now=now)
+        .exclude(annotator=annotator)
+        .exclude(Exists(seen))
+        .exclude(item__author_pid=annotator.prolific_pid)
+        .order_by("leased_at")
+        .values_list("pk", "item_id")
+    )
+    for pk, item_id in idle[:5]:
+        with transaction.atomic():  # the assignment's row first, then the quota
+            if Assignment.objects.filter(pk=pk, status=Assignment.Status.LEASED).update(
+                status=Assignment.Status.EXPIRED
+            ):
+                ItemQuota.objects.filter(item_id=item_id, pool_id=pool.pk, leased__gt=0).update(
+                    leased=F("leased") - 1
+                )
+                return True
+    return False
+
+
+def _lease_open_quota(*, session: Session, annotator: Annotator, pool: CountryPool, now: datetime) -> Assignment | None:
     candidates = list(
         quotas_open_to(pool=pool, annotator=annotator)
         .order_by("done", "leased")

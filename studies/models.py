@@ -1,13 +1,21 @@
 """What is asked: studies, their country pools, items and the mock test."""
 
+import json
 import uuid
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
 from . import protocol as protocol_engine
+
+
+@lru_cache(maxsize=256)
+def parsed_protocol(text: str) -> protocol_engine.Protocol:
+    """A spec's JSON text parsed, once per process: every request of a study reads the same
+    immutable ``Protocol`` instead of parsing its spec again."""
+    return protocol_engine.parse_spec(json.loads(text))
 
 
 class Study(models.Model):
@@ -54,7 +62,7 @@ class Study(models.Model):
 
     @cached_property
     def spec(self) -> protocol_engine.Protocol:
-        return protocol_engine.parse_spec(self.protocol)
+        return parsed_protocol(json.dumps(self.protocol, sort_keys=True))
 
     @property
     def is_open(self) -> bool:

@@ -76,6 +76,14 @@ def annotated_elsewhere(items, other_pool):
 
 
 @pytest.fixture(autouse=True)
+def _fresh_cache():
+    """What a process keeps in its cache (a pool's slots) never leaks from one test into another."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path):
     """Item images, uploads and exports go to a fresh media root for each test."""
     settings.MEDIA_ROOT = str(tmp_path / "media")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta
 
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef, Sum
 from django.utils import timezone
@@ -36,18 +37,31 @@ def assignments_expire(*, now: datetime | None = None, pool: CountryPool | None 
     return count
 
 
+POOL_SLOTS_TTL = 60  # seconds a process keeps a pool's total of wanted annotations
+
+
 def _annotator_cap(annotator: Annotator) -> int | None:
     pool = annotator.pool
     if not pool.min_distinct_annotators:
         return None
-    slots = ItemQuota.objects.filter(pool=pool).aggregate(n=Sum("wanted"))["n"] or 0
+    # The sum over every quota of the pool grows with the study: kept a minute (a cap a minute
+    # old is as fair; it only spreads the work over enough people).
+    slots = cache.get_or_set(
+        f"tessera:pool-slots:{pool.pk}",
+        lambda: ItemQuota.objects.filter(pool=pool).aggregate(n=Sum("wanted"))["n"] or 0,
+        POOL_SLOTS_TTL,
+    )
     return max_items_per_annotator(
         slots=slots, min_distinct=pool.min_distinct_annotators, session_size=annotator.study.items_per_session
     )
 
 
-def session_submitted_count(session: Session) -> int:
-    return session.assignments.filter(status=Assignment.Status.SUBMITTED).count()
+def session_submitted_count(session: Session, *, fresh: bool = False) -> int:
+    """How many items of the session are submitted, counted once per request: kept on the
+    ``session`` object (which lives for one request) unless ``fresh``."""
+    if fresh or "_submitted_count" not in session.__dict__:
+        session.__dict__["_submitted_count"] = session.assignments.filter(status=Assignment.Status.SUBMITTED).count()
+    return session.__dict__["_submitted_count"]
 
 
 def session_complete(*, session: Session, now: datetime | None = None) -> None:
@@ -61,18 +75,19 @@ def assignment_current(*, session: Session, now: datetime | None = None) -> Assi
     None means the session is over: its batch is done, or no item is left for this annotator.
     """
     now = now or timezone.now()
-    if session.completed_at or session_submitted_count(session) >= session.items_target:
+    if session.completed_at or session_submitted_count(session, fresh=True) >= session.items_target:
         return None
-    open_ = session.assignments.exclude(status=Assignment.Status.SUBMITTED).order_by("-position").first()
-    if open_ is not None:
-        if open_.status == Assignment.Status.LEASED and open_.expires_at > now:
-            return open_
-        if _assignment_renew(open_, now):
-            return open_
+    latest = session.assignments.order_by("-position").first()  # the item they are on, unless submitted
+    position = latest.position + 1 if latest is not None else 1
+    if latest is not None and latest.status != Assignment.Status.SUBMITTED:
+        if latest.status == Assignment.Status.LEASED and latest.expires_at > now:
+            return latest
+        if _assignment_renew(latest, now):
+            return latest
         # Not renewed: the item is full, or a late submit of it just landed (then the batch may be done).
-        if session_submitted_count(session) >= session.items_target:
+        if session_submitted_count(session, fresh=True) >= session.items_target:
             return None
-    return _assignment_lease(session=session, now=now)
+    return _assignment_lease(session=session, now=now, position=position)
 
 
 def _lease_until(session: Session, now: datetime) -> datetime:
@@ -111,17 +126,33 @@ def _refresh(assignment: Assignment) -> bool:
     return True
 
 
-def _assignment_lease(*, session: Session, now: datetime) -> Assignment | None:
+def _assignment_lease(*, session: Session, now: datetime, position: int) -> Assignment | None:
+    """A new lease at ``position`` of the session. When nothing is open to the annotator, the
+    pool's lapsed leases are swept (Celery beat also does it every minute) and an idle newcomer's
+    lease may yield, then the lease is tried again."""
     annotator = session.annotator
     pool = annotator.pool
-    assignments_expire(now=now, pool=pool)
-    cap = _annotator_cap(annotator)
-    if cap is not None and annotator.assignments.exclude(status=Assignment.Status.EXPIRED).count() >= cap:
+    if _annotator_capped(session, annotator):
         return None
-    lease = _lease_open_quota(session=session, annotator=annotator, pool=pool, now=now)
-    if lease is None and _newcomer_lease_yield(annotator=annotator, pool=pool, now=now):
-        lease = _lease_open_quota(session=session, annotator=annotator, pool=pool, now=now)
+    lease = _lease_open_quota(session=session, annotator=annotator, pool=pool, now=now, position=position)
+    if lease is None and (
+        assignments_expire(now=now, pool=pool) or _newcomer_lease_yield(annotator=annotator, pool=pool, now=now)
+    ):
+        lease = _lease_open_quota(session=session, annotator=annotator, pool=pool, now=now, position=position)
     return lease
+
+
+def _annotator_capped(session: Session, annotator: Annotator) -> bool:
+    """Has the annotator taken as many items as the pool's minimum of distinct annotators allows?
+    The cap is never below a session's size, so the pool's slots are summed only for an annotator
+    past their first session's worth of items."""
+    if not annotator.pool.min_distinct_annotators:
+        return False
+    taken = annotator.assignments.exclude(status=Assignment.Status.EXPIRED).count()
+    if taken < annotator.study.items_per_session:
+        return False
+    cap = _annotator_cap(annotator)
+    return cap is not None and taken >= cap
 
 
 def _newcomer_lease_yield(*, annotator: Annotator, pool: CountryPool, now: datetime) -> bool:
@@ -149,7 +180,9 @@ def _newcomer_lease_yield(*, annotator: Annotator, pool: CountryPool, now: datet
     return False
 
 
-def _lease_open_quota(*, session: Session, annotator: Annotator, pool: CountryPool, now: datetime) -> Assignment | None:
+def _lease_open_quota(
+    *, session: Session, annotator: Annotator, pool: CountryPool, now: datetime, position: int
+) -> Assignment | None:
     candidates = list(
         quotas_open_to(pool=pool, annotator=annotator)
         .order_by("done", "leased")
@@ -158,7 +191,6 @@ def _lease_open_quota(*, session: Session, annotator: Annotator, pool: CountryPo
     # Fewest done first; ties in random order so parallel annotators spread over items.
     rng = random.Random()
     candidates.sort(key=lambda c: (c[2], rng.random()))
-    position = (session.assignments.order_by("-position").values_list("position", flat=True).first() or 0) + 1
     for quota_pk, item_id, _ in candidates:
         try:
             with transaction.atomic():

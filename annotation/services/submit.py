@@ -31,9 +31,10 @@ def annotation_submit(*, assignment: Assignment, data, now: datetime | None = No
     stored as surplus otherwise. A repeated submit returns the stored annotation.
     """
     now = now or timezone.now()
-    existing = Annotation.objects.filter(assignment=assignment).first()
-    if existing is not None:
-        return SubmitResult(validation=Validation(answers=existing.answers), annotation=existing, duplicate=True)
+    if assignment.status == Assignment.Status.SUBMITTED:  # as loaded: a repeat of a stored submit
+        existing = Annotation.objects.filter(assignment=assignment).first()
+        if existing is not None:
+            return SubmitResult(validation=Validation(answers=existing.answers), annotation=existing, duplicate=True)
     item = assignment.item
     study = item.study
     validation = validate(study.spec, data, assignment_context(assignment, study.spec))

@@ -135,7 +135,8 @@ def test_without_htmx_a_submit_redirects_or_renders_the_full_page(annotating, se
 def test_the_next_item_path_has_a_fixed_number_of_queries(annotating, session, django_assert_max_num_queries):
     annotating.get(reverse("annotation:items"))
     a = Assignment.objects.get(session=session)
-    # 21 since the submit locks its assignment's row before it settles the quota (no deadlock with a
-    # renew); the hot-path work of issue 9 is to bring this down.
-    with django_assert_max_num_queries(21):
+    # the session store, the session, the assignment; the assignment locked, submitted, its quota
+    # settled, the annotation; the count of submitted, the latest assignment, the open quotas, a
+    # quota taken and the new lease; the new item (with savepoints around the two writes)
+    with django_assert_max_num_queries(17):
         submit(annotating, a, valid_answers(), **HX)

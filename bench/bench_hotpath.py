@@ -1,0 +1,576 @@
+#!/usr/bin/env python
+"""Benchmark the annotator's hot path over HTTP: gunicorn, real pages, K annotators at once.
+
+    createdb -h 127.0.0.1 -U postgres bench_hotpath
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_hotpath \\
+        .venv/bin/python bench/bench_hotpath.py --db postgres --items 10000 --annotators 1 8 32 --seconds 15
+    .venv/bin/python bench/bench_hotpath.py --db sqlite --items 10000 --annotators 1 8 32 --seconds 15
+    DATABASE_URL=... .venv/bin/python bench/bench_hotpath.py --db postgres --items 100000 --stored 1000000 \\
+        --annotators 32 --keep          # --keep: the next run with the same sizes reuses the study
+
+Builds a CulturalFrames rating study (preset culturalframes-rating, one pool, --items items each
+wanting 3 annotations, no practice test; --stored M adds M submitted annotations by other
+annotators on ceil(M/3) extra, full items, in bulk), starts gunicorn (DEBUG=0, WhiteNoise, a free
+loopback port) and runs --annotators K browsers in threads, each K for --seconds. A browser does
+what the annotator's browser does: the entry link with new Prolific ids (cookies kept, redirects
+followed), the static files of the first page, consent, eligibility, instructions, then cycles of
+the item page (full page once; afterwards the htmx submit's response is the next item's
+fragment), its image, and the htmx submit of a complete valid answer built from the form; at the
+end of a session (HX-Redirect) the end page, and a new participant. A cycle is one item submitted.
+
+Prints per K: cycles/s, p50/p95/p99 of each request kind, gunicorn CPU (master and workers,
+/proc) and the whole machine's CPU (/proc/stat) per cycle, the generator's own CPU, errors (any
+status >= 400 or transport error; "database is locked" and worker timeouts in gunicorn's log);
+the SQL queries per request of one extra single-annotator pass run in-process through Django's
+test client with CaptureQueriesContext; and the invariants afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import re
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter, defaultdict
+from html import unescape
+from pathlib import Path
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parent.parent
+PROMPT = "a family sharing a festive meal under lanterns at dusk in the old town square"
+TEXT = "The lanterns and the festive food of the prompt are missing from this picture."
+BATCH = 10_000  # extra items built per batch (--stored): the build's memory stays flat
+MAIN = ("item page", "submit", "image")
+
+
+# --- setup -------------------------------------------------------------------------------------
+
+def configure(args, tmp: str) -> dict:
+    """The environment of the server and of this process's Django (the same settings)."""
+    if args.db == "postgres" and not os.environ.get("DATABASE_URL", "").startswith("postgres"):
+        raise SystemExit("--db postgres needs DATABASE_URL=postgres://…")
+    env = {
+        "DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "0", "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "127.0.0.1", "SESSION_COOKIE_SECURE": "0", "CSRF_COOKIE_SECURE": "0",
+        "TESSERA_VAR_DIR": f"{tmp}/var", "MEDIA_ROOT": f"{tmp}/media", "LOG_LEVEL": "WARNING",
+        "DATABASE_CONN_MAX_AGE": str(args.conn_max_age),
+        "DATABASE_URL": os.environ["DATABASE_URL"] if args.db == "postgres" else f"sqlite:///{tmp}/bench.sqlite3",
+    }
+    os.environ.update(env)
+    os.environ.pop("CELERY_BROKER_URL", None)
+    sys.path.insert(0, str(ROOT))
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+    call_command("collectstatic", verbosity=0, interactive=False)  # into $TESSERA_VAR_DIR/static
+    return {k: v for k, v in os.environ.items() if k != "CELERY_BROKER_URL"}
+
+
+def write_images(media: str, n: int = 16) -> None:
+    """n JPEG images of 512x512 (smooth colour blobs and noise, about 40 KB each)."""
+    from PIL import Image, ImageFilter
+
+    rng = random.Random(1)
+    os.makedirs(f"{media}/bench", exist_ok=True)
+    for k in range(n):
+        small = Image.new("RGB", (8, 8))
+        small.putdata([tuple(rng.randrange(256) for _ in range(3)) for _ in range(64)])
+        noise = Image.effect_noise((512, 512), 24).convert("RGB")
+        img = Image.blend(small.resize((512, 512), Image.BICUBIC), noise, 0.15).filter(ImageFilter.SMOOTH)
+        img.save(f"{media}/bench/{k}.jpg", quality=85)
+
+
+def build(n_items: int, stored: int, keep: bool):
+    from django.contrib.auth import get_user_model
+    from django.db import transaction
+
+    from studies.models import CountryPool, Item, ItemQuota, Study
+    from studies.services import preset_load, study_create
+
+    name = f"Hot path benchmark: {n_items} items, {stored} stored"
+    study = Study.objects.filter(name=name).first() if keep else None
+    if study is not None:
+        print(f"reusing the study {study.pk} ({name})")
+        return study, study.pools.get()
+    t0 = time.perf_counter()
+    user, _ = get_user_model().objects.get_or_create(username="bench-hotpath")
+    study = study_create(
+        owner=user, name=name, protocol=preset_load("culturalframes-rating"), status="open", items_per_session=5,
+        code_completed="A", code_failed_mock="B", code_not_eligible="C", code_no_consent="D",
+    )
+    pool = CountryPool.objects.create(study=study, country="IN", country_name="India", annotations_per_item=3)
+    for first in range(0, n_items, BATCH):
+        with transaction.atomic():
+            items = Item.objects.bulk_create(
+                [Item(study=study, external_id=f"i{n}", country="IN", prompt=PROMPT, image=f"bench/{n % 16}.jpg",
+                      width=512, height=512, sha256=f"{n:064x}") for n in range(first, min(n_items, first + BATCH))],
+                batch_size=2000,
+            )
+            ItemQuota.objects.bulk_create([ItemQuota(item=i, pool=pool, wanted=3) for i in items], batch_size=2000)
+    if stored:
+        _store(study, pool, n_items, stored)
+    print(f"built {n_items} items and {stored} stored annotations in {time.perf_counter() - t0:.0f} s")
+    return study, pool
+
+
+def _store(study, pool, first_n: int, stored: int) -> None:
+    """`stored` submitted annotations of other annotators (25 each, in sessions of 5) on full items."""
+    from datetime import timedelta
+
+    from django.db import transaction
+    from django.utils import timezone
+
+    from annotation.models import Annotation, Annotator, Assignment, Session
+    from studies.models import Item, ItemQuota
+
+    now = timezone.now()
+    n_annotators = max(3, -(-stored // 25))
+    annotators = [a.pk for a in Annotator.objects.bulk_create(
+        [Annotator(study=study, pool=pool, prolific_pid=f"S{k:023d}", consented_at=now, eligible_at=now,
+                   instructions_read_at=now) for k in range(n_annotators)], batch_size=5000)]
+    sessions = [s.pk for s in Session.objects.bulk_create(
+        [Session(annotator_id=a, prolific_session_id=f"s{j}", prolific_study_id="BENCH", items_target=5,
+                 completed_at=now) for a in annotators for j in range(5)], batch_size=5000)]
+    taken = [0] * n_annotators
+    answers = [{"alignment": 1, "stereotype": "no", "quality": q, "overall": o} for q in (0.5, 1) for o in (3, 4, 5)]
+    n_extra = -(-stored // 3)
+    for first in range(0, n_extra, BATCH):
+        batch = range(first, min(n_extra, first + BATCH))
+        with transaction.atomic():
+            items = Item.objects.bulk_create(
+                [Item(study=study, external_id=f"x{n}", country="IN", prompt=PROMPT, image=f"bench/{n % 16}.jpg",
+                      width=512, height=512, sha256=f"{first_n + n:064x}") for n in batch], batch_size=5000)
+            rows = []
+            for n, item in zip(batch, items, strict=True):
+                for r in range(min(3, stored - 3 * n)):
+                    a = (3 * n + r) % n_annotators  # an item's 3 slots go to 3 different annotators
+                    rows.append((a, item.pk, sessions[5 * a + taken[a] // 5 % 5], taken[a] % 5 + 1))
+                    taken[a] += 1
+            ItemQuota.objects.bulk_create(
+                [ItemQuota(item=i, pool=pool, wanted=3, done=min(3, stored - 3 * n)) for n, i in zip(batch, items)],
+                batch_size=5000)
+            assignments = Assignment.objects.bulk_create(
+                [Assignment(session_id=s, annotator_id=annotators[a], item_id=i, pool=pool, position=p,
+                            status="submitted", leased_at=now, expires_at=now + timedelta(minutes=30))
+                 for a, i, s, p in rows], batch_size=5000)
+            Annotation.objects.bulk_create(
+                [Annotation(assignment_id=asg.pk, study=study, item_id=asg.item_id, pool=pool,
+                            annotator_id=asg.annotator_id, answers=answers[asg.pk % len(answers)],
+                            protocol_version=1, time_spent_ms=40_000, started_at=now) for asg in assignments],
+                batch_size=5000)
+        print(f"  stored {min(stored, 3 * batch[-1] + 3)} of {stored} annotations", end="\r", flush=True)
+    print()
+
+
+# --- the browser -------------------------------------------------------------------------------
+
+class Stop(Exception):
+    """The session cannot go on (an error page, an unexpected step)."""
+
+
+def kind_of(method: str, path: str) -> str:
+    if path.startswith("/static/"):
+        return "static"
+    if path.startswith("/join/"):
+        return "GET join"
+    if path == "/a/items/":
+        return "item page"
+    if re.fullmatch(r"/a/items/\d+/", path):
+        return "submit"
+    if re.fullmatch(r"/a/items/\d+/image", path):
+        return "image"
+    return f"{method} {path}"
+
+
+ONBOARDING = {  # the form of each onboarding page, as a person fills it in
+    "/a/consent/": lambda html: [("consent", "yes")],
+    "/a/eligibility/": lambda html: [(n, "yes") for n in dict.fromkeys(re.findall(r'type="radio" name="(\w+)"', html))],
+    "/a/instructions/": lambda html: [],
+}
+
+
+def attrs(tag: str) -> dict[str, str]:
+    return {k: unescape(v) for k, v in re.findall(r'([\w-]+)="([^"]*)"', tag)}
+
+
+def item_answer(html: str, rng: random.Random) -> tuple[str, list[tuple[str, str]]]:
+    """The form's hx-post URL and a complete valid answer: a random choice for every question shown
+    (conditions evaluated as item.js does), one or two ticks for checkboxes, a sentence for texts."""
+    from studies.protocol.conditions import evaluate
+
+    form = html[html.index('<form id="item-form"'):]
+    form = form[:form.index("</form>")]
+    data = [("csrfmiddlewaretoken", re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1))]
+    values: dict = {}
+    for chunk in form.split("<fieldset")[1:]:
+        field = attrs(chunk[:chunk.index(">")])
+        key, name = field["data-field"], field["data-name"]
+        if "data-show-if" in field and not evaluate(json.loads(field["data-show-if"]), values):
+            continue
+        inputs = [a for a in map(attrs, re.findall(r"<input [^>]*>", chunk)) if a.get("name") == name]
+        if field["data-type"] == "text":
+            data.append((name, TEXT))
+            values[key] = TEXT
+        elif inputs and inputs[0]["type"] == "radio":
+            pick = rng.choice(inputs)
+            data.append((name, pick["value"]))
+            values[key] = json.loads(pick["data-v"])
+        elif inputs:
+            picks = rng.sample(inputs, min(len(inputs), rng.randint(1, 2)))
+            data += [(name, p["value"]) for p in picks]
+            values[key] = [json.loads(p["data-v"]) for p in picks]
+    return re.search(r'hx-post="([^"]+)"', form).group(1), data
+
+
+class HttpxTransport:
+    def __init__(self, base: str):
+        import httpx
+
+        self.client = httpx.Client(base_url=base, timeout=60, follow_redirects=False)
+        self.queries = None
+
+    def send(self, method, path, body, headers):
+        r = self.client.request(method, path, content=body, headers=headers)
+        return r.status_code, r.headers, r.content
+
+    def new_browser(self):
+        self.client.cookies.clear()
+
+
+class DjangoTransport:
+    """Django's test client in this process; the queries of each request are kept."""
+
+    def __init__(self):
+        from django.test import Client
+
+        self.client = Client(enforce_csrf_checks=True, SERVER_NAME="127.0.0.1")
+        self.queries: list = []
+
+    def send(self, method, path, body, headers):
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        with CaptureQueriesContext(connection) as captured:
+            r = self.client.generic(method, path, body or "", content_type=headers.get("Content-Type", ""),
+                                    headers=headers)
+            content = b"".join(r.streaming_content) if r.streaming else r.content
+            r.close()
+        self.queries = [q["sql"] for q in captured.captured_queries]
+        return r.status_code, r.headers, content
+
+    def new_browser(self):
+        self.client.cookies.clear()
+
+
+class Browser:
+    """One annotator's browser: a new participant (cookies, cache) for each session."""
+
+    def __init__(self, transport, entry: str, origin: str, rng: random.Random, deadline: float):
+        self.t, self.entry, self.origin, self.rng, self.deadline = transport, entry, origin, rng, deadline
+        self.log: list = []  # (kind, ms, status, queries or None)
+        self.errors: Counter = Counter()
+        self.cycles = self.sessions = 0
+        self.cached: set[str] = set()
+
+    def send(self, method, path, data=None, headers=None):
+        headers = {"Accept": "text/html", **(headers or {})}
+        body = None
+        if method == "POST":
+            body = urlencode(data or [])
+            headers.update({"Content-Type": "application/x-www-form-urlencoded", "Origin": self.origin})
+        t0 = time.perf_counter()
+        status, hdrs, content = self.t.send(method, path, body, headers)
+        kind = kind_of(method, path.split("?")[0])
+        self.log.append((kind, (time.perf_counter() - t0) * 1000, status, self.t.queries))
+        if status >= 400:
+            self.errors[f"{kind} {status}"] += 1
+        return status, hdrs, content
+
+    def go(self, method, path, data=None):
+        """A navigation: the request and the redirects it leads to."""
+        while True:
+            status, hdrs, content = self.send(method, path, data)
+            if status not in (301, 302, 303):
+                return path, status, content.decode()
+            method, path, data = "GET", hdrs["Location"], None
+
+    def load_static(self, html: str):
+        for url in re.findall(r'(?:src|href)="(/static/[^"]+)"', html):
+            if url not in self.cached:
+                self.cached.add(url)
+                self.send("GET", url, headers={"Accept": "*/*"})
+
+    def session(self):
+        self.t.new_browser()
+        self.cached = set()
+        ids = f"PROLIFIC_PID={uuid.uuid4().hex[:24]}&STUDY_ID=BENCH&SESSION_ID={uuid.uuid4().hex[:24]}"
+        path, status, html = self.go("GET", f"{self.entry}?{ids}")
+        self.load_static(html)
+        while path != "/a/items/":
+            if status != 200 or path not in ONBOARDING:
+                raise Stop(f"{path} answered {status}")
+            token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
+            path, status, html = self.go("POST", path, [("csrfmiddlewaretoken", token), *ONBOARDING[path](html)])
+            self.load_static(html)
+        if status != 200:
+            raise Stop(f"the item page answered {status}")
+        self.sessions += 1
+        htmx = {"HX-Request": "true", "HX-Current-URL": self.origin + "/a/items/", "HX-Target": "item-panel",
+                "HX-Trigger": "item-form", "Accept": "*/*"}
+        while True:
+            image = re.search(r'<img src="(/a/items/\d+/image)"', html)
+            if image and image.group(1) not in self.cached:
+                self.cached.add(image.group(1))
+                self.send("GET", image.group(1), headers={"Accept": "image/*"})
+            if time.monotonic() > self.deadline:
+                return  # time is up: the session is left open, as by a participant who leaves
+            action, data = item_answer(html, self.rng)
+            status, hdrs, content = self.send("POST", action, data, htmx)
+            if status == 200:
+                self.cycles += 1
+                html = content.decode()
+            elif status == 204 and hdrs.get("HX-Redirect"):
+                self.cycles += 1
+                self.go("GET", hdrs["HX-Redirect"])
+                return
+            else:
+                raise Stop(f"the submit answered {status}")
+
+    def run(self):
+        while time.monotonic() < self.deadline:
+            try:
+                self.session()
+            except Exception as exc:  # noqa: BLE001 - counted, then a new participant
+                self.errors[f"{type(exc).__name__}: {str(exc)[:60]}"] += 1
+                time.sleep(0.1)
+
+
+# --- measuring -----------------------------------------------------------------------------------
+
+def gunicorn_pids(master: int) -> list[int]:
+    pids = [master]
+    for d in os.listdir("/proc"):
+        try:
+            if d.isdigit() and int(open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()[1]) == master:
+                pids.append(int(d))
+        except OSError:
+            pass
+    return pids
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """utime+stime of the processes (and of the master's reaped children, e.g. a killed worker)."""
+    ticks = 0
+    for n, pid in enumerate(pids):
+        try:
+            f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += int(f[11]) + int(f[12]) + (int(f[13]) + int(f[14]) if n == 0 else 0)
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy() -> float:
+    f = [int(x) for x in open("/proc/stat").readline().split()[1:9]]
+    return (sum(f) - f[3] - f[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def pct(values: list[float], p: float) -> float:
+    s = sorted(values)
+    return s[max(0, math.ceil(p / 100 * len(s)) - 1)] if s else float("nan")
+
+
+def start_gunicorn(env: dict, args, log_path: str):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
+               "--workers", str(args.workers), "--worker-class", args.worker_class, "--threads", str(args.threads)]
+    server = subprocess.Popen(command, env=env, cwd=ROOT, stdout=open(log_path, "ab"), stderr=subprocess.STDOUT)
+    import httpx
+
+    for _ in range(300):
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200:
+                return server, f"http://127.0.0.1:{port}"
+        except httpx.TransportError:
+            time.sleep(0.1)
+    server.kill()
+    raise SystemExit(f"gunicorn did not start; see {log_path}")
+
+
+def run_load(base: str, entry: str, k: int, seconds: float, master: int, log_path: str) -> dict:
+    deadline = time.monotonic() + seconds
+    browsers = [Browser(HttpxTransport(base), entry, base, random.Random(n), deadline) for n in range(k)]
+    threads = [threading.Thread(target=b.run, daemon=True) for b in browsers]
+    log_from = os.path.getsize(log_path)
+    pids = gunicorn_pids(master)
+    server0, machine0, own0, t0 = cpu_seconds(pids), machine_busy(), time.process_time(), time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=seconds + 120)
+    elapsed = time.perf_counter() - t0
+    server_cpu, machine_cpu = cpu_seconds(pids) - server0, machine_busy() - machine0
+    own_cpu = time.process_time() - own0
+    with open(log_path, errors="replace") as f:
+        f.seek(log_from)
+        log = f.read()
+    errors = sum((b.errors for b in browsers), Counter())
+    for needle in ("database is locked", "WORKER TIMEOUT", "Traceback"):
+        if log.count(needle):
+            errors[f"gunicorn log: {needle}"] = log.count(needle)
+    if any(t.is_alive() for t in threads):
+        errors["annotators stuck after the time box"] = sum(t.is_alive() for t in threads)
+    cycles = sum(b.cycles for b in browsers)
+    latencies = defaultdict(list)
+    for b in browsers:
+        for kind, ms, _, _ in b.log:
+            latencies[kind].append(ms)
+    return {
+        "k": k, "cycles": cycles, "seconds": elapsed, "sessions": sum(b.sessions for b in browsers),
+        "idle": sum(b.cycles == 0 for b in browsers), "latencies": latencies, "errors": errors,
+        "server_ms": 1000 * server_cpu / max(cycles, 1), "machine_ms": 1000 * machine_cpu / max(cycles, 1),
+        "own": own_cpu / elapsed, "workers": len(gunicorn_pids(master)) - 1 == len(pids) - 1,
+        "requests": sum(len(b.log) for b in browsers),
+    }
+
+
+def sql_pass(entry: str) -> dict:
+    """One annotator, two sessions, in-process: the queries of every request by kind."""
+    browser = Browser(DjangoTransport(), entry, "http://127.0.0.1", random.Random(0), float("inf"))
+    browser.session()
+    browser.session()
+    if browser.errors:
+        print(f"in-process pass: errors {dict(browser.errors)}")
+    by_kind = defaultdict(list)
+    for kind, _, _, queries in browser.log:
+        by_kind[kind].append(queries)
+    return by_kind
+
+
+def shape(sql: str) -> str:
+    verb = sql.split(None, 1)[0].upper()
+    table = re.search(r'(?:FROM|UPDATE|INTO)\s+"?(\w+)"?', sql, re.I)
+    return verb + (f" {table.group(1)}" if table else "") + (" FOR UPDATE" if "FOR UPDATE" in sql.upper() else "")
+
+
+def check(study, pool) -> list[str]:
+    from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery
+    from django.db.models.functions import Coalesce
+
+    from annotation.models import Annotation, Assignment
+    from studies.models import ItemQuota
+
+    def count(qs):
+        return Coalesce(Subquery(qs.values("item_id").annotate(n=Count("id")).values("n")[:1],
+                                 output_field=IntegerField()), 0)
+
+    mine = Q(item_id=OuterRef("item_id"), pool_id=OuterRef("pool_id"))
+    quotas = ItemQuota.objects.filter(pool=pool).annotate(
+        rows=count(Annotation.objects.filter(mine, surplus=False)),
+        leases=count(Assignment.objects.filter(mine, status="leased")),
+    )
+    problems = []
+    if n := quotas.filter(rows__gt=F("wanted") + F("reopened")).count():
+        problems.append(f"{n} items have more non-surplus annotations than wanted")
+    twice = Annotation.objects.filter(study=study).values("item", "annotator").annotate(n=Count("id")).filter(n__gt=1)
+    if n := twice.count():
+        problems.append(f"{n} (item, annotator) pairs are annotated twice")
+    if n := quotas.exclude(done=F("rows")).count():
+        problems.append(f"{n} quotas count done != their annotations")
+    if n := quotas.exclude(leased=F("leases")).count():
+        problems.append(f"{n} quotas count leased != their live leases")
+    return problems
+
+
+# --- main ----------------------------------------------------------------------------------------
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--db", choices=["postgres", "sqlite"], default="sqlite")
+    parser.add_argument("--items", type=int, default=10_000)
+    parser.add_argument("--stored", type=int, default=0, help="submitted annotations stored beforehand")
+    parser.add_argument("--annotators", type=int, nargs="+", default=[1, 8, 32])
+    parser.add_argument("--seconds", type=float, default=20, help="per number of annotators")
+    parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1) + 1)
+    parser.add_argument("--worker-class", default="sync", choices=["sync", "gthread"])
+    parser.add_argument("--threads", type=int, default=1, help="threads per worker (gthread)")
+    parser.add_argument("--conn-max-age", type=int, default=60, help="DATABASE_CONN_MAX_AGE (docker-compose: 60)")
+    parser.add_argument("--keep", action="store_true", help="keep the study on PostgreSQL and reuse it next time")
+    args = parser.parse_args()
+    load_start = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="tessera-hotpath-") as tmp:
+        env = configure(args, tmp)
+        from django.db import connection
+
+        from studies.services import study_delete
+
+        write_images(env["MEDIA_ROOT"])
+        study, pool = build(args.items, args.stored, args.keep)
+        entry = f"/join/{pool.entry_key}/"
+        queries = sql_pass(entry)
+        connection.close()
+        log_path = f"{tmp}/gunicorn.log"
+        server, base = start_gunicorn(env, args, log_path)
+        results = []
+        try:
+            for k in args.annotators:
+                results.append(run_load(base, entry, k, args.seconds, server.pid, log_path))
+                print(f"K={k}: {results[-1]['cycles']} cycles", flush=True)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+        problems = check(study, pool)
+        if not args.keep:
+            study_delete(study=study)
+
+    print(f"\n{connection.vendor}, {args.items} items x 3 (+{args.stored} stored annotations), gunicorn "
+          f"{args.workers} {args.worker_class} workers x {args.threads} thread(s), CONN_MAX_AGE {args.conn_max_age}, "
+          f"{args.seconds:g} s per K, {os.cpu_count()} cores\n")
+    heads = ["K", "cycles", "cycles/s", *(f"{k} p50/p95/p99 ms" for k in MAIN), "gunicorn CPU ms/cycle",
+             "machine CPU ms/cycle", "generator CPU", "sessions", "errors"]
+    print("| " + " | ".join(heads) + " |\n|" + "---|" * len(heads))
+    for r in results:
+        lat = [r["latencies"].get(k, []) for k in MAIN]
+        cells = [r["k"], r["cycles"], f"{r['cycles'] / r['seconds']:.1f}",
+                 *("/".join(f"{pct(v, p):.0f}" for p in (50, 95, 99)) for v in lat),
+                 f"{r['server_ms']:.0f}", f"{r['machine_ms']:.0f}", f"{100 * r['own']:.0f}% of a core",
+                 r["sessions"], sum(r["errors"].values())]
+        print("| " + " | ".join(map(str, cells)) + " |")
+    print("\n| K | request | n | p50 ms | p95 ms | p99 ms | max ms |\n|---|---|---|---|---|---|---|")
+    for r in results:
+        for kind, v in sorted(r["latencies"].items(), key=lambda kv: -len(kv[1])):
+            print(f"| {r['k']} | {kind} | {len(v)} | " + " | ".join(f"{pct(v, p):.1f}" for p in (50, 95, 99, 100))
+                  + " |")
+    for r in results:
+        if r["errors"] or r["idle"]:
+            print(f"K={r['k']}: errors {dict(r['errors'])}; annotators without a cycle: {r['idle']}")
+    print("\nSQL queries per request (in-process pass, one annotator, two sessions; Django's "
+          "CaptureQueriesContext through the test client):\n\n| request | n | queries | most frequent |\n|---|---|---|---|")
+    for kind, lists in sorted(queries.items(), key=lambda kv: -max(map(len, kv[1]))):
+        shapes = Counter(shape(q) for qs in lists for q in qs).most_common(4)
+        counts = sorted({len(qs) for qs in lists})
+        top = ", ".join(f"{s} ({n / len(lists):.1f})" for s, n in shapes)
+        print(f"| {kind} | {len(lists)} | {'-'.join(map(str, (counts[0], counts[-1]) if len(counts) > 1 else counts))}"
+              f" | {top} |")
+    print("\ninvariants: " + ("ok" if not problems else "; ".join(problems)))
+    print(f"load average (1/5/15 min): start {'/'.join(f'{x:.2f}' for x in load_start)}, "
+          f"end {'/'.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -20,13 +20,12 @@ listed in ``catalog.REPORTS``. Metric correlation and the human–human baseline
 """
 
 from .caire import HumanScores, human_scores
+from .complete_prompts import CompletePrompts, complete_prompts
 from .culturalframes import (
-    CompletePrompts,
     CriteriaSpearman,
     ErrorTypeShares,
     PromptFilter,
     WordFrequency,
-    complete_prompts,
     criteria_spearman,
     error_type_shares,
     prompt_filter_majority,

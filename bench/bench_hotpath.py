@@ -51,6 +51,7 @@ PROMPT = "a family sharing a festive meal under lanterns at dusk in the old town
 TEXT = "The lanterns and the festive food of the prompt are missing from this picture."
 BATCH = 10_000  # extra items built per batch (--stored): the build's memory stays flat
 MAIN = ("item page", "submit", "image")
+TX = {"BEGIN", "COMMIT", "SAVEPOINT", "RELEASE", "ROLLBACK"}
 
 
 # --- setup -------------------------------------------------------------------------------------
@@ -176,22 +177,12 @@ def _store(study, pool, first_n: int, stored: int) -> None:
 
 # --- the browser -------------------------------------------------------------------------------
 
-class Stop(Exception):
-    """The session cannot go on (an error page, an unexpected step)."""
+KINDS = [("static", r"/static/.*"), ("GET join", r"/join/.*"), ("item page", r"/a/items/"),
+         ("submit", r"/a/items/\d+/"), ("image", r"/a/items/\d+/image")]
 
 
 def kind_of(method: str, path: str) -> str:
-    if path.startswith("/static/"):
-        return "static"
-    if path.startswith("/join/"):
-        return "GET join"
-    if path == "/a/items/":
-        return "item page"
-    if re.fullmatch(r"/a/items/\d+/", path):
-        return "submit"
-    if re.fullmatch(r"/a/items/\d+/image", path):
-        return "image"
-    return f"{method} {path}"
+    return next((kind for kind, pattern in KINDS if re.fullmatch(pattern, path)), f"{method} {path}")
 
 
 ONBOARDING = {  # the form of each onboarding page, as a person fills it in
@@ -279,9 +270,8 @@ class Browser:
 
     def __init__(self, transport, entry: str, origin: str, rng: random.Random, deadline: float):
         self.t, self.entry, self.origin, self.rng, self.deadline = transport, entry, origin, rng, deadline
-        self.log: list = []  # (kind, ms, status, queries or None)
+        self.log: list = []  # (kind, ms, status, queries or None, monotonic time at the end)
         self.errors: Counter = Counter()
-        self.cycles = self.sessions = 0
         self.cached: set[str] = set()
 
     def send(self, method, path, data=None, headers=None):
@@ -293,7 +283,7 @@ class Browser:
         t0 = time.perf_counter()
         status, hdrs, content = self.t.send(method, path, body, headers)
         kind = kind_of(method, path.split("?")[0])
-        self.log.append((kind, (time.perf_counter() - t0) * 1000, status, self.t.queries))
+        self.log.append((kind, (time.perf_counter() - t0) * 1000, status, self.t.queries, time.monotonic()))
         if status >= 400:
             self.errors[f"{kind} {status}"] += 1
         return status, hdrs, content
@@ -320,13 +310,12 @@ class Browser:
         self.load_static(html)
         while path != "/a/items/":
             if status != 200 or path not in ONBOARDING:
-                raise Stop(f"{path} answered {status}")
+                raise RuntimeError(f"{path} answered {status}")
             token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
             path, status, html = self.go("POST", path, [("csrfmiddlewaretoken", token), *ONBOARDING[path](html)])
             self.load_static(html)
         if status != 200:
-            raise Stop(f"the item page answered {status}")
-        self.sessions += 1
+            raise RuntimeError(f"the item page answered {status}")
         htmx = {"HX-Request": "true", "HX-Current-URL": self.origin + "/a/items/", "HX-Target": "item-panel",
                 "HX-Trigger": "item-form", "Accept": "*/*"}
         while True:
@@ -339,16 +328,15 @@ class Browser:
             action, data = item_answer(html, self.rng)
             status, hdrs, content = self.send("POST", action, data, htmx)
             if status == 200:
-                self.cycles += 1
                 html = content.decode()
             elif status == 204 and hdrs.get("HX-Redirect"):
-                self.cycles += 1
                 self.go("GET", hdrs["HX-Redirect"])
                 return
             else:
-                raise Stop(f"the submit answered {status}")
+                raise RuntimeError(f"the submit answered {status}")
 
-    def run(self):
+    def run(self, stagger: float = 0.0):
+        time.sleep(self.rng.uniform(0, stagger))  # annotators out of step, as people are
         while time.monotonic() < self.deadline:
             try:
                 self.session()
@@ -359,21 +347,35 @@ class Browser:
 
 # --- measuring -----------------------------------------------------------------------------------
 
-def gunicorn_pids(master: int) -> list[int]:
-    pids = [master]
+def family(parent: int) -> list[int]:
+    """The process and its children (gunicorn's master and workers, PostgreSQL's postmaster and backends)."""
+    pids = [parent]
     for d in os.listdir("/proc"):
         try:
-            if d.isdigit() and int(open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()[1]) == master:
+            if d.isdigit() and int(open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()[1]) == parent:
                 pids.append(int(d))
         except OSError:
             pass
     return pids
 
 
+def postmaster() -> int | None:
+    for d in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            ppid = open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()[1]
+            comm = [open(f"/proc/{p}/comm").read().strip() for p in (d, ppid)]
+            if comm[0] == "postgres" and comm[1] != "postgres":  # the postmaster, not a backend
+                return int(d)
+        except OSError:
+            pass
+    return None
+
+
 def cpu_seconds(pids: list[int]) -> float:
-    """utime+stime of the processes (and of the master's reaped children, e.g. a killed worker)."""
+    """utime+stime of the processes, and of the first one's reaped children (a killed worker, a
+    PostgreSQL backend that closed its connection)."""
     ticks = 0
-    for n, pid in enumerate(pids):
+    for n, pid in enumerate(pids):  # fields 14-17 of /proc/PID/stat: utime stime cutime cstime
         try:
             f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
         except OSError:
@@ -411,53 +413,78 @@ def start_gunicorn(env: dict, args, log_path: str):
     raise SystemExit(f"gunicorn did not start; see {log_path}")
 
 
-def run_load(base: str, entry: str, k: int, seconds: float, master: int, log_path: str) -> dict:
-    deadline = time.monotonic() + seconds
-    browsers = [Browser(HttpxTransport(base), entry, base, random.Random(n), deadline) for n in range(k)]
-    threads = [threading.Thread(target=b.run, daemon=True) for b in browsers]
-    log_from = os.path.getsize(log_path)
-    pids = gunicorn_pids(master)
-    server0, machine0, own0, t0 = cpu_seconds(pids), machine_busy(), time.process_time(), time.perf_counter()
+def probe() -> float:
+    """CPU ms of a fixed pure-Python loop: this machine's speed at the moment (a shared VM's varies)."""
+    t0, x = time.process_time(), 0
+    for i in range(2_000_000):
+        x += i * i
+    return 1000 * (time.process_time() - t0)
+
+
+def counters(master: int, pg: int | None, pg_pids: list[int]) -> dict:
+    return {"server": cpu_seconds(family(master)), "pg": cpu_seconds(pg_pids) if pg else 0.0,
+            "machine": machine_busy(), "own": time.process_time()}
+
+
+def run_load(base: str, entry: str, k: int, ramp: float, seconds: float, master: int, log_path: str,
+             pg: int | None) -> dict:
+    """K annotators for ramp + seconds; what ends inside the last `seconds` (the window) is measured."""
+    speed = probe()
+    start = time.monotonic()
+    window = (start + ramp, start + ramp + seconds)
+    browsers = [Browser(HttpxTransport(base), entry, base, random.Random(n), window[1]) for n in range(k)]
+    threads = [threading.Thread(target=b.run, args=(ramp,), daemon=True) for b in browsers]
+    log_from, workers = os.path.getsize(log_path), set(family(master))
     for t in threads:
         t.start()
+    time.sleep(max(0.0, window[0] - time.monotonic()))
+    pg_pids = family(pg) if pg else []
+    before = counters(master, pg, pg_pids)
+    time.sleep(max(0.0, window[1] - time.monotonic()))
+    pg_pids += [p for p in (family(pg) if pg else []) if p not in pg_pids]  # backends opened meanwhile
+    used = {name: value - before[name] for name, value in counters(master, pg, pg_pids).items()}
     for t in threads:
-        t.join(timeout=seconds + 120)
-    elapsed = time.perf_counter() - t0
-    server_cpu, machine_cpu = cpu_seconds(pids) - server0, machine_busy() - machine0
-    own_cpu = time.process_time() - own0
+        t.join(timeout=120)
     with open(log_path, errors="replace") as f:
         f.seek(log_from)
         log = f.read()
-    errors = sum((b.errors for b in browsers), Counter())
+    errors = sum((b.errors for b in browsers), Counter())  # over the ramp and the window
     for needle in ("database is locked", "WORKER TIMEOUT", "Traceback"):
         if log.count(needle):
             errors[f"gunicorn log: {needle}"] = log.count(needle)
+    if set(family(master)) != workers:
+        errors["gunicorn workers replaced"] = 1
     if any(t.is_alive() for t in threads):
         errors["annotators stuck after the time box"] = sum(t.is_alive() for t in threads)
-    cycles = sum(b.cycles for b in browsers)
-    latencies = defaultdict(list)
-    for b in browsers:
-        for kind, ms, _, _ in b.log:
-            latencies[kind].append(ms)
+    latencies, cycles = defaultdict(list), Counter()
+    for n, b in enumerate(browsers):
+        for kind, ms, status, _, end in b.log:
+            if window[0] <= end <= window[1]:
+                latencies[kind].append(ms)
+                cycles[n] += kind == "submit" and status in (200, 204)
+    total = max(sum(cycles.values()), 1)
+    used["other"] = used["machine"] - used["server"] - used["pg"] - used["own"]
     return {
-        "k": k, "cycles": cycles, "seconds": elapsed, "sessions": sum(b.sessions for b in browsers),
-        "idle": sum(b.cycles == 0 for b in browsers), "latencies": latencies, "errors": errors,
-        "server_ms": 1000 * server_cpu / max(cycles, 1), "machine_ms": 1000 * machine_cpu / max(cycles, 1),
-        "own": own_cpu / elapsed, "workers": len(gunicorn_pids(master)) - 1 == len(pids) - 1,
-        "requests": sum(len(b.log) for b in browsers),
+        "k": k, "probe": speed, "cycles": sum(cycles.values()), "seconds": seconds,
+        "sessions": len(latencies["item page"]),
+        "idle": k - sum(1 for c in cycles.values() if c), "latencies": latencies, "errors": errors,
+        "requests": sum(map(len, latencies.values())), "own": used["own"] / seconds,
+        **{f"{name}_ms": 1000 * used[name] / total for name in ("server", "pg", "own", "other")},
     }
 
 
 def sql_pass(entry: str) -> dict:
     """One annotator, two sessions, in-process: the queries of every request by kind."""
     browser = Browser(DjangoTransport(), entry, "http://127.0.0.1", random.Random(0), float("inf"))
+    browser.session()  # warms up (first imports, templates); then two sessions are counted
+    browser.log.clear()
     browser.session()
     browser.session()
     if browser.errors:
         print(f"in-process pass: errors {dict(browser.errors)}")
     by_kind = defaultdict(list)
-    for kind, _, _, queries in browser.log:
-        by_kind[kind].append(queries)
+    for kind, ms, _, queries, _ in browser.log:
+        by_kind[kind].append((queries, ms))
     return by_kind
 
 
@@ -498,6 +525,49 @@ def check(study, pool) -> list[str]:
 
 # --- main ----------------------------------------------------------------------------------------
 
+def report(args, vendor: str, results: list[dict], queries: dict, problems: list[str], load_start) -> None:
+    print(f"\n{vendor}, {args.items} items x 3 (+{args.stored} stored annotations), gunicorn {args.workers} "
+          f"{args.worker_class} workers x {args.threads} thread(s), CONN_MAX_AGE {args.conn_max_age}, "
+          f"{args.seconds:g} s measured per K after {args.ramp:g} s of ramp-up (and a {args.warmup:g} s warm-up), "
+          f"{os.cpu_count()} cores\n")
+    heads = ["K", "cycles/s", *(f"{k} p50/p95/p99 ms" for k in MAIN), "CPU ms/cycle: gunicorn", "postgres",
+             "generator", "other processes", "generator CPU", "cycles", "sessions", "requests", "errors",
+             "probe ms"]
+    print("| " + " | ".join(heads) + " |\n|" + "---|" * len(heads))
+    for r in results:
+        lat = [r["latencies"].get(k, []) for k in MAIN]
+        cells = [r["k"], f"{r['cycles'] / r['seconds']:.1f}",
+                 *("/".join(f"{pct(v, p):.0f}" for p in (50, 95, 99)) for v in lat),
+                 *(f"{r[c]:.0f}" for c in ("server_ms", "pg_ms", "own_ms", "other_ms")),
+                 f"{100 * r['own']:.0f}% of a core",
+                 r["cycles"], r["sessions"], r["requests"], sum(r["errors"].values()), f"{r['probe']:.0f}"]
+        print("| " + " | ".join(map(str, cells)) + " |")
+    print("\n| K | request | n | p50 ms | p95 ms | p99 ms | max ms |\n|---|---|---|---|---|---|---|")
+    for r in results:
+        for kind, v in sorted(r["latencies"].items(), key=lambda kv: -len(kv[1])):
+            cells = " | ".join(f"{pct(v, p):.1f}" for p in (50, 95, 99, 100))
+            print(f"| {r['k']} | {kind} | {len(v)} | {cells} |")
+    print("\n(CPU ms/cycle: gunicorn's master and workers, the PostgreSQL server's processes, this generator and "
+          "everything else on the machine, over the window; probe ms: a fixed Python loop timed before the K, "
+          "lower is a faster machine at that moment)")
+    for r in results:
+        if r["errors"] or r["idle"]:
+            print(f"K={r['k']}: errors {dict(r['errors'])}; annotators without a cycle: {r['idle']}")
+    print("\nSQL queries per request: one extra annotator, two sessions, in-process through Django's test client, "
+          "counted with CaptureQueriesContext (ms: the request's wall time in-process, one at a time)\n\n"
+          "| request | n | ms | queries (mean, min-max) | of which BEGIN/COMMIT/SAVEPOINT "
+          "| most frequent (per request) |\n|---|---|---|---|---|---|")
+    for kind, rows in sorted(queries.items(), key=lambda kv: -sum(len(q) for q, _ in kv[1]) / len(kv[1])):
+        shapes = Counter(shape(sql) for q, _ in rows for sql in q)
+        tx = sum(n for sh, n in shapes.items() if sh.split()[0] in TX) / len(rows)
+        top = ", ".join(f"{sh} {n / len(rows):.1f}" for sh, n in shapes.most_common() if sh.split()[0] not in TX)
+        n, ms = [len(q) for q, _ in rows], sum(ms for _, ms in rows) / len(rows)
+        print(f"| {kind} | {len(n)} | {ms:.1f} | {sum(n) / len(n):.1f} ({min(n)}-{max(n)}) | {tx:.1f} | {top} |")
+    print("\ninvariants: " + ("ok" if not problems else "; ".join(problems)))
+    print(f"load average (1/5/15 min): start {'/'.join(f'{x:.2f}' for x in load_start)}, "
+          f"end {'/'.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--db", choices=["postgres", "sqlite"], default="sqlite")
@@ -505,6 +575,10 @@ def main() -> int:
     parser.add_argument("--stored", type=int, default=0, help="submitted annotations stored beforehand")
     parser.add_argument("--annotators", type=int, nargs="+", default=[1, 8, 32])
     parser.add_argument("--seconds", type=float, default=20, help="per number of annotators")
+    parser.add_argument("--warmup", type=float, default=5, help="seconds of load (2 annotators per worker) first")
+    parser.add_argument("--ramp", type=float, default=10,
+                        help="seconds each K runs before its measured window; the annotators start at random "
+                        "moments in it, so that their sessions are out of step")
     parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1) + 1)
     parser.add_argument("--worker-class", default="sync", choices=["sync", "gthread"])
     parser.add_argument("--threads", type=int, default=1, help="threads per worker (gthread)")
@@ -525,10 +599,13 @@ def main() -> int:
         connection.close()
         log_path = f"{tmp}/gunicorn.log"
         server, base = start_gunicorn(env, args, log_path)
+        pg = postmaster() if args.db == "postgres" else None
         results = []
         try:
+            if args.warmup:  # every worker's first requests (imports, templates, connection) are slow
+                run_load(base, entry, 2 * args.workers, 0, args.warmup, server.pid, log_path, pg)
             for k in args.annotators:
-                results.append(run_load(base, entry, k, args.seconds, server.pid, log_path))
+                results.append(run_load(base, entry, k, args.ramp, args.seconds, server.pid, log_path, pg))
                 print(f"K={k}: {results[-1]['cycles']} cycles", flush=True)
         finally:
             server.terminate()
@@ -536,39 +613,7 @@ def main() -> int:
         problems = check(study, pool)
         if not args.keep:
             study_delete(study=study)
-
-    print(f"\n{connection.vendor}, {args.items} items x 3 (+{args.stored} stored annotations), gunicorn "
-          f"{args.workers} {args.worker_class} workers x {args.threads} thread(s), CONN_MAX_AGE {args.conn_max_age}, "
-          f"{args.seconds:g} s per K, {os.cpu_count()} cores\n")
-    heads = ["K", "cycles", "cycles/s", *(f"{k} p50/p95/p99 ms" for k in MAIN), "gunicorn CPU ms/cycle",
-             "machine CPU ms/cycle", "generator CPU", "sessions", "errors"]
-    print("| " + " | ".join(heads) + " |\n|" + "---|" * len(heads))
-    for r in results:
-        lat = [r["latencies"].get(k, []) for k in MAIN]
-        cells = [r["k"], r["cycles"], f"{r['cycles'] / r['seconds']:.1f}",
-                 *("/".join(f"{pct(v, p):.0f}" for p in (50, 95, 99)) for v in lat),
-                 f"{r['server_ms']:.0f}", f"{r['machine_ms']:.0f}", f"{100 * r['own']:.0f}% of a core",
-                 r["sessions"], sum(r["errors"].values())]
-        print("| " + " | ".join(map(str, cells)) + " |")
-    print("\n| K | request | n | p50 ms | p95 ms | p99 ms | max ms |\n|---|---|---|---|---|---|---|")
-    for r in results:
-        for kind, v in sorted(r["latencies"].items(), key=lambda kv: -len(kv[1])):
-            print(f"| {r['k']} | {kind} | {len(v)} | " + " | ".join(f"{pct(v, p):.1f}" for p in (50, 95, 99, 100))
-                  + " |")
-    for r in results:
-        if r["errors"] or r["idle"]:
-            print(f"K={r['k']}: errors {dict(r['errors'])}; annotators without a cycle: {r['idle']}")
-    print("\nSQL queries per request (in-process pass, one annotator, two sessions; Django's "
-          "CaptureQueriesContext through the test client):\n\n| request | n | queries | most frequent |\n|---|---|---|---|")
-    for kind, lists in sorted(queries.items(), key=lambda kv: -max(map(len, kv[1]))):
-        shapes = Counter(shape(q) for qs in lists for q in qs).most_common(4)
-        counts = sorted({len(qs) for qs in lists})
-        top = ", ".join(f"{s} ({n / len(lists):.1f})" for s, n in shapes)
-        print(f"| {kind} | {len(lists)} | {'-'.join(map(str, (counts[0], counts[-1]) if len(counts) > 1 else counts))}"
-              f" | {top} |")
-    print("\ninvariants: " + ("ok" if not problems else "; ".join(problems)))
-    print(f"load average (1/5/15 min): start {'/'.join(f'{x:.2f}' for x in load_start)}, "
-          f"end {'/'.join(f'{x:.2f}' for x in os.getloadavg())}")
+    report(args, connection.vendor, results, queries, problems, load_start)
     return 1 if problems else 0
 
 

@@ -10,19 +10,24 @@
 
 Builds a CulturalFrames rating study (preset culturalframes-rating, one pool, --items items each
 wanting 3 annotations, no practice test; --stored M adds M submitted annotations by other
-annotators on ceil(M/3) extra, full items, in bulk), starts gunicorn (DEBUG=0, WhiteNoise, a free
-loopback port) and runs --annotators K browsers in threads, each K for --seconds. A browser does
-what the annotator's browser does: the entry link with new Prolific ids (cookies kept, redirects
-followed), the static files of the first page, consent, eligibility, instructions, then cycles of
-the item page (full page once; afterwards the htmx submit's response is the next item's
-fragment), its image, and the htmx submit of a complete valid answer built from the form; at the
-end of a session (HX-Redirect) the end page, and a new participant. A cycle is one item submitted.
+annotators on ceil(M/3) extra, full items, in bulk; on PostgreSQL the tables are ANALYZEd), starts
+gunicorn (DEBUG=0, WhiteNoise, a free loopback port) and runs --annotators K browsers in threads.
+A browser does what the annotator's browser does: the entry link with new Prolific ids (cookies
+kept, redirects followed), the static files of the first page, consent, eligibility, instructions,
+then cycles of the item page (full page once; afterwards the htmx submit's response is the next
+item's fragment), its image, and the htmx submit of a complete valid answer built from the form;
+at the end of a session (HX-Redirect) the end page, and a new participant. A cycle is one item
+submitted. Each K runs --ramp seconds (annotators start at random moments in it), then --seconds
+are measured: what ends inside that window counts.
 
-Prints per K: cycles/s, p50/p95/p99 of each request kind, gunicorn CPU (master and workers,
-/proc) and the whole machine's CPU (/proc/stat) per cycle, the generator's own CPU, errors (any
-status >= 400 or transport error; "database is locked" and worker timeouts in gunicorn's log);
-the SQL queries per request of one extra single-annotator pass run in-process through Django's
-test client with CaptureQueriesContext; and the invariants afterwards.
+Prints per K: cycles/s, p50/p95/p99 of each request kind, CPU per cycle (from /proc) of gunicorn's
+master and workers, of the PostgreSQL server, of this generator and of everything else, errors
+(any status >= 400 or transport error; "database is locked" and worker timeouts in gunicorn's
+log), a CPU speed probe (this VM's speed varies); the SQL queries per request of one extra
+single-annotator pass run in-process through Django's test client with CaptureQueriesContext; the
+invariants afterwards, and the load average. Defaults: 5 sync workers (2 x cores + 1: 2 to 5
+workers, sync or gthread, measured the same within the noise on 2 cores), CONN_MAX_AGE 60 as in
+docker-compose.yml.
 """
 
 from __future__ import annotations

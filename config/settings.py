@@ -1,5 +1,6 @@
 """Tessera settings. Everything comes from environment variables (see README's table)."""
 
+import base64
 import secrets
 from pathlib import Path
 
@@ -47,6 +48,7 @@ INSTALLED_APPS = [
     "annotation",
     "analysis",
     "exports",
+    "recruitment",
 ]
 
 MIDDLEWARE = [
@@ -158,6 +160,38 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BEAT_SCHEDULE = {
     "expire-leases": {"task": "annotation.tasks.assignments_expire_task", "schedule": 60.0},
 }
+
+# Prolific (recruitment/): the API's base URL, and the deployment-wide token used when a researcher
+# has not stored their own (on /prolific/settings/). Without either, Prolific features say so and
+# the rest of the platform works as before. A launch needs SITE_URL on https, unless the API URL is
+# a loopback address (the tests' fake Prolific, a local trial).
+PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com/api/v1/").rstrip("/") + "/"
+PROLIFIC_API_TOKEN = env_str("PROLIFIC_API_TOKEN")
+PROLIFIC_API_TIMEOUT = env_int("PROLIFIC_API_TIMEOUT", 15)
+PROLIFIC_API_RETRIES = env_int("PROLIFIC_API_RETRIES", 2)
+# Researchers' Prolific tokens are encrypted at rest with Fernet. TESSERA_ENCRYPTION_KEY: one or more
+# Fernet keys, comma-separated (the first encrypts, every one decrypts: list a new key first to
+# rotate). Unset: a key derived from SECRET_KEY with HKDF, so changing SECRET_KEY makes stored tokens
+# unreadable (researchers then enter them again).
+TESSERA_ENCRYPTION_KEY = env_list("TESSERA_ENCRYPTION_KEY", [])
+
+
+def _check_prolific_settings() -> None:
+    if not PROLIFIC_API_URL.startswith(("https://", "http://")):
+        raise ImproperlyConfigured(f"PROLIFIC_API_URL must be an http(s) address; got {PROLIFIC_API_URL!r}")
+    for key in TESSERA_ENCRYPTION_KEY:
+        try:
+            valid = len(base64.urlsafe_b64decode(key.encode("ascii"))) == 32
+        except (ValueError, UnicodeEncodeError):
+            valid = False
+        if not valid:
+            raise ImproperlyConfigured(
+                "TESSERA_ENCRYPTION_KEY must hold Fernet keys (32 url-safe base64-encoded bytes, e.g. from "
+                "`python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())'`)"
+            )
+
+
+_check_prolific_settings()
 
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)

@@ -15,6 +15,7 @@ urlpatterns = [
     path("studies/", include("studies.urls")),
     path("studies/", include("analysis.urls")),
     path("studies/", include("exports.urls")),
+    path("prolific/", include("recruitment.urls")),
     path("", include("annotation.urls")),
 ]
 

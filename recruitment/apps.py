@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class RecruitmentConfig(AppConfig):
+    name = "recruitment"
+    verbose_name = "Recruitment (Prolific)"

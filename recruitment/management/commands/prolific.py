@@ -1,0 +1,149 @@
+"""python manage.py prolific SUBCOMMAND STUDY …: a study's pools on Prolific.
+
+  launch STUDY --reward MINOR --minutes N [--pool CODE] [--publish] [--filter TITLE[=A|B]]… [--device D]…
+  status STUDY [--pool CODE]                     read each pool's study back from Prolific
+  publish|pause|resume|stop STUDY [--pool CODE]  move the studies on Prolific
+
+Calls use the token of ``--as USERNAME`` (default: the study's owner), else PROLIFIC_API_TOKEN.
+Each subcommand is one function over the same services the pages call.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from studies.models import CountryPool, Study
+
+from ...prolific import DEVICES, ProlificError
+from ...rules import RuleBroken, money
+from ...selectors import prolific_preview, prolific_studies_of
+from ...services import (
+    FilterPick,
+    LaunchOptions,
+    RecruitmentRefused,
+    prolific_study_launch,
+    prolific_study_refresh,
+    prolific_study_transition,
+)
+from ...tokens import ProlificNotConfigured
+
+VERBS = ("publish", "pause", "resume", "stop")
+
+
+class Command(BaseCommand):
+    help = "A study's country pools on Prolific: launch (drafts), status, publish, pause, resume, stop."
+
+    def add_arguments(self, parser):
+        sub = parser.add_subparsers(dest="subcommand", required=True, metavar="SUBCOMMAND")
+        launch = sub.add_parser("launch", help="Create each pool's Prolific study as a draft (idempotent).")
+        self._common(launch)
+        launch.add_argument("--reward", type=int, required=True, help="Per participant, in pence or cents.")
+        launch.add_argument("--minutes", type=int, required=True, help="Estimated completion time in minutes.")
+        launch.add_argument("--max-minutes", type=int, default=None, help="Maximum allowed time (default: the least Prolific accepts).")
+        launch.add_argument(
+            "--device", action="append", choices=DEVICES, default=None, help="Allowed device (repeat); default desktop."
+        )
+        launch.add_argument(
+            "--filter", action="append", default=[], metavar="TITLE[=LABEL|LABEL]",
+            help="A Prolific filter by its title, e.g. Nationality (the pool's country) or 'First Language=Hindi'.",
+        )
+        launch.add_argument("--auto-approve", action="store_true", help="Prolific approves completed submissions itself.")
+        launch.add_argument("--description", default="", help="The public description (default: a generated one).")
+        launch.add_argument("--publish", action="store_true", help="Publish each pool's study after launching it.")
+        self._common(sub.add_parser("status", help="Read each pool's study back from Prolific."))
+        for verb in VERBS:
+            self._common(sub.add_parser(verb, help=f"{verb.capitalize()} each pool's study on Prolific."))
+
+    @staticmethod
+    def _common(parser):
+        parser.add_argument("study", type=int, help="The study's id.")
+        parser.add_argument("--pool", default="", help="Only this pool (its country code, e.g. IN).")
+        parser.add_argument("--as", dest="as_user", default="", help="Whose Prolific token (default: the study's owner).")
+
+    def handle(self, *args, subcommand: str, study: int, pool: str, as_user: str, **options):
+        target = Study.objects.filter(pk=study).select_related("owner").first()
+        if target is None:
+            raise CommandError(f"no study with id {study}")
+        pools = list(target.pools.order_by("country"))
+        if pool:
+            pools = [p for p in pools if p.country == pool.upper()]
+            if not pools:
+                raise CommandError(f"the study has no pool {pool.upper()}")
+        if not pools:
+            raise CommandError("the study has no country pool")
+        user = target.owner
+        if as_user:
+            user = get_user_model().objects.filter(username=as_user).first()
+            if user is None:
+                raise CommandError(f"no user named {as_user!r}")
+        try:
+            if subcommand == "launch":
+                self._launch(pools, user, options)
+            elif subcommand == "status":
+                self._status(target, pools, user)
+            else:
+                self._transition(target, pools, user, subcommand)
+        except (ProlificNotConfigured, RecruitmentRefused, ProlificError) as exc:
+            raise CommandError(str(exc)) from None
+
+    def _launch(self, pools: list[CountryPool], user, options) -> None:
+        try:
+            picks = tuple(FilterPick.parse(text) for text in options["filter"])
+        except RuleBroken as exc:
+            raise CommandError(f"--filter: {exc}") from None
+        launch_options = LaunchOptions(
+            reward=options["reward"],
+            estimated_minutes=options["minutes"],
+            maximum_allowed_minutes=options["max_minutes"],
+            devices=tuple(options["device"] or ("desktop",)),
+            filter_picks=picks,
+            auto_approve=options["auto_approve"],
+            description=options["description"],
+        )
+        for pool in pools:
+            result = prolific_study_launch(pool=pool, user=user, options=launch_options)
+            row = result.prolific_study
+            said = "created as a draft" if result.created else "already on Prolific"
+            self.stdout.write(
+                f"{pool.country_name} ({pool.country}): {said}, Prolific study {row.prolific_id}, "
+                f"{row.places} places at {money(row.reward, row.currency)}, status {row.get_status_display()}"
+            )
+            preview = prolific_preview(prolific_study=row, user=user)
+            self.stdout.write(
+                f"  eligible participants: {preview.eligible or 'fewer than 25'}; rewards {preview.rewards_text}, "
+                f"total cost with Prolific's fees {preview.total_cost_text}"
+            )
+            if options["publish"]:
+                prolific_study_transition(prolific_study=row, verb="publish", user=user)
+                self.stdout.write(f"  published: {row.get_status_display()}")
+
+    def _status(self, study: Study, pools: list[CountryPool], user) -> None:
+        rows = {row.pool_id: row for row in prolific_studies_of(study=study)}
+        for pool in pools:
+            row = rows.get(pool.pk)
+            if row is None or not row.created:
+                self.stdout.write(f"{pool.country_name} ({pool.country}): not on Prolific")
+                continue
+            prolific_study_refresh(prolific_study=row, user=user)
+            self.stdout.write(
+                f"{pool.country_name} ({pool.country}): {row.prolific_id} {row.get_status_display()}, {row.places} places"
+            )
+
+    def _transition(self, study: Study, pools: list[CountryPool], user, verb: str) -> None:
+        rows = {row.pool_id: row for row in prolific_studies_of(study=study)}
+        failed = 0
+        for pool in pools:
+            row = rows.get(pool.pk)
+            if row is None or not row.created:
+                self.stdout.write(f"{pool.country_name} ({pool.country}): not on Prolific, skipped")
+                continue
+            try:
+                prolific_study_transition(prolific_study=row, verb=verb, user=user)
+            except (RecruitmentRefused, ProlificError) as exc:
+                failed += 1
+                self.stderr.write(f"{pool.country_name} ({pool.country}): {exc}")
+                continue
+            self.stdout.write(f"{pool.country_name} ({pool.country}): {row.get_status_display()}")
+        if failed:
+            raise CommandError(f"{verb} failed for {failed} pool(s)")

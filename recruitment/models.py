@@ -1,0 +1,119 @@
+"""Where annotators come from: a researcher's Prolific token, the Prolific study of each country
+pool, and the log of every call that changed something on Prolific."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from studies.models import CountryPool, Study
+
+
+class ProlificToken(models.Model):
+    """A researcher's own Prolific API token, Fernet-encrypted (``recruitment.tokens``). The
+    plaintext is never stored, shown, logged or exported; it is read only to call Prolific."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="prolific_token")
+    ciphertext = models.TextField(editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"Prolific token of {self.user}"
+
+    def __repr__(self):
+        return f"<ProlificToken of user {self.user_id}>"
+
+
+class ProlificStudy(models.Model):
+    """The Prolific study that recruits one country pool.
+
+    The row (with ``reference``, sent to Prolific as the study's ``internal_name``) is written before
+    Prolific is asked to create anything, and ``prolific_id`` right after it answers; a launch that
+    finds a row without an id looks for its study on Prolific by ``reference`` before creating one,
+    so a retry after a crash or a time-out never creates a second study. ``status`` mirrors
+    Prolific's and is written only from Prolific's answers.
+    """
+
+    class Status(models.TextChoices):
+        NOT_CREATED = "", "Not created on Prolific"
+        UNPUBLISHED = "UNPUBLISHED", "Draft"
+        PUBLISHING = "PUBLISHING", "Publishing"
+        SCHEDULED = "SCHEDULED", "Scheduled"
+        ACTIVE = "ACTIVE", "Active"
+        PAUSED = "PAUSED", "Paused"
+        AWAITING_REVIEW = "AWAITING REVIEW", "Awaiting review"
+        COMPLETED = "COMPLETED", "Completed"
+
+    pool = models.OneToOneField(CountryPool, on_delete=models.CASCADE, related_name="prolific_study")
+    reference = models.CharField(max_length=100, unique=True, editable=False)
+    prolific_id = models.CharField(max_length=64, blank=True)
+    status = models.CharField(max_length=20, choices=Status.choices, blank=True, default="")
+    places = models.PositiveIntegerField(help_text="Prolific's total_available_places.")
+    reward = models.PositiveIntegerField(help_text="Per participant, in minor units (pence, cents).")
+    currency = models.CharField(max_length=3, blank=True)
+    estimated_minutes = models.PositiveSmallIntegerField()
+    maximum_allowed_minutes = models.PositiveSmallIntegerField(null=True, blank=True)
+    devices = models.JSONField(default=list, blank=True, help_text='e.g. ["desktop"]; empty: every device.')
+    filter_picks = models.JSONField(
+        default=list, blank=True, help_text="The researcher's filters by title, with the labels chosen."
+    )
+    filters = models.JSONField(default=list, blank=True, help_text="The filters sent, resolved to Prolific's ids.")
+    total_cost = models.PositiveIntegerField(null=True, blank=True, help_text="As Prolific reports it, minor units.")
+    creating_until = models.DateTimeField(
+        null=True, blank=True, editable=False, help_text="A launch holds the right to create until then."
+    )
+    last_error = models.TextField(blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    synced_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "Prolific studies"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["prolific_id"], condition=~Q(prolific_id=""), name="prolific_study_id_unique"
+            ),
+            models.CheckConstraint(condition=Q(estimated_minutes__gte=1), name="prolific_study_minutes_positive"),
+            models.CheckConstraint(condition=Q(reward__gte=1), name="prolific_study_reward_positive"),
+        ]
+
+    def __str__(self):
+        return f"{self.pool} on Prolific ({self.prolific_id or 'not created'})"
+
+    @property
+    def created(self) -> bool:
+        return bool(self.prolific_id)
+
+
+class ProlificAction(models.Model):
+    """One call that changed (or tried to change) something on Prolific: who, when, what, and
+    Prolific's answer. Written after Prolific answered (or failed to)."""
+
+    class Kind(models.TextChoices):
+        CREATE = "create", "Create the study"
+        RECONCILE = "reconcile", "Find the study created earlier"
+        PUBLISH = "publish", "Publish"
+        PAUSE = "pause", "Pause"
+        RESUME = "resume", "Resume"
+        STOP = "stop", "Stop"
+        PLACES = "places", "Change places"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="prolific_actions")
+    prolific_study = models.ForeignKey(
+        ProlificStudy, on_delete=models.SET_NULL, null=True, blank=True, related_name="actions"
+    )
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    target = models.CharField(max_length=64, blank=True, help_text="The Prolific id acted on.")
+    ok = models.BooleanField()
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    answer = models.JSONField(default=dict, blank=True, help_text="Prolific's answer (its error, when refused).")
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["study", "created_at"])]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} {self.target} ({'ok' if self.ok else 'failed'})"

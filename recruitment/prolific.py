@@ -1,0 +1,502 @@
+"""The one HTTP client of Prolific's researcher API (v1). No Django, no ORM: a token and a base URL in,
+typed results and typed errors out.
+
+- Every request has a time-out; a time-out or a refused connection is ``ProlificUnavailable``.
+- Errors are typed: ``ProlificAuthError`` (401/403: a bad token), ``ProlificRateLimited`` (429, with
+  Retry-After), ``ProlificServerError`` (5xx), ``ProlificRequestError`` (any other 4xx, with
+  Prolific's message).
+- Only safe calls are retried (reads, and operations Prolific documents as idempotent: transitions,
+  bulk approval, a subscription's confirmation), on a time-out, a 429 or a 5xx, a few times with
+  backoff. Creating a study, setting up or paying bonuses and creating hook secrets or subscriptions
+  are never retried here: the caller reconciles (a study is found again by its ``internal_name``).
+- Lists follow ``_links.next.href`` on the API's own host only, so the token never leaves for
+  another address.
+- Money is in minor units (pence, cents) everywhere, as Prolific's ``reward``; the bonus CSV, which
+  Prolific reads in major units, is written here and only here.
+- The token is never logged and never in a ``repr``.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.prolific.com/api/v1/"
+
+STUDY_ACTIONS = ("PUBLISH", "PAUSE", "START", "STOP")
+REJECTION_CATEGORIES = (
+    "TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK",
+    "LOW_EFFORT", "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER",
+)
+REJECTION_MESSAGE_MIN = 100
+DEVICES = ("desktop", "tablet", "mobile")
+# How long a 429's Retry-After may be waited for in-process; longer, the error goes to the caller
+# (a Celery task retries it later).
+MAX_INLINE_WAIT = 10.0
+
+
+# --- errors ----------------------------------------------------------------------------------
+
+
+class ProlificError(Exception):
+    """Something Prolific refused or could not answer. ``message`` is fit to show a researcher."""
+
+    status: int | None = None
+
+    def __init__(self, message: str, *, status: int | None = None, body: Any = None):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.body = body
+
+
+class ProlificUnavailable(ProlificError):
+    """No answer: a time-out or a refused connection. A create may or may not have happened."""
+
+
+class ProlificAuthError(ProlificError):
+    """401 or 403: the token is missing, wrong or revoked."""
+
+
+class ProlificRateLimited(ProlificError):
+    """429: too many requests (Prolific sends these under wallet contention). ``retry_after`` in seconds."""
+
+    def __init__(self, message: str, *, retry_after: float | None, **kwargs: Any):
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after
+
+
+class ProlificServerError(ProlificError):
+    """5xx: Prolific's side failed."""
+
+
+class ProlificRequestError(ProlificError):
+    """Another 4xx (400, 404, 422…): the request was refused, with Prolific's reason."""
+
+
+# --- typed results ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Filter:
+    filter_id: str
+    title: str
+    type: str  # "select" or "range"
+    choices: dict[str, str]  # choice key -> label (select filters)
+
+    @classmethod
+    def parse(cls, raw: dict[str, Any]) -> Filter:
+        return cls(
+            filter_id=str(raw["filter_id"]),
+            title=str(raw.get("title") or ""),
+            type=str(raw.get("type") or ""),
+            choices={str(k): str(v) for k, v in (raw.get("choices") or {}).items()},
+        )
+
+
+@dataclass(frozen=True)
+class Study:
+    id: str
+    status: str
+    internal_name: str
+    total_available_places: int
+    places_taken: int
+    reward: int  # minor units
+    total_cost: int | None  # minor units, as Prolific reports it
+    raw: dict[str, Any] = field(repr=False, compare=False)
+
+    @classmethod
+    def parse(cls, raw: dict[str, Any]) -> Study:
+        cost = raw.get("total_cost")
+        return cls(
+            id=str(raw["id"]),
+            status=str(raw.get("status") or ""),
+            internal_name=str(raw.get("internal_name") or ""),
+            total_available_places=int(raw.get("total_available_places") or 0),
+            places_taken=int(raw.get("places_taken") or 0),
+            reward=int(raw.get("reward") or 0),
+            total_cost=int(round(float(cost))) if cost is not None else None,
+            raw=raw,
+        )
+
+
+@dataclass(frozen=True)
+class Submission:
+    id: str
+    participant: str
+    study_id: str
+    status: str
+    raw: dict[str, Any] = field(repr=False, compare=False)
+
+    @classmethod
+    def parse(cls, raw: dict[str, Any]) -> Submission:
+        return cls(
+            id=str(raw["id"]),
+            # the list endpoint says participant_id, the element endpoint participant
+            participant=str(raw.get("participant") or raw.get("participant_id") or ""),
+            study_id=str(raw.get("study_id") or raw.get("study") or ""),
+            # the list schema spells the time-out "TIME-OUT", the element one "TIMED-OUT"
+            status="TIMED-OUT" if raw.get("status") == "TIME-OUT" else str(raw.get("status") or ""),
+            raw=raw,
+        )
+
+
+@dataclass(frozen=True)
+class BonusSetup:
+    id: str
+    amount: int  # minor units, what participants get
+    fees: int
+    vat: int
+    total_amount: int
+
+    @classmethod
+    def parse(cls, raw: dict[str, Any]) -> BonusSetup:
+        def minor(key: str) -> int:
+            return int(round(float(raw.get(key) or 0)))
+
+        return cls(str(raw["id"]), minor("amount"), minor("fees"), minor("vat"), minor("total_amount"))
+
+
+def major_units(minor: int) -> str:
+    """``425`` as ``"4.25"``: the bonus CSV's amounts are in major units."""
+    if minor < 0:
+        raise ValueError("an amount cannot be negative")
+    return f"{minor // 100}.{minor % 100:02d}"
+
+
+# --- the client ------------------------------------------------------------------------------
+
+
+class ProlificClient:
+    """Prolific's API for one token. ``transport`` and ``sleep`` are for tests."""
+
+    def __init__(
+        self,
+        token: str,
+        *,
+        base_url: str = DEFAULT_BASE_URL,
+        timeout: float = 15.0,
+        retries: int = 2,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
+        if not token:
+            raise ValueError("a Prolific token is required")
+        self.base_url = base_url.rstrip("/") + "/"
+        self.retries = retries
+        self._sleep = sleep
+        self._http = httpx.Client(
+            base_url=self.base_url,
+            headers={
+                "Authorization": f"Token {token}",
+                "Accept": "application/json",
+                "User-Agent": "Tessera (annotation platform)",
+            },
+            timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)),
+            transport=transport,
+            follow_redirects=False,
+        )
+
+    def __repr__(self) -> str:
+        return f"<ProlificClient {self.base_url}>"
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> ProlificClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- plumbing ----------------------------------------------------------------------------
+
+    def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: dict[str, Any] | None = None,
+        retry: bool,
+        expect: Sequence[int] = (200,),
+    ) -> httpx.Response:
+        attempts = 1 + (self.retries if retry else 0)
+        for attempt in range(1, attempts + 1):
+            last = attempt == attempts
+            try:
+                response = self._http.request(method, path, json=json, params=params)
+            except httpx.TimeoutException:
+                if last:
+                    raise ProlificUnavailable(f"Prolific did not answer in time ({method} {_shown(path)})") from None
+                self._backoff(attempt)
+                continue
+            except httpx.TransportError as exc:
+                if last:
+                    raise ProlificUnavailable(
+                        f"Prolific could not be reached ({method} {_shown(path)}): {type(exc).__name__}"
+                    ) from None
+                self._backoff(attempt)
+                continue
+            if response.status_code in expect:
+                return response
+            error = _error_for(response, method, path)
+            retryable = isinstance(error, ProlificServerError) or (
+                isinstance(error, ProlificRateLimited)
+                and (error.retry_after is None or error.retry_after <= MAX_INLINE_WAIT)
+            )
+            if last or not retryable:
+                raise error
+            wait = error.retry_after if isinstance(error, ProlificRateLimited) else None
+            self._backoff(attempt, wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _backoff(self, attempt: int, wait: float | None = None) -> None:
+        if wait is None:
+            wait = min(0.5 * 2 ** (attempt - 1), 4.0) * (1 + random.random() / 4)
+        self._sleep(wait)
+
+    def _get(self, path: str, params: dict[str, Any] | None = None) -> Any:
+        return self._request("GET", path, params=params, retry=True).json()
+
+    def _paginate(self, path: str, params: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+        """Every result of a list endpoint, page by page, following ``_links.next.href``."""
+        seen: set[str] = set()
+        url: str | None = path
+        page_params = params
+        while url:
+            body = self._request("GET", url, params=page_params, retry=True).json()
+            if isinstance(body, list):  # a few endpoints answer a bare list
+                yield from body
+                return
+            yield from body.get("results") or []
+            nxt = ((body.get("_links") or {}).get("next") or {}).get("href")
+            if not nxt:
+                return
+            url = self._same_origin(str(nxt))
+            if url in seen:
+                raise ProlificServerError(f"Prolific's pagination loops on {_shown(url)}")
+            seen.add(url)
+            page_params = None  # the next link carries its own query
+
+    def _same_origin(self, href: str) -> str:
+        absolute = urljoin(self.base_url, href)
+        ours, theirs = urlsplit(self.base_url), urlsplit(absolute)
+        if (ours.scheme, ours.netloc) != (theirs.scheme, theirs.netloc):
+            raise ProlificServerError("Prolific's next page points to another host; not followed (the token would go there)")
+        return absolute
+
+    # --- account -----------------------------------------------------------------------------
+
+    def me(self) -> dict[str, Any]:
+        """The token's user: ``id``, ``email``, ``currency_code``, ``balance``…"""
+        return self._get("users/me/")
+
+    def workspaces(self) -> list[dict[str, Any]]:
+        return list(self._paginate("workspaces/"))
+
+    def projects(self, workspace_id: str) -> list[dict[str, Any]]:
+        return list(self._paginate(f"workspaces/{workspace_id}/projects/"))
+
+    # --- filters -----------------------------------------------------------------------------
+
+    def filters(self, *, workspace_id: str | None = None) -> list[Filter]:
+        params = {"workspace_id": workspace_id} if workspace_id else None
+        return [Filter.parse(raw) for raw in self._paginate("filters/", params)]
+
+    def eligibility_count(self, filters: list[dict[str, Any]], *, workspace_id: str | None = None) -> int:
+        """How many participants pass every filter (Prolific answers 0 below 25, for privacy)."""
+        body: dict[str, Any] = {"filters": filters}
+        if workspace_id:
+            body["workspace_id"] = workspace_id
+        # a count changes nothing: safe to retry
+        answer = self._request("POST", "eligibility-count/", json=body, retry=True).json()
+        return int(answer.get("count") or 0)
+
+    # --- studies -----------------------------------------------------------------------------
+
+    def study_create(self, body: dict[str, Any]) -> Study:
+        """A draft study (status UNPUBLISHED). Never retried: on ``ProlificUnavailable`` the study
+        may exist; find it with ``studies()`` by its ``internal_name``."""
+        return Study.parse(self._request("POST", "studies/", json=body, retry=False, expect=(200, 201)).json())
+
+    def studies(self, *, unpublished_only: bool = False) -> Iterator[Study]:
+        params = {"published": "0"} if unpublished_only else None
+        for raw in self._paginate("studies/", params):
+            yield Study.parse(raw)
+
+    def study_get(self, study_id: str) -> Study:
+        return Study.parse(self._get(f"studies/{study_id}/"))
+
+    def study_update(self, study_id: str, fields: dict[str, Any]) -> Study:
+        """PATCH a study (after publishing, only ``internal_name`` and more places). Setting fields
+        to given values is idempotent, so it is retried."""
+        return Study.parse(self._request("PATCH", f"studies/{study_id}/", json=fields, retry=True).json())
+
+    def study_transition(self, study_id: str, action: str) -> Study:
+        if action not in STUDY_ACTIONS:
+            raise ValueError(f"unknown study action {action!r}")
+        return Study.parse(
+            self._request("POST", f"studies/{study_id}/transition/", json={"action": action}, retry=True).json()
+        )
+
+    # --- submissions -------------------------------------------------------------------------
+
+    def submissions(self, study_id: str) -> Iterator[Submission]:
+        for raw in self._paginate(f"studies/{study_id}/submissions/"):
+            yield Submission.parse(raw)
+
+    def submission_get(self, submission_id: str) -> Submission:
+        return Submission.parse(self._get(f"submissions/{submission_id}/"))
+
+    def submission_approve(self, submission_id: str) -> Submission:
+        return self._submission_transition(submission_id, {"action": "APPROVE"})
+
+    def submission_reject(self, submission_id: str, *, message: str, category: str) -> Submission:
+        if category not in REJECTION_CATEGORIES:
+            raise ValueError(f"unknown rejection category {category!r}")
+        if len(message.strip()) < REJECTION_MESSAGE_MIN:
+            raise ValueError(f"a rejection message needs at least {REJECTION_MESSAGE_MIN} characters")
+        return self._submission_transition(
+            submission_id, {"action": "REJECT", "message": message, "rejection_category": category}
+        )
+
+    def _submission_transition(self, submission_id: str, body: dict[str, Any]) -> Submission:
+        # Prolific documents submission transitions as idempotent: a repeat is ignored
+        return Submission.parse(
+            self._request("POST", f"submissions/{submission_id}/transition/", json=body, retry=True).json()
+        )
+
+    def submission_request_return(self, submission_id: str, reasons: list[str]) -> dict[str, Any]:
+        if not reasons:
+            raise ValueError("a return request needs at least one reason")
+        body = {"request_return_reasons": reasons}
+        return self._request("POST", f"submissions/{submission_id}/request-return/", json=body, retry=True).json()
+
+    def submissions_bulk_approve(self, submission_ids: list[str]) -> None:
+        """Approved asynchronously by Prolific; approving an approved submission changes nothing."""
+        if not submission_ids:
+            return
+        self._request(
+            "POST", "submissions/bulk-approve/", json={"submission_ids": submission_ids}, retry=True, expect=(200, 202)
+        )
+
+    # --- bonuses -----------------------------------------------------------------------------
+
+    def bonus_setup(self, study_id: str, amounts: list[tuple[str, int]]) -> BonusSetup:
+        """Bonuses (submission or participant id, amount in minor units) set up, not yet paid:
+        the answer says what they cost. Never retried (a second set-up is a second bonus)."""
+        if not amounts:
+            raise ValueError("no bonus to set up")
+        csv = "\n".join(f"{who},{major_units(minor)}" for who, minor in amounts)
+        body = {"study_id": study_id, "csv_bonuses": csv}
+        return BonusSetup.parse(
+            self._request("POST", "submissions/bonus-payments/", json=body, retry=False, expect=(200, 201)).json()
+        )
+
+    def bonus_pay(self, bonus_id: str) -> None:
+        """Pay a set-up bonus (asynchronously, 202). Never retried here: the caller checks first."""
+        self._request("POST", f"bulk-bonus-payments/{bonus_id}/pay/", retry=False, expect=(200, 202))
+
+    # --- webhooks ----------------------------------------------------------------------------
+
+    def hook_event_types(self) -> list[str]:
+        return [str(e.get("event_type", e)) if isinstance(e, dict) else str(e) for e in self._paginate("hooks/event-types/")]
+
+    def hook_secrets(self, workspace_id: str) -> list[dict[str, Any]]:
+        return list(self._paginate("hooks/secrets/", {"workspace_id": workspace_id}))
+
+    def hook_secret_create(self, workspace_id: str) -> dict[str, Any]:
+        """A new signing secret for the workspace (it replaces the old one): ``{id, value, workspace_id}``."""
+        body = {"workspace_id": workspace_id}
+        return self._request("POST", "hooks/secrets/", json=body, retry=False, expect=(200, 201)).json()
+
+    def hook_subscriptions(self, workspace_id: str) -> list[dict[str, Any]]:
+        return list(self._paginate("hooks/subscriptions/", {"workspace_id": workspace_id}))
+
+    def hook_subscribe(self, workspace_id: str, event_type: str, target_url: str) -> tuple[dict[str, Any], str]:
+        """A subscription and the ``X-Hook-Secret`` that confirms it (``hook_confirm``)."""
+        body = {"workspace_id": workspace_id, "event_type": event_type, "target_url": target_url}
+        response = self._request("POST", "hooks/subscriptions/", json=body, retry=False, expect=(200, 201))
+        return response.json(), response.headers.get("X-Hook-Secret", "")
+
+    def hook_confirm(self, subscription_id: str, secret: str) -> dict[str, Any]:
+        return self._request(
+            "POST", f"hooks/subscriptions/{subscription_id}/", json={"secret": secret}, retry=True
+        ).json()
+
+
+# --- errors from answers ---------------------------------------------------------------------
+
+
+def _shown(path: str) -> str:
+    """A path for a message, without its query."""
+    return path.split("?", 1)[0]
+
+
+def _error_for(response: httpx.Response, method: str, path: str) -> ProlificError:
+    status = response.status_code
+    try:
+        body: Any = response.json()
+    except ValueError:
+        body = response.text[:500]
+    reason = _reason(body) or response.reason_phrase or "no reason given"
+    where = f"{method} {_shown(path)}"
+    if status in (401, 403):
+        return ProlificAuthError(
+            f"Prolific refused the token ({status}: {reason}). Check the token in your Prolific settings.",
+            status=status, body=body,
+        )
+    if status == 429:
+        retry_after = _retry_after(response.headers.get("Retry-After"))
+        wait = f"; retry after {retry_after:g} s" if retry_after is not None else ""
+        return ProlificRateLimited(
+            f"Prolific is busy (429 on {where}{wait}): {reason}", retry_after=retry_after, status=status, body=body
+        )
+    if status >= 500:
+        return ProlificServerError(f"Prolific failed ({status} on {where}): {reason}", status=status, body=body)
+    return ProlificRequestError(f"Prolific refused {where} ({status}): {reason}", status=status, body=body)
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None  # an HTTP date: treated as unknown, backoff applies
+
+
+def _reason(body: Any) -> str:
+    """Prolific's message out of its three error shapes: ``{"error": {title, detail}}``, the inner
+    object alone, or ``{"message", "detail"}``; ``detail`` a string, a list or ``{field: [msgs]}``."""
+    if not isinstance(body, dict):
+        return str(body or "")[:500]
+    inner = body.get("error") if isinstance(body.get("error"), dict) else body
+    detail = inner.get("detail")
+    parts = []
+    title = inner.get("title") or inner.get("message")
+    if isinstance(detail, dict):
+        parts += [f"{key}: {_flat(value)}" for key, value in detail.items()]
+    elif detail:
+        parts.append(_flat(detail))
+    if not parts and title:
+        parts.append(str(title))
+    return "; ".join(parts)[:1000]
+
+
+def _flat(value: Any) -> str:
+    if isinstance(value, list):
+        return " ".join(_flat(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_flat(v)}" for k, v in value.items())
+    return str(value)

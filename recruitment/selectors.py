@@ -1,0 +1,46 @@
+"""Reads of recruitment: a study's Prolific studies, and what publishing a pool would bring and cost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import QuerySet
+
+from studies.models import Study
+
+from .models import ProlificStudy
+from .rules import money
+from .tokens import client_for
+
+
+def prolific_studies_of(*, study: Study) -> QuerySet[ProlificStudy]:
+    """The study's pools on Prolific, by country (the caller has scoped the study)."""
+    return ProlificStudy.objects.filter(pool__study=study).select_related("pool").order_by("pool__country")
+
+
+@dataclass(frozen=True)
+class Preview:
+    """Before publishing one pool: who could take part, and what it costs."""
+
+    prolific_study: ProlificStudy
+    eligible: int  # Prolific answers 0 below 25 participants
+    rewards: int  # places x reward, minor units
+    total_cost: int | None  # Prolific's figure with its fees, minor units, when it gives one
+
+    @property
+    def rewards_text(self) -> str:
+        return money(self.rewards, self.prolific_study.currency)
+
+    @property
+    def total_cost_text(self) -> str:
+        return money(self.total_cost, self.prolific_study.currency) if self.total_cost is not None else "unknown"
+
+
+def prolific_preview(*, prolific_study: ProlificStudy, user: AbstractBaseUser | None) -> Preview:
+    """The eligible participant count (asked of Prolific with the study's filters) and the cost."""
+    row = prolific_study
+    with client_for(user=user) as client:
+        eligible = client.eligibility_count(row.filters)
+        total_cost = client.study_get(row.prolific_id).total_cost if row.created else row.total_cost
+    return Preview(row, eligible=eligible, rewards=row.places * row.reward, total_cost=total_cost)

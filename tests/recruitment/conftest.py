@@ -1,0 +1,27 @@
+"""The fake Prolific for every recruitment test: started on a loopback port, ``PROLIFIC_API_URL``
+pointed at it, its token as the deployment's fallback unless a test says otherwise. A test that
+makes the client call a path the fake does not know fails (the client or the fake is wrong)."""
+
+import pytest
+
+from .fake_prolific import FakeProlific
+
+
+@pytest.fixture
+def fake_prolific(settings):
+    fake = FakeProlific().start()
+    settings.PROLIFIC_API_URL = fake.url
+    settings.PROLIFIC_API_TOKEN = fake.token
+    settings.PROLIFIC_API_TIMEOUT = 1
+    settings.PROLIFIC_API_RETRIES = 1
+    settings.SITE_URL = "http://testserver"
+    try:
+        yield fake
+    finally:
+        fake.stop()
+    assert not fake.unrouted, f"calls to paths the fake Prolific does not serve: {fake.unrouted}"
+
+
+@pytest.fixture
+def no_deployment_token(settings):
+    settings.PROLIFIC_API_TOKEN = ""

@@ -1,0 +1,624 @@
+"""A fake Prolific researcher API: a real HTTP server in a thread on a loopback port.
+
+It keeps Prolific's paths (under ``/api/v1/``, trailing slashes required), its token header, its
+list envelope (``results``, ``_links.next.href``, ``meta.count``: pages of ``page_size`` so every
+list is paginated), its error envelope (``{"error": {status, error_code, title, detail}}``), its
+statuses (201 on create, 202 on pay, 204 on delete) and its state machines (studies: UNPUBLISHED →
+ACTIVE ↔ PAUSED → AWAITING REVIEW; submissions: ACTIVE → AWAITING REVIEW → APPROVED/REJECTED).
+Bodies are checked by ``fake_prolific_rules``. Every request is recorded (``requests``), and one
+that matches no route is kept in ``unrouted`` (the fixture fails a test that leaves one).
+
+Faults on demand: ``fail_next`` (any status, body and headers, e.g. 429 with Retry-After),
+``hang_next`` (no answer before the client's time-out; ``after_processing`` does the work first, as
+when Prolific created a study but the answer never came back).
+Test-side participants: ``submission_start``, ``submission_finish``, ``submission_return``.
+Webhooks: ``sign`` computes Prolific's signature of a delivery.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import itertools
+import json
+import re
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from . import fake_prolific_rules as rules
+
+API = "/api/v1/"
+FEE_RATE = Decimal("0.3333")
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str  # relative to /api/v1/, e.g. "studies/"
+    query: dict[str, str]
+    body: Any
+    authorization: str | None
+    content_type: str | None
+    status: int = 0
+
+
+@dataclass
+class Fault:
+    method: str
+    pattern: str
+    status: int = 500
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    hang: float = 0.0
+    after_processing: bool = False
+    times: int = 1
+
+
+class Answer(Exception):
+    """Raised by a route to answer with an error (or any status)."""
+
+    def __init__(self, status: int, detail: Any = None, *, title: str = "", headers: dict[str, str] | None = None):
+        self.status = status
+        self.detail = detail
+        self.title = title or {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+                               405: "Method Not Allowed", 415: "Unsupported Media Type"}.get(status, "Error")
+        self.headers = headers or {}
+
+
+def error_body(status: int, title: str, detail: Any) -> dict[str, Any]:
+    return {"error": {"status": status, "error_code": status * 1000 + 1, "title": title, "detail": detail}}
+
+
+def new_id() -> str:
+    return secrets.token_hex(12)  # Prolific's ids are 24 hex characters
+
+
+def sign(secret: str, timestamp: str, body: bytes) -> str:
+    """Prolific's webhook signature: base64(HMAC-SHA256(secret, timestamp + body))."""
+    digest = hmac.new(secret.encode(), timestamp.encode() + body, hashlib.sha256).digest()
+    return base64.b64encode(digest).decode()
+
+
+class FakeProlific:
+    def __init__(self, *, page_size: int = 2, currency: str = "GBP", balance: int = 1_000_000):
+        self.token = "fake-prolific-token-" + secrets.token_hex(16)
+        self.tokens = {self.token}
+        self.page_size = page_size
+        self.lock = threading.RLock()
+        self.requests: list[Recorded] = []
+        self.unrouted: list[Recorded] = []
+        self.faults: list[Fault] = []
+        self._release = threading.Event()
+        self.user = {
+            "id": new_id(), "email": "researcher@example.org", "name": "Fake Researcher", "user_type": "researcher",
+            "currency_code": currency, "balance": balance, "available_balance": balance,
+        }
+        self.workspaces = [{"id": new_id(), "title": "My workspace", "owner": self.user["id"],
+                            "users": [{"id": self.user["id"], "roles": ["WORKSPACE_ADMIN"]}]}]
+        self.projects: dict[str, list[dict[str, Any]]] = {
+            self.workspaces[0]["id"]: [{"id": new_id(), "title": "Project", "owner": self.user["id"],
+                                        "workspace": self.workspaces[0]["id"]}]
+        }
+        self.studies: dict[str, dict[str, Any]] = {}
+        self.submissions: dict[str, dict[str, Any]] = {}
+        self.bonuses: dict[str, dict[str, Any]] = {}
+        self.pending_approvals: list[str] = []
+        self.hook_secrets: dict[str, dict[str, Any]] = {}
+        self.subscriptions: dict[str, dict[str, Any]] = {}
+        self._clock = itertools.count(1)
+        self.routes = [
+            ("GET", r"users/me/", self.r_me),
+            ("GET", r"workspaces/", self.r_workspaces),
+            ("GET", r"workspaces/(?P<wid>[^/]+)/projects/", self.r_projects),
+            ("GET", r"filters/", self.r_filters),
+            ("POST", r"eligibility-count/", self.r_eligibility_count),
+            ("POST", r"studies/", self.r_study_create),
+            ("GET", r"studies/", self.r_studies),
+            ("GET", r"studies/(?P<sid>[0-9a-f]{24})/", self.r_study_get),
+            ("PATCH", r"studies/(?P<sid>[0-9a-f]{24})/", self.r_study_update),
+            ("DELETE", r"studies/(?P<sid>[0-9a-f]{24})/", self.r_study_delete),
+            ("POST", r"studies/(?P<sid>[0-9a-f]{24})/transition/", self.r_study_transition),
+            ("GET", r"studies/(?P<sid>[0-9a-f]{24})/submissions/", self.r_study_submissions),
+            ("POST", r"submissions/bulk-approve/", self.r_bulk_approve),
+            ("POST", r"submissions/bonus-payments/", self.r_bonus_setup),
+            ("GET", r"submissions/(?P<sub>[0-9a-f]{24})/", self.r_submission_get),
+            ("POST", r"submissions/(?P<sub>[0-9a-f]{24})/transition/", self.r_submission_transition),
+            ("POST", r"submissions/(?P<sub>[0-9a-f]{24})/request-return/", self.r_request_return),
+            ("POST", r"bulk-bonus-payments/(?P<bid>[0-9a-f]{24})/pay/", self.r_bonus_pay),
+            ("GET", r"hooks/event-types/", self.r_event_types),
+            ("GET", r"hooks/secrets/", self.r_secrets),
+            ("POST", r"hooks/secrets/", self.r_secret_create),
+            ("GET", r"hooks/subscriptions/", self.r_subscriptions),
+            ("POST", r"hooks/subscriptions/", self.r_subscribe),
+            ("POST", r"hooks/subscriptions/(?P<hid>[0-9a-f]{24})/", self.r_confirm),
+        ]
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):
+                fake.handle(self)
+
+            do_POST = do_PATCH = do_DELETE = do_PUT = do_GET
+
+            def log_message(self, *args):  # quiet
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-prolific", daemon=True
+        )
+
+    # --- life --------------------------------------------------------------------------------
+
+    @property
+    def origin(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def url(self) -> str:
+        return self.origin + API
+
+    def start(self) -> FakeProlific:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._release.set()
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+    # --- faults ------------------------------------------------------------------------------
+
+    def fail_next(self, method: str, pattern: str, status: int, body: Any = None, *,
+                  headers: dict[str, str] | None = None, times: int = 1) -> None:
+        """The next ``times`` requests ``method`` on a path matching ``pattern`` (a regex over the
+        path under /api/v1/) get ``status`` (with Prolific's error envelope unless ``body`` is given)."""
+        with self.lock:
+            self.faults.append(Fault(method, pattern, status, body, headers or {}, times=times))
+
+    def hang_next(self, method: str, pattern: str, seconds: float, *, after_processing: bool = False) -> None:
+        """The next such request is answered only after ``seconds`` (past the client's time-out);
+        ``after_processing``: the work is done first (a study is created), only the answer is late."""
+        with self.lock:
+            self.faults.append(Fault(method, pattern, hang=seconds, after_processing=after_processing))
+
+    def _fault_for(self, method: str, path: str) -> Fault | None:
+        with self.lock:
+            for fault in self.faults:
+                if fault.method == method and re.fullmatch(fault.pattern, path):
+                    fault.times -= 1
+                    if fault.times <= 0:
+                        self.faults.remove(fault)
+                    return fault
+        return None
+
+    # --- the request cycle -------------------------------------------------------------------
+
+    def handle(self, h: BaseHTTPRequestHandler) -> None:
+        parts = urlsplit(h.path)
+        length = int(h.headers.get("Content-Length") or 0)
+        raw = h.rfile.read(length) if length else b""
+        rel = parts.path[len(API):] if parts.path.startswith(API) else parts.path
+        query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw.decode(errors="replace")
+        record = Recorded(h.command, rel, query, body, h.headers.get("Authorization"), h.headers.get("Content-Type"))
+        with self.lock:
+            self.requests.append(record)
+        status, payload, headers = self._answer(h.command, parts.path, rel, query, body, raw, record)
+        record.status = status
+        data = b"" if payload is None else json.dumps(payload).encode()
+        try:
+            h.send_response(status)
+            if data:
+                h.send_header("Content-Type", "application/json")
+            h.send_header("Content-Length", str(len(data)))
+            for key, value in headers.items():
+                h.send_header(key, value)
+            h.end_headers()
+            h.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a time-out): the answer is lost, as on a real network
+
+    def _answer(self, method, full_path, rel, query, body, raw, record) -> tuple[int, Any, dict[str, str]]:
+        fault = self._fault_for(method, rel)
+        if fault is not None and fault.hang and not fault.after_processing:
+            self._release.wait(fault.hang)
+            return 504, error_body(504, "Gateway Timeout", "late"), {}
+        if fault is not None and not fault.hang:
+            payload = fault.body if fault.body is not None else error_body(
+                fault.status, "Error", f"Injected failure {fault.status}")
+            return fault.status, payload, fault.headers
+        try:
+            if not full_path.startswith(API):
+                raise Answer(404, "Not found.")
+            if h_auth := record.authorization:
+                if h_auth.removeprefix("Token ") not in self.tokens or not h_auth.startswith("Token "):
+                    raise Answer(401, "Invalid token.")
+            else:
+                raise Answer(401, "Authentication credentials were not provided.")
+            if raw and "application/json" not in (record.content_type or ""):
+                raise Answer(415, "Send JSON with Content-Type: application/json.")
+            route, params = self._route(method, rel)
+            if route is None:
+                with self.lock:
+                    self.unrouted.append(record)
+                raise Answer(404 if params is None else 405, "No such endpoint." if params is None else "Method not allowed.")
+            with self.lock:
+                status, payload, headers = route(body=body, query=query, **params)
+        except Answer as answer:
+            status, payload, headers = answer.status, error_body(answer.status, answer.title, answer.detail), answer.headers
+        if fault is not None and fault.after_processing:
+            self._release.wait(fault.hang)
+        return status, payload, headers
+
+    def _route(self, method: str, rel: str):
+        path_known = False
+        for route_method, pattern, func in self.routes:
+            match = re.fullmatch(pattern, rel)
+            if match:
+                path_known = True
+                if route_method == method:
+                    return func, match.groupdict()
+        return None, ({} if path_known else None)
+
+    def _page(self, rel: str, items: list[dict[str, Any]], query: dict[str, str]) -> dict[str, Any]:
+        if "offset" in query or "limit" in query:
+            start, size = int(query.get("offset") or 0), int(query.get("limit") or self.page_size)
+        else:
+            size = int(query.get("page_size") or self.page_size)
+            start = (int(query.get("page") or 1) - 1) * size
+        chunk = items[start:start + size]
+        rest = {k: v for k, v in query.items() if k not in {"page", "page_size", "offset", "limit"}}
+        nxt = None
+        if start + size < len(items):
+            nxt = f"{self.url}{rel}?{urlencode({**rest, 'page': start // size + 2, 'page_size': size})}"
+        return {
+            "results": chunk,
+            "_links": {"self": {"href": f"{self.url}{rel}", "title": "Current"},
+                       "next": {"href": nxt, "title": "Next"}, "previous": {"href": None, "title": "Previous"}},
+            "meta": {"count": len(items)},
+        }
+
+    @staticmethod
+    def _need_object(body: Any) -> dict[str, Any]:
+        if not isinstance(body, dict):
+            raise Answer(400, {"non_field_errors": ["Expected a JSON object."]})
+        return body
+
+    # --- account and filters -----------------------------------------------------------------
+
+    def r_me(self, body, query):
+        return 200, dict(self.user), {}
+
+    def r_workspaces(self, body, query):
+        return 200, self._page("workspaces/", self.workspaces, query), {}
+
+    def r_projects(self, body, query, wid):
+        if wid not in self.projects:
+            raise Answer(404, "Workspace not found.")
+        return 200, self._page(f"workspaces/{wid}/projects/", self.projects[wid], query), {}
+
+    def r_filters(self, body, query):
+        return 200, self._page("filters/", rules.FILTERS, query), {}
+
+    def r_eligibility_count(self, body, query):
+        body = self._need_object(body)
+        problems = rules.filter_errors(body.get("filters"))
+        if problems:
+            raise Answer(400, {"filters": problems})
+        return 200, {"count": rules.eligible_count(body["filters"])}, {}
+
+    # --- studies -----------------------------------------------------------------------------
+
+    def _study(self, sid: str) -> dict[str, Any]:
+        study = self.studies.get(sid)
+        if study is None:
+            raise Answer(404, "Study not found.")
+        return study
+
+    def _costed(self, study: dict[str, Any]) -> dict[str, Any]:
+        rewards = study["reward"] * study["total_available_places"]
+        fees = int((Decimal(rewards) * FEE_RATE).quantize(Decimal(1)))
+        study["total_cost"] = rewards + fees
+        return study
+
+    def study_create_direct(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Create a draft as the API would (a test standing in for an earlier, lost answer)."""
+        with self.lock:
+            sid = new_id()
+            study = {"id": sid, "status": "UNPUBLISHED", "places_taken": 0, "internal_name": "", "metadata": None,
+                     "date_created": next(self._clock), **body}
+            self.studies[sid] = self._costed(study)
+            return dict(study)
+
+    def r_study_create(self, body, query):
+        problems = rules.study_errors(body, currency=self.user["currency_code"])
+        if problems:
+            raise Answer(400, problems)
+        return 201, self.study_create_direct(body), {}
+
+    def r_studies(self, body, query):
+        items = list(self.studies.values())
+        if query.get("published") == "0":
+            items = [s for s in items if s["status"] == "UNPUBLISHED"]
+        summary = [{k: s.get(k) for k in ("id", "name", "internal_name", "status", "total_available_places",
+                                           "places_taken", "reward", "total_cost", "date_created")} for s in items]
+        return 200, self._page("studies/", summary, query), {}
+
+    def r_study_get(self, body, query, sid):
+        return 200, dict(self._study(sid)), {}
+
+    def r_study_update(self, body, query, sid):
+        study = self._study(sid)
+        body = self._need_object(body)
+        if study["status"] == "UNPUBLISHED":
+            problems = rules.study_errors(body, currency=self.user["currency_code"], partial=True)
+            if problems:
+                raise Answer(400, problems)
+        else:
+            if extra := sorted(body.keys() - rules.PATCHABLE_WHEN_PUBLISHED):
+                raise Answer(400, {key: ["Cannot be changed after publishing."] for key in extra})
+            places = body.get("total_available_places")
+            if places is not None and (not isinstance(places, int) or places < study["total_available_places"]):
+                raise Answer(400, {"total_available_places": ["Places can only be increased after publishing."]})
+        study.update(body)
+        if study["status"] == "AWAITING REVIEW" and study["total_available_places"] > study["places_taken"]:
+            study["status"] = "ACTIVE"
+        return 200, dict(self._costed(study)), {}
+
+    def r_study_delete(self, body, query, sid):
+        study = self._study(sid)
+        if study["status"] != "UNPUBLISHED":
+            raise Answer(400, "Only a draft study can be deleted.")
+        del self.studies[sid]
+        return 204, None, {}
+
+    def r_study_transition(self, body, query, sid):
+        study = self._study(sid)
+        action = self._need_object(body).get("action")
+        allowed = {"PUBLISH": ({"UNPUBLISHED"}, "ACTIVE"), "PAUSE": ({"ACTIVE"}, "PAUSED"),
+                   "START": ({"PAUSED"}, "ACTIVE"), "STOP": ({"ACTIVE", "PAUSED"}, "AWAITING REVIEW")}
+        if action not in allowed:
+            raise Answer(400, {"action": [f'"{action}" is not a valid choice.']})
+        sources, target = allowed[action]
+        if study["status"] not in sources:
+            raise Answer(400, f"Cannot {action} a study whose status is {study['status']}.")
+        if action == "PUBLISH":
+            if self.user["available_balance"] < study["total_cost"]:
+                raise Answer(400, "Insufficient balance to publish this study: top up your workspace.")
+            self.user["available_balance"] -= study["total_cost"]
+        study["status"] = target
+        return 200, dict(study), {}
+
+    # --- submissions (participants are played by the test) ------------------------------------
+
+    def submission_start(self, study_id: str, participant: str) -> str:
+        with self.lock:
+            study = self._study(study_id)
+            if study["status"] != "ACTIVE":
+                raise ValueError(f"study {study_id} is {study['status']}")
+            if study["places_taken"] >= study["total_available_places"]:
+                raise ValueError("no place left")
+            sub = {"id": new_id(), "participant": participant, "study_id": study_id, "status": "ACTIVE",
+                   "started_at": "2026-11-25T10:00:00Z", "completed_at": None, "entered_code": None,
+                   "return_requested": None, "bonus_payments": []}
+            self.submissions[sub["id"]] = sub
+            study["places_taken"] += 1
+            if study["places_taken"] >= study["total_available_places"]:
+                study["status"] = "AWAITING REVIEW"
+            return sub["id"]
+
+    def submission_finish(self, submission_id: str, code: str) -> str:
+        with self.lock:
+            sub = self.submissions[submission_id]
+            study = self.studies[sub["study_id"]]
+            codes = {c["code"]: c for c in study["completion_codes"]}
+            actions = {a["action"] for a in codes.get(code, {}).get("actions", [])}
+            sub["entered_code"] = code
+            sub["status"] = "APPROVED" if "AUTOMATICALLY_APPROVE" in actions else "AWAITING REVIEW"
+            if "REQUEST_RETURN" in actions:
+                sub["return_requested"] = "2026-11-25T10:05:00Z"
+            return sub["status"]
+
+    def submission_return(self, submission_id: str, status: str = "RETURNED") -> None:
+        with self.lock:
+            sub = self.submissions[submission_id]
+            sub["status"] = status
+            study = self.studies[sub["study_id"]]
+            study["places_taken"] -= 1
+            if study["status"] == "AWAITING REVIEW":
+                study["status"] = "ACTIVE"
+
+    def _submission(self, sub: str) -> dict[str, Any]:
+        found = self.submissions.get(sub)
+        if found is None:
+            raise Answer(404, "Submission not found.")
+        return found
+
+    def r_study_submissions(self, body, query, sid):
+        self._study(sid)
+        items = [{"id": s["id"], "participant_id": s["participant"], "status": s["status"],
+                  "started_at": s["started_at"], "completed_at": s["completed_at"], "study_code": s["entered_code"],
+                  "return_requested": s["return_requested"]}
+                 for s in self.submissions.values() if s["study_id"] == sid]
+        return 200, self._page(f"studies/{sid}/submissions/", items, query), {}
+
+    def r_submission_get(self, body, query, sub):
+        return 200, dict(self._submission(sub)), {}
+
+    def r_submission_transition(self, body, query, sub):
+        found = self._submission(sub)
+        body = self._need_object(body)
+        action = body.get("action")
+        target = {"APPROVE": "APPROVED", "REJECT": "REJECTED"}.get(action)
+        if target is None:
+            raise Answer(400, {"action": [f'"{action}" is not a valid choice.']})
+        if found["status"] == target:
+            return 200, dict(found), {}  # a repeat is ignored
+        if found["status"] != "AWAITING REVIEW":
+            raise Answer(400, f"Cannot {action} a submission whose status is {found['status']}.")
+        if action == "REJECT":
+            problems = {}
+            if not isinstance(body.get("message"), str) or len(body["message"]) < 100:
+                problems["message"] = ["A message of at least 100 characters is required."]
+            if body.get("rejection_category") not in {"TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS",
+                                                      "INCOMP_LONGITUDINAL", "FAILED_CHECK", "LOW_EFFORT",
+                                                      "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA",
+                                                      "UNSUPP_DEVICE", "OTHER"}:
+                problems["rejection_category"] = ["A valid rejection category is required."]
+            if problems:
+                raise Answer(400, problems)
+        found["status"] = target
+        return 200, {k: found[k] for k in ("id", "status", "participant", "study_id")}, {}
+
+    def r_request_return(self, body, query, sub):
+        found = self._submission(sub)
+        reasons = self._need_object(body).get("request_return_reasons")
+        if not isinstance(reasons, list) or not reasons or not all(isinstance(r, str) for r in reasons):
+            raise Answer(400, {"request_return_reasons": ["A non-empty list of reasons is required."]})
+        found["return_requested"] = "2026-11-25T10:06:00Z"
+        return 200, {k: found[k] for k in ("id", "status", "participant", "return_requested")}, {}
+
+    def r_bulk_approve(self, body, query):
+        ids = self._need_object(body).get("submission_ids")
+        if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
+            raise Answer(400, {"submission_ids": ["A non-empty list of submission ids is required."]})
+        if unknown := [i for i in ids if i not in self.submissions]:
+            raise Answer(400, {"submission_ids": [f"Unknown submissions: {unknown}"]})
+        self.pending_approvals += ids
+        return 200, "The request to bulk approve has been made successfully.", {}
+
+    def drain(self) -> None:
+        """Prolific's asynchronous work done: bulk approvals applied, bonuses paid."""
+        with self.lock:
+            for sid in self.pending_approvals:
+                if self.submissions[sid]["status"] == "AWAITING REVIEW":
+                    self.submissions[sid]["status"] = "APPROVED"
+            self.pending_approvals.clear()
+            for bonus in self.bonuses.values():
+                if bonus["state"] == "paying":
+                    bonus["state"] = "paid"
+
+    # --- bonuses -----------------------------------------------------------------------------
+
+    def r_bonus_setup(self, body, query):
+        body = self._need_object(body)
+        study = self._study(str(body.get("study_id")))
+        csv = body.get("csv_bonuses")
+        if not isinstance(csv, str) or not csv.strip():
+            raise Answer(400, {"csv_bonuses": ["Lines of '<id>,<amount>' are required."]})
+        members = {s["id"] for s in self.submissions.values() if s["study_id"] == study["id"]}
+        members |= {s["participant"] for s in self.submissions.values() if s["study_id"] == study["id"]}
+        total, strangers = 0, []
+        for line in csv.strip().splitlines():
+            who, _, amount = line.partition(",")
+            try:
+                value = Decimal(amount.strip())
+            except InvalidOperation:
+                raise Answer(400, {"csv_bonuses": [f"Bad amount in {line!r}."]}) from None
+            if value <= 0 or value != value.quantize(Decimal("0.01")):
+                raise Answer(400, {"csv_bonuses": [f"Amounts are positive, in major units with 2 decimals: {line!r}."]})
+            if who.strip() not in members:
+                strangers.append(who.strip())
+            total += int(value * 100)
+        if strangers:
+            raise Answer(400, {"csv_bonuses": [f"These ids did not take part in the study: {strangers}"]})
+        fees = int((Decimal(total) * FEE_RATE).quantize(Decimal(1)))
+        bonus = {"id": new_id(), "study": study["id"], "amount": total, "fees": fees, "vat": 0,
+                 "total_amount": total + fees, "state": "set up"}
+        self.bonuses[bonus["id"]] = bonus
+        return 201, {k: v for k, v in bonus.items() if k != "state"}, {}
+
+    def r_bonus_pay(self, body, query, bid):
+        bonus = self.bonuses.get(bid)
+        if bonus is None:
+            raise Answer(404, "Bonus payment not found.")
+        if bonus["state"] != "set up":
+            raise Answer(400, "This bonus payment is already paid.")
+        bonus["state"] = "paying"
+        return 202, None, {}
+
+    # --- webhooks ----------------------------------------------------------------------------
+
+    EVENT_TYPES = ("study.status.change", "submission.status.change", "study.progress.change")
+
+    def r_event_types(self, body, query):
+        return 200, self._page("hooks/event-types/", [{"event_type": e} for e in self.EVENT_TYPES], query), {}
+
+    def _workspace(self, wid: Any) -> str:
+        if wid not in {w["id"] for w in self.workspaces}:
+            raise Answer(400, {"workspace_id": ["Unknown workspace."]})
+        return str(wid)
+
+    def r_secrets(self, body, query):
+        wid = self._workspace(query.get("workspace_id"))
+        items = [s for s in self.hook_secrets.values() if s["workspace_id"] == wid]
+        return 200, self._page("hooks/secrets/", items, query), {}
+
+    def r_secret_create(self, body, query):
+        wid = self._workspace(self._need_object(body).get("workspace_id"))
+        for key in [k for k, s in self.hook_secrets.items() if s["workspace_id"] == wid]:
+            del self.hook_secrets[key]  # one secret per workspace: a new one replaces it
+        secret = {"id": new_id(), "value": base64.b64encode(secrets.token_bytes(32)).decode(), "workspace_id": wid}
+        self.hook_secrets[secret["id"]] = secret
+        return 201, dict(secret), {}
+
+    def r_subscriptions(self, body, query):
+        wid = self._workspace(query.get("workspace_id"))
+        items = [{k: v for k, v in s.items() if k != "confirm"} for s in self.subscriptions.values()
+                 if s["workspace_id"] == wid]
+        return 200, self._page("hooks/subscriptions/", items, query), {}
+
+    def r_subscribe(self, body, query):
+        body = self._need_object(body)
+        wid = self._workspace(body.get("workspace_id"))
+        problems = {}
+        if body.get("event_type") not in self.EVENT_TYPES:
+            problems["event_type"] = ["Unknown event type."]
+        if not str(body.get("target_url") or "").startswith("https://"):
+            problems["target_url"] = ["A public https address is required."]
+        if problems:
+            raise Answer(400, problems)
+        sub = {"id": new_id(), "event_type": body["event_type"], "target_url": body["target_url"],
+               "workspace_id": wid, "is_enabled": False, "confirm": secrets.token_hex(16)}
+        self.subscriptions[sub["id"]] = sub
+        return 201, {k: v for k, v in sub.items() if k != "confirm"}, {"X-Hook-Secret": sub["confirm"]}
+
+    def r_confirm(self, body, query, hid):
+        sub = self.subscriptions.get(hid)
+        if sub is None:
+            raise Answer(404, "Subscription not found.")
+        if self._need_object(body).get("secret") != sub["confirm"]:
+            raise Answer(400, {"secret": ["The secret does not match."]})
+        sub["is_enabled"] = True
+        return 200, {k: v for k, v in sub.items() if k != "confirm"}, {}
+
+    # --- for assertions ----------------------------------------------------------------------
+
+    def calls(self, method: str, pattern: str) -> list[Recorded]:
+        with self.lock:
+            return [r for r in self.requests if r.method == method and re.fullmatch(pattern, r.path)]
+
+
+def wait_until(predicate, timeout: float = 2.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return predicate()

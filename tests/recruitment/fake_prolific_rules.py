@@ -1,0 +1,229 @@
+"""What the fake Prolific accepts: its seed catalogue and the checks of request bodies, after
+Prolific's public API reference (CreateStudy, filters, completion codes, transitions; see
+shared/PROLIFIC.md). Where the reference is loose the fake is strict, to catch our mistakes:
+legacy fields (``completion_code``, ``eligibility_requirements``…) and unknown fields are refused.
+
+Each check returns ``{field: [messages]}``, empty when the body is acceptable, the shape of
+Prolific's 400 ``detail``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+# The filter catalogue: ids are deliberately not the "likely" slugs, so only resolution by title works.
+FILTERS: list[dict[str, Any]] = [
+    {
+        "filter_id": "current-country-of-residence", "title": "Current Country of Residence",
+        "question": "In which country do you currently reside?", "type": "select", "data_type": "ChoiceID",
+        "choices": {"0": "United Kingdom", "1": "United States", "12": "India", "17": "Japan", "23": "Kenya"},
+    },
+    {
+        "filter_id": "nationality-2023", "title": "Nationality", "question": "What is your nationality?",
+        "type": "select", "data_type": "ChoiceID",
+        "choices": {"0": "United Kingdom", "1": "United States", "40": "India", "41": "Japan", "42": "Kenya"},
+    },
+    {
+        "filter_id": "birth-country-v3", "title": "Country of Birth", "question": "Where were you born?",
+        "type": "select", "data_type": "ChoiceID",
+        "choices": {"0": "United Kingdom", "1": "United States", "70": "India", "71": "Japan"},
+    },
+    {
+        "filter_id": "first-language_old", "title": "First Language", "question": "What is your first language?",
+        "type": "select", "data_type": "ChoiceID",
+        "choices": {"0": "English", "5": "Hindi", "6": "Japanese", "7": "Tamil"},
+    },
+    {"filter_id": "age", "title": "Age", "question": "What is your age?", "type": "range", "data_type": "integer",
+     "min": 18, "max": 100},
+]
+
+CREATE_REQUIRED = {
+    "name", "description", "external_study_url", "prolific_id_option", "completion_codes",
+    "estimated_completion_time", "reward", "total_available_places",
+}
+CREATE_OPTIONAL = {
+    "internal_name", "maximum_allowed_time", "device_compatibility", "peripheral_requirements", "filters",
+    "filter_set_id", "filter_set_version", "project", "submissions_config", "study_labels", "content_warnings",
+    "metadata", "naivety_distribution_rate", "is_custom_screening", "privacy_notice", "content_warning_details",
+}
+LEGACY = {"completion_code", "completion_option", "eligibility_requirements"}
+PROLIFIC_ID_OPTIONS = {"question", "url_parameters", "not_required"}
+CODE_ACTIONS = {
+    "AUTOMATICALLY_APPROVE", "MANUALLY_REVIEW", "ADD_TO_PARTICIPANT_GROUP", "REMOVE_FROM_PARTICIPANT_GROUP",
+    "REQUEST_RETURN", "DYNAMIC_PAYMENT",
+}
+ACTORS = {"participant", "researcher"}
+DEVICES = {"desktop", "tablet", "mobile"}
+PERIPHERALS = {"audio", "camera", "download", "microphone"}
+PLACEHOLDERS = ("{{%PROLIFIC_PID%}}", "{{%STUDY_ID%}}", "{{%SESSION_ID%}}")
+MIN_HOURLY = {"GBP": 600, "USD": 800}
+# After publishing, a PATCH may change only these.
+PATCHABLE_WHEN_PUBLISHED = {"internal_name", "total_available_places"}
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def least_maximum_time(estimated: int) -> int:
+    """The reference's minimum maximum_allowed_time: 2 + 2·est + 2·√est."""
+    return math.ceil(2 + 2 * estimated + 2 * math.sqrt(estimated))
+
+
+def study_errors(body: Any, *, currency: str, partial: bool = False) -> dict[str, list[str]]:
+    """The problems of a create-study body (or, ``partial``, of a draft's PATCH)."""
+    if not isinstance(body, dict):
+        return {"non_field_errors": ["Expected a JSON object."]}
+    errors: dict[str, list[str]] = {}
+
+    def err(key: str, message: str) -> None:
+        errors.setdefault(key, []).append(message)
+
+    for key in sorted(LEGACY & body.keys()):
+        err(key, "This field is retired: use completion_codes and filters.")
+    for key in sorted(body.keys() - CREATE_REQUIRED - CREATE_OPTIONAL - LEGACY):
+        err(key, "Unknown field.")
+    if not partial:
+        for key in sorted(CREATE_REQUIRED - body.keys()):
+            err(key, "This field is required.")
+    if "name" in body and (not isinstance(body["name"], str) or not body["name"].strip()):
+        err("name", "A non-empty string is required.")
+    if "description" in body and not isinstance(body["description"], str):
+        err("description", "A string is required.")
+    if "internal_name" in body and not isinstance(body["internal_name"], str | None):
+        err("internal_name", "A string is required.")
+    if "metadata" in body and not isinstance(body["metadata"], str | None):
+        err("metadata", "A string is required.")
+    option = body.get("prolific_id_option")
+    if "prolific_id_option" in body and option not in PROLIFIC_ID_OPTIONS:
+        err("prolific_id_option", f'"{option}" is not a valid choice.')
+    url = body.get("external_study_url")
+    if "external_study_url" in body:
+        if not isinstance(url, str) or not url.startswith(("https://", "http://")):
+            err("external_study_url", "Enter a valid URL.")
+        elif option == "url_parameters" and not all(p in url for p in PLACEHOLDERS):
+            err("external_study_url", "With url_parameters the URL must carry the PROLIFIC_PID, STUDY_ID and SESSION_ID placeholders.")
+    for key, least in (("estimated_completion_time", 1), ("reward", 1), ("total_available_places", 1)):
+        if key in body and (not _is_int(body[key]) or body[key] < least):
+            err(key, f"An integer of at least {least} is required.")
+    est = body.get("estimated_completion_time")
+    if _is_int(est) and _is_int(body.get("reward")) and est >= 1:
+        least = math.ceil(MIN_HOURLY[currency] * est / 60)
+        if body["reward"] < least:
+            err("reward", f"The reward is below the minimum hourly rate; at least {least} for {est} minutes.")
+    if "maximum_allowed_time" in body:
+        mat = body["maximum_allowed_time"]
+        if not _is_int(mat):
+            err("maximum_allowed_time", "An integer is required.")
+        elif _is_int(est) and est >= 1 and mat < least_maximum_time(est):
+            err("maximum_allowed_time", f"Must be at least {least_maximum_time(est)} minutes.")
+    if "completion_codes" in body:
+        for message in completion_code_errors(body["completion_codes"]):
+            err("completion_codes", message)
+    if "device_compatibility" in body:
+        devices = body["device_compatibility"]
+        if not isinstance(devices, list) or not set(devices) <= DEVICES:
+            err("device_compatibility", f"Choose among {sorted(DEVICES)}.")
+    if "peripheral_requirements" in body:
+        wanted = body["peripheral_requirements"]
+        if not isinstance(wanted, list) or not set(wanted) <= PERIPHERALS:
+            err("peripheral_requirements", f"Choose among {sorted(PERIPHERALS)}.")
+    if body.get("filters") and body.get("filter_set_id"):
+        err("filters", "filters cannot be combined with filter_set_id.")
+    if "filters" in body:
+        for message in filter_errors(body["filters"]):
+            err("filters", message)
+    if "submissions_config" in body:
+        config = body["submissions_config"]
+        known = {"max_submissions_per_participant", "max_concurrent_submissions", "auto_rejection_categories"}
+        if not isinstance(config, dict) or not set(config) <= known:
+            err("submissions_config", f"An object with keys among {sorted(known)}.")
+        elif any(not _is_int(config[k]) for k in config.keys() & {"max_submissions_per_participant", "max_concurrent_submissions"}):
+            err("submissions_config", "Submission limits are integers.")
+    return errors
+
+
+def completion_code_errors(codes: Any) -> list[str]:
+    if not isinstance(codes, list) or not codes:
+        return ["A non-empty list of completion codes is required."]
+    out = []
+    seen = set()
+    for n, code in enumerate(codes):
+        if not isinstance(code, dict):
+            out.append(f"Code {n}: an object is required.")
+            continue
+        value = code.get("code")
+        if not isinstance(value, str) or not value.strip():
+            out.append(f"Code {n}: 'code' must be a non-empty string.")
+        elif value in seen:
+            out.append(f"Code {n}: the code {value!r} is used twice.")
+        seen.add(value)
+        if not isinstance(code.get("code_type"), str) or not code["code_type"]:
+            out.append(f"Code {n}: 'code_type' is required.")
+        if code.get("actor", "participant") not in ACTORS:
+            out.append(f"Code {n}: 'actor' must be participant or researcher.")
+        actions = code.get("actions")
+        if not isinstance(actions, list):
+            out.append(f"Code {n}: 'actions' must be a list.")
+            continue
+        for action in actions:
+            name = action.get("action") if isinstance(action, dict) else None
+            if name not in CODE_ACTIONS:
+                out.append(f"Code {n}: unknown action {name!r}.")
+            elif name == "REQUEST_RETURN" and not isinstance(action.get("return_reason"), str):
+                out.append(f"Code {n}: REQUEST_RETURN needs a return_reason.")
+            elif name in {"ADD_TO_PARTICIPANT_GROUP", "REMOVE_FROM_PARTICIPANT_GROUP"} and not action.get(
+                "participant_group"
+            ):
+                out.append(f"Code {n}: {name} needs a participant_group.")
+        unique_approval = {a.get("action") for a in actions if isinstance(a, dict)}
+        if {"AUTOMATICALLY_APPROVE", "MANUALLY_REVIEW"} <= unique_approval:
+            out.append(f"Code {n}: AUTOMATICALLY_APPROVE and MANUALLY_REVIEW exclude each other.")
+    return out
+
+
+def filter_errors(filters: Any) -> list[str]:
+    if not isinstance(filters, list):
+        return ["A list of filters is required."]
+    catalogue = {f["filter_id"]: f for f in FILTERS}
+    out = []
+    seen = set()
+    for entry in filters:
+        if not isinstance(entry, dict) or not isinstance(entry.get("filter_id"), str):
+            out.append("Each filter is an object with a filter_id.")
+            continue
+        fid = entry["filter_id"]
+        known = catalogue.get(fid)
+        if known is None:
+            out.append(f"Unknown filter_id {fid!r}.")
+            continue
+        if fid in seen:
+            out.append(f"The filter {fid!r} is given twice.")
+        seen.add(fid)
+        if known["type"] == "select":
+            values = entry.get("selected_values")
+            if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
+                out.append(f"{fid}: selected_values must be a non-empty list of choice keys (strings).")
+            elif bad := [v for v in values if v not in known["choices"]]:
+                out.append(f"{fid}: unknown choice key(s) {bad}.")
+        else:
+            rng = entry.get("selected_range")
+            if not isinstance(rng, dict) or not ({"lower", "upper"} & rng.keys()):
+                out.append(f"{fid}: selected_range with lower and/or upper is required.")
+    return out
+
+
+def eligible_count(filters: list[dict[str, Any]]) -> int:
+    """A made-up but deterministic pool size: 6,000 per residence country, halved by each further
+    filter and by each extra value; under 25 shows as 0, as Prolific does."""
+    count = 0
+    for entry in filters:
+        if entry["filter_id"] == "current-country-of-residence":
+            count = 6000 * len(entry["selected_values"])
+    if not count:
+        count = 100_000
+    for entry in filters:
+        if entry["filter_id"] != "current-country-of-residence":
+            count //= 2
+    return count if count >= 25 else 0

@@ -292,7 +292,9 @@ class ProlificClient:
         absolute = urljoin(self.base_url, href)
         ours, theirs = urlsplit(self.base_url), urlsplit(absolute)
         if (ours.scheme, ours.netloc) != (theirs.scheme, theirs.netloc):
-            raise ProlificServerError("Prolific's next page points to another host; not followed (the token would go there)")
+            raise ProlificServerError(
+                "Prolific's next page points to another host; not followed (the token would go there)"
+            )
         return absolute
 
     # --- account -----------------------------------------------------------------------------
@@ -410,7 +412,10 @@ class ProlificClient:
     # --- webhooks ----------------------------------------------------------------------------
 
     def hook_event_types(self) -> list[str]:
-        return [str(e.get("event_type", e)) if isinstance(e, dict) else str(e) for e in self._paginate("hooks/event-types/")]
+        return [
+            str(e.get("event_type", e)) if isinstance(e, dict) else str(e)
+            for e in self._paginate("hooks/event-types/")
+        ]
 
     def hook_secrets(self, workspace_id: str) -> list[dict[str, Any]]:
         return list(self._paginate("hooks/secrets/", {"workspace_id": workspace_id}))
@@ -481,9 +486,10 @@ def _reason(body: Any) -> str:
     object alone, or ``{"message", "detail"}``; ``detail`` a string, a list or ``{field: [msgs]}``."""
     if not isinstance(body, dict):
         return str(body or "")[:500]
-    inner = body.get("error") if isinstance(body.get("error"), dict) else body
+    error = body.get("error")
+    inner: dict[str, Any] = error if isinstance(error, dict) else body
     detail = inner.get("detail")
-    parts = []
+    parts: list[str] = []
     title = inner.get("title") or inner.get("message")
     if isinstance(detail, dict):
         parts += [f"{key}: {_flat(value)}" for key, value in detail.items()]

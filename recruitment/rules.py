@@ -49,7 +49,8 @@ def reward_check(*, reward: int, minutes: int, currency: str) -> None:
     if reward < least:
         hourly = reward * 60 / minutes
         raise RuleBroken(
-            f"a reward of {money(reward, currency)} for {minutes} minutes is {money(round(hourly), currency)} per hour, "
+            f"a reward of {money(reward, currency)} for {minutes} minutes is "
+            f"{money(round(hourly), currency)} per hour, "
             f"under Prolific's minimum of {money(MIN_HOURLY_REWARD[currency], currency)} per hour: "
             f"pay at least {money(least, currency)}"
         )

@@ -37,11 +37,15 @@ def token_save(request):
         with tokens.client_for(user=request.user, token=token) as client:
             client.me()
     except ProlificAuthError:
-        form.add_error("token", "Prolific refused this token: check that you copied all of it and that it is not deleted.")
+        form.add_error(
+            "token", "Prolific refused this token: check that you copied all of it and that it is not deleted."
+        )
         return _page(request, form, status=400)
     except ProlificError:
         tokens.token_set(user=request.user, token=token)
-        messages.warning(request, "Token stored, but Prolific could not be reached to check it; it is checked at first use.")
+        messages.warning(
+            request, "Token stored, but Prolific could not be reached to check it; it is checked at first use."
+        )
         return redirect("recruitment:token-settings")
     tokens.token_set(user=request.user, token=token)
     messages.success(request, "Your Prolific token is stored (encrypted). It will not be shown again.")

@@ -1,5 +1,6 @@
-"""The layers point one way: studies <- annotation <- analysis <- exports, and stats (pure: no
-Django, no app's models) is importable by all of them but imports only studies.protocol.
+"""The layers point one way: studies <- annotation <- analysis <- exports, and studies <- annotation <-
+recruitment (a branch: nothing imports recruitment, and it imports neither analysis nor exports);
+stats (pure: no Django, no app's models) is importable by all of them but imports only studies.protocol.
 
 Each module's imports are read from its source (nothing is imported), relative imports resolved,
 and every import of a module, wherever it stands (a function's local import too), is checked.
@@ -12,9 +13,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ["studies", "annotation", "analysis", "exports"]  # each may import those before it
+BRANCHES = {"recruitment": ["studies", "annotation"]}  # an app above annotation, beside analysis
 PURE = ["stats", "studies.protocol"]  # no Django, no app
 THIRD_PARTY_ALLOWED_IN_PURE = {"numpy", "pandas", "scipy"}
-FIRST_PARTY = {*LAYERS, "stats", "config"}
+FIRST_PARTY = {*LAYERS, *BRANCHES, "stats", "config"}
 
 
 def modules(package: str) -> list[tuple[str, Path]]:
@@ -90,6 +92,19 @@ def test_no_import_points_up_the_layers(app):
             if layer is not None and layer > mine:
                 bad.append(f"{path.relative_to(ROOT)}:{line} imports {target} ({LAYERS[layer]} is above {app})")
     assert not bad, "imports pointing up the layers:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("app", LAYERS + list(BRANCHES))
+def test_a_branch_is_imported_by_no_app_and_imports_only_what_it_sits_on(app):
+    bad = []
+    for branch, below in BRANCHES.items():
+        for name, path in modules(app):
+            for line, target in imports_of(name, path):
+                if app != branch and within(target, branch):
+                    bad.append(f"{path.relative_to(ROOT)}:{line} imports {target} (nothing imports {branch})")
+                if app == branch and (layer := layer_of(target)) is not None and LAYERS[layer] not in below:
+                    bad.append(f"{path.relative_to(ROOT)}:{line} imports {target} ({branch} sits on {below} only)")
+    assert not bad, "imports across the recruitment branch:\n" + "\n".join(bad)
 
 
 def test_the_checks_see_a_violation(tmp_path, monkeypatch):

@@ -144,14 +144,18 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().casefold()
 
 
-def resolve_filters(*, catalogue: list[Filter], pool: CountryPool, picks: tuple[FilterPick, ...]) -> list[dict[str, Any]]:
+def resolve_filters(
+    *, catalogue: list[Filter], pool: CountryPool, picks: tuple[FilterPick, ...]
+) -> list[dict[str, Any]]:
     """The pool's country as current country of residence, then the researcher's picks, each
     resolved to Prolific's filter id and choice keys from its own list."""
     out: list[dict[str, Any]] = []
     for title, labels in [(RESIDENCE_FILTER_TITLE, ()), *((p.title, p.labels) for p in picks)]:
         flt = _find_filter(catalogue, title)
         if flt.type != "select":
-            raise RuleBroken(f"Prolific's filter {flt.title!r} is a {flt.type or 'non-select'} filter: not supported yet")
+            raise RuleBroken(
+                f"Prolific's filter {flt.title!r} is a {flt.type or 'non-select'} filter: not supported yet"
+            )
         if any(f["filter_id"] == flt.filter_id for f in out):
             raise RuleBroken(f"the filter {flt.title!r} is given twice")
         out.append({"filter_id": flt.filter_id, "selected_values": _choice_keys(flt, labels or (pool.country_name,))})

@@ -25,3 +25,13 @@ def fake_prolific(settings):
 @pytest.fixture
 def no_deployment_token(settings):
     settings.PROLIFIC_API_TOKEN = ""
+
+
+@pytest.fixture
+def closed_port():
+    """A loopback port where nothing listens (bound, then closed)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

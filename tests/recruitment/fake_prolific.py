@@ -25,7 +25,6 @@ import json
 import re
 import secrets
 import threading
-import time
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -257,11 +256,14 @@ class FakeProlific:
             if route is None:
                 with self.lock:
                     self.unrouted.append(record)
-                raise Answer(404 if params is None else 405, "No such endpoint." if params is None else "Method not allowed.")
+                if params is None:
+                    raise Answer(404, "No such endpoint.")
+                raise Answer(405, "Method not allowed.")
             with self.lock:
                 status, payload, headers = route(body=body, query=query, **params)
         except Answer as answer:
-            status, payload, headers = answer.status, error_body(answer.status, answer.title, answer.detail), answer.headers
+            status, headers = answer.status, answer.headers
+            payload = error_body(answer.status, answer.title, answer.detail)
         if fault is not None and fault.after_processing:
             self._release.wait(fault.hang)
         return status, payload, headers
@@ -614,11 +616,3 @@ class FakeProlific:
         with self.lock:
             return [r for r in self.requests if r.method == method and re.fullmatch(pattern, r.path)]
 
-
-def wait_until(predicate, timeout: float = 2.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return predicate()

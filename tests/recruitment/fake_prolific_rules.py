@@ -103,7 +103,7 @@ def study_errors(body: Any, *, currency: str, partial: bool = False) -> dict[str
         if not isinstance(url, str) or not url.startswith(("https://", "http://")):
             err("external_study_url", "Enter a valid URL.")
         elif option == "url_parameters" and not all(p in url for p in PLACEHOLDERS):
-            err("external_study_url", "With url_parameters the URL must carry the PROLIFIC_PID, STUDY_ID and SESSION_ID placeholders.")
+            err("external_study_url", "With url_parameters the URL must carry the three placeholders.")
     for key, least in (("estimated_completion_time", 1), ("reward", 1), ("total_available_places", 1)):
         if key in body and (not _is_int(body[key]) or body[key] < least):
             err(key, f"An integer of at least {least} is required.")
@@ -139,7 +139,7 @@ def study_errors(body: Any, *, currency: str, partial: bool = False) -> dict[str
         known = {"max_submissions_per_participant", "max_concurrent_submissions", "auto_rejection_categories"}
         if not isinstance(config, dict) or not set(config) <= known:
             err("submissions_config", f"An object with keys among {sorted(known)}.")
-        elif any(not _is_int(config[k]) for k in config.keys() & {"max_submissions_per_participant", "max_concurrent_submissions"}):
+        elif any(not _is_int(config[k]) for k in config.keys() - {"auto_rejection_categories"}):
             err("submissions_config", "Submission limits are integers.")
     return errors
 

@@ -2,7 +2,6 @@
 errors and which calls are retried. No database: the client is plain Python."""
 
 import logging
-import socket
 
 import pytest
 
@@ -46,7 +45,8 @@ def draft_body(**overrides):
                               "&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}",
         "prolific_id_option": "url_parameters",
         "completion_codes": [
-            {"code": "DONE", "code_type": "COMPLETED", "actions": [{"action": "MANUALLY_REVIEW"}], "actor": "participant"},
+            {"code": "DONE", "code_type": "COMPLETED", "actions": [{"action": "MANUALLY_REVIEW"}],
+             "actor": "participant"},
         ],
         "estimated_completion_time": 10, "reward": 150, "total_available_places": 2,
         "device_compatibility": ["desktop"],
@@ -135,11 +135,9 @@ def test_a_time_out_is_unavailable(fake):
             slow.me()
 
 
-def test_a_refused_connection_is_unavailable(waits):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # closed once the block ends: nothing listens there
-    with ProlificClient("x" * 30, base_url=f"http://127.0.0.1:{port}/api/v1/", retries=1, sleep=waits.append) as c:
+def test_a_refused_connection_is_unavailable(waits, closed_port):
+    nowhere = f"http://127.0.0.1:{closed_port}/api/v1/"
+    with ProlificClient("x" * 30, base_url=nowhere, retries=1, sleep=waits.append) as c:
         with pytest.raises(ProlificUnavailable, match="could not be reached"):
             c.me()
     assert len(waits) == 1

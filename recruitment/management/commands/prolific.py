@@ -40,7 +40,9 @@ class Command(BaseCommand):
         self._common(launch)
         launch.add_argument("--reward", type=int, required=True, help="Per participant, in pence or cents.")
         launch.add_argument("--minutes", type=int, required=True, help="Estimated completion time in minutes.")
-        launch.add_argument("--max-minutes", type=int, default=None, help="Maximum allowed time (default: the least Prolific accepts).")
+        launch.add_argument(
+            "--max-minutes", type=int, default=None, help="Maximum allowed time (default: the least Prolific accepts)."
+        )
         launch.add_argument(
             "--device", action="append", choices=DEVICES, default=None, help="Allowed device (repeat); default desktop."
         )
@@ -48,7 +50,9 @@ class Command(BaseCommand):
             "--filter", action="append", default=[], metavar="TITLE[=LABEL|LABEL]",
             help="A Prolific filter by its title, e.g. Nationality (the pool's country) or 'First Language=Hindi'.",
         )
-        launch.add_argument("--auto-approve", action="store_true", help="Prolific approves completed submissions itself.")
+        launch.add_argument(
+            "--auto-approve", action="store_true", help="Prolific approves completed submissions itself."
+        )
         launch.add_argument("--description", default="", help="The public description (default: a generated one).")
         launch.add_argument("--publish", action="store_true", help="Publish each pool's study after launching it.")
         self._common(sub.add_parser("status", help="Read each pool's study back from Prolific."))
@@ -59,7 +63,9 @@ class Command(BaseCommand):
     def _common(parser):
         parser.add_argument("study", type=int, help="The study's id.")
         parser.add_argument("--pool", default="", help="Only this pool (its country code, e.g. IN).")
-        parser.add_argument("--as", dest="as_user", default="", help="Whose Prolific token (default: the study's owner).")
+        parser.add_argument(
+            "--as", dest="as_user", default="", help="Whose Prolific token (default: the study's owner)."
+        )
 
     def handle(self, *args, subcommand: str, study: int, pool: str, as_user: str, **options):
         target = Study.objects.filter(pk=study).select_related("owner").first()
@@ -127,7 +133,8 @@ class Command(BaseCommand):
                 continue
             prolific_study_refresh(prolific_study=row, user=user)
             self.stdout.write(
-                f"{pool.country_name} ({pool.country}): {row.prolific_id} {row.get_status_display()}, {row.places} places"
+                f"{pool.country_name} ({pool.country}): {row.prolific_id} {row.get_status_display()}, "
+                f"{row.places} places"
             )
 
     def _transition(self, study: Study, pools: list[CountryPool], user, verb: str) -> None:

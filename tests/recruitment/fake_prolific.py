@@ -17,24 +17,23 @@ Webhooks: ``sign`` computes Prolific's signature of a delivery.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import itertools
 import json
 import re
 import secrets
 import threading
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from . import fake_prolific_rules as rules
+from .fake_prolific_rules import FEE_RATE, Answer, error_body, new_id, sign
+from .fake_prolific_work import SubmissionsBonusesHooks
 
 API = "/api/v1/"
-FEE_RATE = Decimal("0.3333")
+__all__ = ["FakeProlific", "sign"]
 
 
 @dataclass
@@ -60,32 +59,7 @@ class Fault:
     times: int = 1
 
 
-class Answer(Exception):
-    """Raised by a route to answer with an error (or any status)."""
-
-    def __init__(self, status: int, detail: Any = None, *, title: str = "", headers: dict[str, str] | None = None):
-        self.status = status
-        self.detail = detail
-        self.title = title or {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-                               405: "Method Not Allowed", 415: "Unsupported Media Type"}.get(status, "Error")
-        self.headers = headers or {}
-
-
-def error_body(status: int, title: str, detail: Any) -> dict[str, Any]:
-    return {"error": {"status": status, "error_code": status * 1000 + 1, "title": title, "detail": detail}}
-
-
-def new_id() -> str:
-    return secrets.token_hex(12)  # Prolific's ids are 24 hex characters
-
-
-def sign(secret: str, timestamp: str, body: bytes) -> str:
-    """Prolific's webhook signature: base64(HMAC-SHA256(secret, timestamp + body))."""
-    digest = hmac.new(secret.encode(), timestamp.encode() + body, hashlib.sha256).digest()
-    return base64.b64encode(digest).decode()
-
-
-class FakeProlific:
+class FakeProlific(SubmissionsBonusesHooks):
     def __init__(self, *, page_size: int = 2, currency: str = "GBP", balance: int = 1_000_000):
         self.token = "fake-prolific-token-" + secrets.token_hex(16)
         self.tokens = {self.token}
@@ -296,12 +270,6 @@ class FakeProlific:
             "meta": {"count": len(items)},
         }
 
-    @staticmethod
-    def _need_object(body: Any) -> dict[str, Any]:
-        if not isinstance(body, dict):
-            raise Answer(400, {"non_field_errors": ["Expected a JSON object."]})
-        return body
-
     # --- account and filters -----------------------------------------------------------------
 
     def r_me(self, body, query):
@@ -406,209 +374,6 @@ class FakeProlific:
             self.user["available_balance"] -= study["total_cost"]
         study["status"] = target
         return 200, dict(study), {}
-
-    # --- submissions (participants are played by the test) ------------------------------------
-
-    def submission_start(self, study_id: str, participant: str) -> str:
-        with self.lock:
-            study = self._study(study_id)
-            if study["status"] != "ACTIVE":
-                raise ValueError(f"study {study_id} is {study['status']}")
-            if study["places_taken"] >= study["total_available_places"]:
-                raise ValueError("no place left")
-            sub = {"id": new_id(), "participant": participant, "study_id": study_id, "status": "ACTIVE",
-                   "started_at": "2026-11-25T10:00:00Z", "completed_at": None, "entered_code": None,
-                   "return_requested": None, "bonus_payments": []}
-            self.submissions[sub["id"]] = sub
-            study["places_taken"] += 1
-            if study["places_taken"] >= study["total_available_places"]:
-                study["status"] = "AWAITING REVIEW"
-            return sub["id"]
-
-    def submission_finish(self, submission_id: str, code: str) -> str:
-        with self.lock:
-            sub = self.submissions[submission_id]
-            study = self.studies[sub["study_id"]]
-            codes = {c["code"]: c for c in study["completion_codes"]}
-            actions = {a["action"] for a in codes.get(code, {}).get("actions", [])}
-            sub["entered_code"] = code
-            sub["status"] = "APPROVED" if "AUTOMATICALLY_APPROVE" in actions else "AWAITING REVIEW"
-            if "REQUEST_RETURN" in actions:
-                sub["return_requested"] = "2026-11-25T10:05:00Z"
-            return sub["status"]
-
-    def submission_return(self, submission_id: str, status: str = "RETURNED") -> None:
-        with self.lock:
-            sub = self.submissions[submission_id]
-            sub["status"] = status
-            study = self.studies[sub["study_id"]]
-            study["places_taken"] -= 1
-            if study["status"] == "AWAITING REVIEW":
-                study["status"] = "ACTIVE"
-
-    def _submission(self, sub: str) -> dict[str, Any]:
-        found = self.submissions.get(sub)
-        if found is None:
-            raise Answer(404, "Submission not found.")
-        return found
-
-    def r_study_submissions(self, body, query, sid):
-        self._study(sid)
-        items = [{"id": s["id"], "participant_id": s["participant"], "status": s["status"],
-                  "started_at": s["started_at"], "completed_at": s["completed_at"], "study_code": s["entered_code"],
-                  "return_requested": s["return_requested"]}
-                 for s in self.submissions.values() if s["study_id"] == sid]
-        return 200, self._page(f"studies/{sid}/submissions/", items, query), {}
-
-    def r_submission_get(self, body, query, sub):
-        return 200, dict(self._submission(sub)), {}
-
-    def r_submission_transition(self, body, query, sub):
-        found = self._submission(sub)
-        body = self._need_object(body)
-        action = body.get("action")
-        target = {"APPROVE": "APPROVED", "REJECT": "REJECTED"}.get(action)
-        if target is None:
-            raise Answer(400, {"action": [f'"{action}" is not a valid choice.']})
-        if found["status"] == target:
-            return 200, dict(found), {}  # a repeat is ignored
-        if found["status"] != "AWAITING REVIEW":
-            raise Answer(400, f"Cannot {action} a submission whose status is {found['status']}.")
-        if action == "REJECT":
-            problems = {}
-            if not isinstance(body.get("message"), str) or len(body["message"]) < 100:
-                problems["message"] = ["A message of at least 100 characters is required."]
-            if body.get("rejection_category") not in {"TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS",
-                                                      "INCOMP_LONGITUDINAL", "FAILED_CHECK", "LOW_EFFORT",
-                                                      "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA",
-                                                      "UNSUPP_DEVICE", "OTHER"}:
-                problems["rejection_category"] = ["A valid rejection category is required."]
-            if problems:
-                raise Answer(400, problems)
-        found["status"] = target
-        return 200, {k: found[k] for k in ("id", "status", "participant", "study_id")}, {}
-
-    def r_request_return(self, body, query, sub):
-        found = self._submission(sub)
-        reasons = self._need_object(body).get("request_return_reasons")
-        if not isinstance(reasons, list) or not reasons or not all(isinstance(r, str) for r in reasons):
-            raise Answer(400, {"request_return_reasons": ["A non-empty list of reasons is required."]})
-        found["return_requested"] = "2026-11-25T10:06:00Z"
-        return 200, {k: found[k] for k in ("id", "status", "participant", "return_requested")}, {}
-
-    def r_bulk_approve(self, body, query):
-        ids = self._need_object(body).get("submission_ids")
-        if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
-            raise Answer(400, {"submission_ids": ["A non-empty list of submission ids is required."]})
-        if unknown := [i for i in ids if i not in self.submissions]:
-            raise Answer(400, {"submission_ids": [f"Unknown submissions: {unknown}"]})
-        self.pending_approvals += ids
-        return 200, "The request to bulk approve has been made successfully.", {}
-
-    def drain(self) -> None:
-        """Prolific's asynchronous work done: bulk approvals applied, bonuses paid."""
-        with self.lock:
-            for sid in self.pending_approvals:
-                if self.submissions[sid]["status"] == "AWAITING REVIEW":
-                    self.submissions[sid]["status"] = "APPROVED"
-            self.pending_approvals.clear()
-            for bonus in self.bonuses.values():
-                if bonus["state"] == "paying":
-                    bonus["state"] = "paid"
-
-    # --- bonuses -----------------------------------------------------------------------------
-
-    def r_bonus_setup(self, body, query):
-        body = self._need_object(body)
-        study = self._study(str(body.get("study_id")))
-        csv = body.get("csv_bonuses")
-        if not isinstance(csv, str) or not csv.strip():
-            raise Answer(400, {"csv_bonuses": ["Lines of '<id>,<amount>' are required."]})
-        members = {s["id"] for s in self.submissions.values() if s["study_id"] == study["id"]}
-        members |= {s["participant"] for s in self.submissions.values() if s["study_id"] == study["id"]}
-        total, strangers = 0, []
-        for line in csv.strip().splitlines():
-            who, _, amount = line.partition(",")
-            try:
-                value = Decimal(amount.strip())
-            except InvalidOperation:
-                raise Answer(400, {"csv_bonuses": [f"Bad amount in {line!r}."]}) from None
-            if value <= 0 or value != value.quantize(Decimal("0.01")):
-                raise Answer(400, {"csv_bonuses": [f"Amounts are positive, in major units with 2 decimals: {line!r}."]})
-            if who.strip() not in members:
-                strangers.append(who.strip())
-            total += int(value * 100)
-        if strangers:
-            raise Answer(400, {"csv_bonuses": [f"These ids did not take part in the study: {strangers}"]})
-        fees = int((Decimal(total) * FEE_RATE).quantize(Decimal(1)))
-        bonus = {"id": new_id(), "study": study["id"], "amount": total, "fees": fees, "vat": 0,
-                 "total_amount": total + fees, "state": "set up"}
-        self.bonuses[bonus["id"]] = bonus
-        return 201, {k: v for k, v in bonus.items() if k != "state"}, {}
-
-    def r_bonus_pay(self, body, query, bid):
-        bonus = self.bonuses.get(bid)
-        if bonus is None:
-            raise Answer(404, "Bonus payment not found.")
-        if bonus["state"] != "set up":
-            raise Answer(400, "This bonus payment is already paid.")
-        bonus["state"] = "paying"
-        return 202, None, {}
-
-    # --- webhooks ----------------------------------------------------------------------------
-
-    EVENT_TYPES = ("study.status.change", "submission.status.change", "study.progress.change")
-
-    def r_event_types(self, body, query):
-        return 200, self._page("hooks/event-types/", [{"event_type": e} for e in self.EVENT_TYPES], query), {}
-
-    def _workspace(self, wid: Any) -> str:
-        if wid not in {w["id"] for w in self.workspaces}:
-            raise Answer(400, {"workspace_id": ["Unknown workspace."]})
-        return str(wid)
-
-    def r_secrets(self, body, query):
-        wid = self._workspace(query.get("workspace_id"))
-        items = [s for s in self.hook_secrets.values() if s["workspace_id"] == wid]
-        return 200, self._page("hooks/secrets/", items, query), {}
-
-    def r_secret_create(self, body, query):
-        wid = self._workspace(self._need_object(body).get("workspace_id"))
-        for key in [k for k, s in self.hook_secrets.items() if s["workspace_id"] == wid]:
-            del self.hook_secrets[key]  # one secret per workspace: a new one replaces it
-        secret = {"id": new_id(), "value": base64.b64encode(secrets.token_bytes(32)).decode(), "workspace_id": wid}
-        self.hook_secrets[secret["id"]] = secret
-        return 201, dict(secret), {}
-
-    def r_subscriptions(self, body, query):
-        wid = self._workspace(query.get("workspace_id"))
-        items = [{k: v for k, v in s.items() if k != "confirm"} for s in self.subscriptions.values()
-                 if s["workspace_id"] == wid]
-        return 200, self._page("hooks/subscriptions/", items, query), {}
-
-    def r_subscribe(self, body, query):
-        body = self._need_object(body)
-        wid = self._workspace(body.get("workspace_id"))
-        problems = {}
-        if body.get("event_type") not in self.EVENT_TYPES:
-            problems["event_type"] = ["Unknown event type."]
-        if not str(body.get("target_url") or "").startswith("https://"):
-            problems["target_url"] = ["A public https address is required."]
-        if problems:
-            raise Answer(400, problems)
-        sub = {"id": new_id(), "event_type": body["event_type"], "target_url": body["target_url"],
-               "workspace_id": wid, "is_enabled": False, "confirm": secrets.token_hex(16)}
-        self.subscriptions[sub["id"]] = sub
-        return 201, {k: v for k, v in sub.items() if k != "confirm"}, {"X-Hook-Secret": sub["confirm"]}
-
-    def r_confirm(self, body, query, hid):
-        sub = self.subscriptions.get(hid)
-        if sub is None:
-            raise Answer(404, "Subscription not found.")
-        if self._need_object(body).get("secret") != sub["confirm"]:
-            raise Answer(400, {"secret": ["The secret does not match."]})
-        sub["is_enabled"] = True
-        return 200, {k: v for k, v in sub.items() if k != "confirm"}, {}
 
     # --- for assertions ----------------------------------------------------------------------
 

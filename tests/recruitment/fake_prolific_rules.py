@@ -9,8 +9,45 @@ Prolific's 400 ``detail``.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import math
+import secrets
+from decimal import Decimal
 from typing import Any
+
+
+class Answer(Exception):
+    """Raised by a route of the fake to answer with an error."""
+
+    def __init__(self, status: int, detail: Any = None, *, title: str = "", headers: dict[str, str] | None = None):
+        self.status = status
+        self.detail = detail
+        self.title = title or {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+                               405: "Method Not Allowed", 415: "Unsupported Media Type"}.get(status, "Error")
+        self.headers = headers or {}
+
+
+def error_body(status: int, title: str, detail: Any) -> dict[str, Any]:
+    return {"error": {"status": status, "error_code": status * 1000 + 1, "title": title, "detail": detail}}
+
+
+def new_id() -> str:
+    return secrets.token_hex(12)  # Prolific's ids are 24 hex characters
+
+
+def sign(secret: str, timestamp: str, body: bytes) -> str:
+    """Prolific's webhook signature: base64(HMAC-SHA256(secret, timestamp + body))."""
+    digest = hmac.new(secret.encode(), timestamp.encode() + body, hashlib.sha256).digest()
+    return base64.b64encode(digest).decode()
+
+
+FEE_RATE = Decimal("0.3333")
+REJECTION_CATEGORIES = {
+    "TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK", "LOW_EFFORT",
+    "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER",
+}
 
 # The filter catalogue: ids are deliberately not the "likely" slugs, so only resolution by title works.
 FILTERS: list[dict[str, Any]] = [

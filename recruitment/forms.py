@@ -1,8 +1,13 @@
 """Forms of the recruitment pages."""
 
 import re
+from decimal import Decimal
 
 from django import forms
+
+from .prolific import DEVICES
+from .rules import RuleBroken
+from .services import FilterPick, LaunchOptions
 
 TOKEN_RE = re.compile(r"^[A-Za-z0-9._~+/=-]{20,500}$")
 
@@ -25,3 +30,51 @@ class TokenForm(forms.Form):
                 "This does not look like a Prolific API token (a long string of letters and digits, no spaces)."
             )
         return token
+
+
+class LaunchForm(forms.Form):
+    """What a researcher chooses for the pools' Prolific studies; the rest comes from the study."""
+
+    reward = forms.DecimalField(
+        label="Reward per participant", min_value=Decimal("0.01"), max_digits=7, decimal_places=2,
+        help_text="In your Prolific account's currency (pounds or dollars), e.g. 1.50.",
+    )
+    minutes = forms.IntegerField(label="Estimated completion time (minutes)", min_value=1, max_value=600)
+    max_minutes = forms.IntegerField(
+        label="Maximum allowed time (minutes)", min_value=1, max_value=1440, required=False,
+        help_text="Empty: the least Prolific accepts for the estimate.",
+    )
+    devices = forms.MultipleChoiceField(
+        label="Devices", choices=[(d, d.capitalize()) for d in DEVICES], initial=["desktop"],
+        widget=forms.CheckboxSelectMultiple,
+    )
+    filters = forms.CharField(
+        label="Further Prolific filters", required=False, widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="One a line, by its title in Prolific: 'Nationality' or 'Country of Birth' take the pool's "
+        "country; 'First Language=Hindi|Tamil' names the choices. Current country of residence is always set.",
+    )
+    auto_approve = forms.BooleanField(
+        label="Let Prolific approve completed submissions (otherwise you review them here)", required=False
+    )
+    description = forms.CharField(
+        label="Public description", required=False, widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Empty: a short description with the number of items and the time.",
+    )
+
+    def clean_filters(self) -> tuple[FilterPick, ...]:
+        try:
+            return tuple(FilterPick.parse(line) for line in self.cleaned_data["filters"].splitlines() if line.strip())
+        except RuleBroken as exc:
+            raise forms.ValidationError(str(exc)) from None
+
+    def options(self) -> LaunchOptions:
+        data = self.cleaned_data
+        return LaunchOptions(
+            reward=int(data["reward"] * 100),
+            estimated_minutes=data["minutes"],
+            maximum_allowed_minutes=data["max_minutes"],
+            devices=tuple(data["devices"]),
+            filter_picks=data["filters"],
+            auto_approve=data["auto_approve"],
+            description=data["description"],
+        )

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet, Sum
 
-from studies.models import Study
+from studies.models import CountryPool, ItemQuota, Study
 
-from .models import ProlificStudy
+from .models import ProlificAction, ProlificStudy
 from .rules import money
 from .tokens import client_for
 
@@ -17,6 +17,46 @@ from .tokens import client_for
 def prolific_studies_of(*, study: Study) -> QuerySet[ProlificStudy]:
     """The study's pools on Prolific, by country (the caller has scoped the study)."""
     return ProlificStudy.objects.filter(pool__study=study).select_related("pool").order_by("pool__country")
+
+
+# What may be done with a pool's study in each of Prolific's statuses.
+VERBS_BY_STATUS = {
+    "UNPUBLISHED": ("publish",),
+    "ACTIVE": ("pause", "stop"),
+    "PAUSED": ("resume", "stop"),
+}
+
+
+def prolific_actions_of(*, study: Study) -> QuerySet[ProlificAction]:
+    """The study's calls to Prolific, newest first."""
+    return ProlificAction.objects.filter(study=study).select_related("prolific_study__pool", "user")
+
+
+@dataclass(frozen=True)
+class PoolRecruitment:
+    """One row of the study's Prolific page."""
+
+    pool: CountryPool
+    prolific_study: ProlificStudy | None
+    open_slots: int
+
+    @property
+    def verbs(self) -> tuple[str, ...]:
+        row = self.prolific_study
+        return VERBS_BY_STATUS.get(row.status, ()) if row is not None and row.created else ()
+
+
+def prolific_pools(*, study: Study) -> list[PoolRecruitment]:
+    """Every pool of the study with its Prolific study (if any) and its open slots, in three queries."""
+    rows = {row.pool_id: row for row in ProlificStudy.objects.filter(pool__study=study)}
+    open_by_pool = dict(
+        ItemQuota.objects.filter(pool__study=study).with_room().values("pool")
+        .annotate(open=Sum(F("wanted") - F("done") - F("leased"))).values_list("pool", "open")
+    )
+    return [
+        PoolRecruitment(pool, rows.get(pool.pk), int(open_by_pool.get(pool.pk) or 0))
+        for pool in study.pools.order_by("country")
+    ]
 
 
 @dataclass(frozen=True)

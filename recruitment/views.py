@@ -1,14 +1,19 @@
-"""Researcher pages of recruitment: the Prolific token settings. Every page acts on the logged-in
-researcher's own token only (no id in the address), and the token is never rendered back."""
+"""Researcher pages of recruitment: the Prolific token settings (the logged-in researcher's own
+token only, no id in the address, never rendered back) and a study's pools on Prolific (launch,
+preview, publish, pause, resume, stop; the study scoped to its owner)."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import redirect, render
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.debug import sensitive_post_parameters, sensitive_variables
 from django.views.decorators.http import require_GET, require_POST
 
-from . import tokens
-from .forms import TokenForm
+from studies.selectors import study_for_user
+
+from . import selectors, services, tokens
+from .forms import LaunchForm, TokenForm
+from .models import ProlificStudy
 from .prolific import ProlificAuthError, ProlificError
 
 
@@ -60,3 +65,92 @@ def token_remove(request):
     else:
         messages.info(request, "You had no Prolific token stored.")
     return redirect("recruitment:token-settings")
+
+
+# --- a study's pools on Prolific -------------------------------------------------------------
+
+VERBS = ("publish", "pause", "resume", "stop")
+PROLIFIC_FAILURES = (tokens.ProlificNotConfigured, services.RecruitmentRefused, ProlificError)
+
+
+def _study_page(request, study, form: LaunchForm, *, status: int = 200):
+    context = {
+        "study": study,
+        "form": form,
+        "pools": selectors.prolific_pools(study=study),
+        "token": tokens.token_state(user=request.user),
+        "refusal": services.launch_refusal(),
+        "actions": selectors.prolific_actions_of(study=study)[:10],
+    }
+    return render(request, "recruitment/study.html", context, status=status)
+
+
+@login_required
+@require_GET
+def study_prolific(request, pk: int):
+    study = study_for_user(request.user, pk)
+    return _study_page(request, study, LaunchForm())
+
+
+@login_required
+@require_POST
+def study_launch(request, pk: int):
+    """Create the Prolific draft of every pool not on Prolific yet (or of the one posted)."""
+    study = study_for_user(request.user, pk)
+    form = LaunchForm(request.POST)
+    if not form.is_valid():
+        return _study_page(request, study, form, status=400)
+    pools = _pools_posted(request, study)
+    try:
+        results = services.prolific_studies_launch(study=study, user=request.user, options=form.options(), pools=pools)
+    except PROLIFIC_FAILURES as exc:
+        messages.error(request, str(exc))
+        return _study_page(request, study, form, status=400)
+    created = [r.prolific_study.pool.country_name for r in results if r.created]
+    messages.success(
+        request,
+        f"Created as Prolific drafts: {', '.join(created)}. Check each pool's eligible participants and cost, "
+        "then publish." if created else "Every pool was already on Prolific.",
+    )
+    return redirect("recruitment:study-prolific", pk=study.pk)
+
+
+@login_required
+@require_POST
+def study_transition(request, pk: int, verb: str):
+    """Publish, pause, resume or stop one pool's study (``pool`` posted) or every pool's."""
+    study = study_for_user(request.user, pk)
+    if verb not in VERBS:
+        raise Http404
+    pools = _pools_posted(request, study)
+    try:
+        results = services.prolific_studies_transition(study=study, verb=verb, user=request.user, pools=pools)
+    except tokens.ProlificNotConfigured as exc:
+        messages.error(request, str(exc))
+        return redirect("recruitment:study-prolific", pk=study.pk)
+    for result in results:
+        (messages.success if result.ok else messages.error)(request, result.message)
+    if not results:
+        messages.info(request, "No pool of this study is on Prolific yet.")
+    return redirect("recruitment:study-prolific", pk=study.pk)
+
+
+@login_required
+@require_GET
+def pool_preview(request, pk: int, pool_pk: int):
+    """The htmx fragment with a pool's eligible participants and cost, asked of Prolific."""
+    study = study_for_user(request.user, pk)
+    row = get_object_or_404(ProlificStudy, pool__study=study, pool__pk=pool_pk)
+    try:
+        preview, error = selectors.prolific_preview(prolific_study=row, user=request.user), ""
+    except PROLIFIC_FAILURES as exc:
+        preview, error = None, str(exc)
+    return render(request, "recruitment/_preview.html", {"preview": preview, "error": error})
+
+
+def _pools_posted(request, study):
+    """The pool posted (one of the study's, else 404), or None for every pool."""
+    pool_pk = request.POST.get("pool")
+    if not pool_pk:
+        return None
+    return [get_object_or_404(study.pools.all(), pk=pool_pk)]

@@ -128,7 +128,15 @@ def prolific_studies_launch(
     """Launch each pool (all of the study's by default); stops at the first failure, which is
     raised: the pools before it are launched, and a retry goes on from there."""
     chosen = pools if pools is not None else list(study.pools.order_by("country"))
-    return [prolific_study_launch(pool=pool, user=user, options=options) for pool in chosen]
+    results = []
+    for pool in chosen:
+        try:
+            results.append(prolific_study_launch(pool=pool, user=user, options=options))
+        except ProlificError as exc:
+            exc.message = f"{pool.country_name}: {exc.message}"  # say which pool failed
+            exc.args = (exc.message,)
+            raise
+    return results
 
 
 def _row_claim(
@@ -236,11 +244,15 @@ def prolific_study_transition(
     return row
 
 
-def prolific_studies_transition(*, study: Study, verb: str, user: AbstractBaseUser | None) -> list[TransitionResult]:
-    """The transition for every pool of the study that has a Prolific study; one pool's failure
-    does not stop the others, and each result says what happened."""
+def prolific_studies_transition(
+    *, study: Study, verb: str, user: AbstractBaseUser | None, pools: list[CountryPool] | None = None
+) -> list[TransitionResult]:
+    """The transition for every pool of the study (or of ``pools``) that is on Prolific; one pool's
+    failure does not stop the others, and each result says what happened."""
     results = []
     rows = ProlificStudy.objects.filter(pool__study=study).exclude(prolific_id="").select_related("pool")
+    if pools is not None:
+        rows = rows.filter(pool__in=pools)
     for row in rows.order_by("pool__country"):
         try:
             prolific_study_transition(prolific_study=row, verb=verb, user=user)

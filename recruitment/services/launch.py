@@ -3,10 +3,11 @@ states (publish, pause, resume, stop), per pool or for every pool of a study.
 
 Idempotency of a launch: the pool's ``ProlificStudy`` row, with its ``reference`` (sent as the
 study's ``internal_name`` and ``metadata``), is committed before Prolific is asked to create
-anything; one launch at a time may create (a conditional UPDATE claims the row for a while); a row
-without a Prolific id is first looked for on Prolific by its reference (a crash or a time-out after
-Prolific created it), and only then created; the id Prolific answers is written at once, before
-anything else. A retry therefore finds the study instead of creating a second one.
+anything; one launch at a time may create (a conditional UPDATE claims the row for a while); when an
+earlier attempt left the row without a Prolific id, its study is first looked for on Prolific by the
+reference (a crash or a time-out after Prolific created it), and only then created; the id Prolific
+answers is written at once, before anything else. A retry therefore finds the study instead of
+creating a second one.
 
 The mirrored status is written only from Prolific's answers, so the platform is never ahead of it.
 """
@@ -100,11 +101,12 @@ def prolific_study_launch(
             )
         except ValueError as exc:  # RuleBroken
             raise RecruitmentRefused(f"{pool.country_name}: {exc}") from None
-        row = _row_claim(pool=pool, plan=plan, options=options, user=user, reference=reference)
+        row, fresh = _row_claim(pool=pool, plan=plan, options=options, user=user, reference=reference)
         if row.created:
             return LaunchResult(row, created=False, plan=None)
         try:
-            found = _find_on_prolific(client, row.reference)
+            # Only a row left by an earlier attempt can have a study on Prolific already.
+            found = None if fresh else _find_on_prolific(client, row.reference)
             if found is not None:
                 row = _id_store(row, found)
                 action_log(row=row, kind=ProlificAction.Kind.RECONCILE, user=user, ok=True, answer=found.raw)
@@ -141,8 +143,9 @@ def prolific_studies_launch(
 
 def _row_claim(
     *, pool: CountryPool, plan: LaunchPlan, options: LaunchOptions, user: AbstractBaseUser | None, reference: str
-) -> ProlificStudy:
-    """The pool's row, written (committed) before Prolific is asked, and claimed for this launch."""
+) -> tuple[ProlificStudy, bool]:
+    """The pool's row, written (committed) before Prolific is asked, and claimed for this launch;
+    True when this launch wrote it (no earlier attempt)."""
     fields = {
         "places": plan.places,
         "reward": options.reward,
@@ -153,7 +156,7 @@ def _row_claim(
         "filter_picks": [p.as_json() for p in options.filter_picks],
         "filters": plan.filters,
     }
-    row, _ = ProlificStudy.objects.get_or_create(
+    row, fresh = ProlificStudy.objects.get_or_create(
         pool=pool,
         defaults={**fields, "reference": reference, "created_by": user if user and user.is_authenticated else None},
     )
@@ -166,7 +169,7 @@ def _row_claim(
         raise RecruitmentRefused(
             f"{pool.country_name}: a launch of this pool is already under way; try again in a minute"
         )
-    return row
+    return row, fresh
 
 
 def _find_on_prolific(client: ProlificClient, reference: str) -> RemoteStudy | None:
@@ -181,6 +184,7 @@ def _id_store(row: ProlificStudy, remote: RemoteStudy) -> ProlificStudy:
     ProlificStudy.objects.filter(pk=row.pk, prolific_id="").update(
         prolific_id=remote.id,
         status=remote.status,
+        currency=str(remote.raw.get("currency_code") or row.currency),
         total_cost=remote.total_cost,
         places=remote.total_available_places or row.places,
         last_error="",

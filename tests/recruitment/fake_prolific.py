@@ -312,7 +312,7 @@ class FakeProlific(SubmissionsBonusesHooks):
         with self.lock:
             sid = new_id()
             study = {"id": sid, "status": "UNPUBLISHED", "places_taken": 0, "internal_name": "", "metadata": None,
-                     "date_created": next(self._clock), **body}
+                     "currency_code": self.user["currency_code"], "date_created": next(self._clock), **body}
             self.studies[sid] = self._costed(study)
             return dict(study)
 

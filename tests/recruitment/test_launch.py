@@ -73,6 +73,7 @@ def test_it_creates_a_draft_with_the_issue_s_body(fake_prolific, owner, study, p
     assert row.total_cost == 400 and row.created_by == owner
     (action,) = ProlificAction.objects.filter(study=study)
     assert (action.kind, action.ok, action.user, action.target) == ("create", True, owner, remote_id)
+    assert fake_prolific.calls("GET", "studies/") == []  # a first attempt has nothing to look for
 
 
 def test_auto_approval_and_chosen_filters(fake_prolific, owner, pool, items):
@@ -219,7 +220,8 @@ def test_prolific_down_at_create_then_a_retry_creates_once(fake_prolific, owner,
     failed = ProlificAction.objects.get(study=study)
     assert (failed.kind, failed.ok, failed.status_code) == ("create", False, 500)
 
-    assert launch(pool, owner).created
+    assert launch(pool, owner).created  # looked for first: nothing was created the first time
+    assert len(fake_prolific.calls("GET", "studies/")) == 1
     assert len(fake_prolific.studies) == 1 and ProlificStudy.objects.get(pool=pool).last_error == ""
 
 

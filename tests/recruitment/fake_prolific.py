@@ -42,7 +42,7 @@ class Recorded:
     path: str  # relative to /api/v1/, e.g. "studies/"
     query: dict[str, str]
     body: Any
-    authorization: str | None
+    authorization: str | None = field(repr=False)
     content_type: str | None
     status: int = 0
 

@@ -54,6 +54,17 @@ def test_publishing_twice_is_done_not_an_error(fake_prolific, launched, owner):
     assert [a.ok for a in ProlificAction.objects.filter(kind="publish")] == [True, True]
 
 
+def test_a_publish_that_timed_out_after_working_is_done(fake_prolific, launched, owner):
+    # Prolific published, but its answer came after the client's time-out; the retry is refused
+    # (already published) and the status read back says it is done
+    fake_prolific.hang_next("POST", r"studies/[0-9a-f]+/transition/", 3, after_processing=True)
+    move(launched, "publish", owner)
+    launched.refresh_from_db()
+    assert launched.status == "ACTIVE" == remote_status(fake_prolific, launched)
+    first, retry = fake_prolific.calls("POST", r"studies/[0-9a-f]+/transition/")
+    assert first.body == retry.body == {"action": "PUBLISH"} and retry.status == 400
+
+
 def test_a_refused_transition_leaves_the_status_as_prolific_has_it(fake_prolific, launched, owner):
     with pytest.raises(ProlificRequestError, match="Cannot PAUSE a study whose status is UNPUBLISHED"):
         move(launched, "pause", owner)

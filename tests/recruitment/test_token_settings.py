@@ -3,6 +3,7 @@ own token; it is checked with Prolific, never rendered back, and nobody reaches 
 
 import pytest
 from django.test import Client
+from django.views.debug import SafeExceptionReporterFilter
 
 from recruitment.models import ProlificToken
 from recruitment.tokens import token_for, token_set
@@ -108,3 +109,9 @@ def test_another_researcher_neither_sees_nor_touches_the_owner_s_token(fake_prol
         client.post(REMOVE)
     assert ProlificToken.objects.get(user=owner).ciphertext == before
     assert token_for(user=owner) == "owner-token-0123456789abcdef"
+
+
+def test_an_error_report_would_hide_the_posted_token(fake_prolific, owner):
+    response = logged_in(owner).post(SAVE, {"token": fake_prolific.token})
+    shown = SafeExceptionReporterFilter().get_post_parameters(response.wsgi_request)
+    assert shown["token"] != fake_prolific.token and set(shown["token"]) == {"*"}

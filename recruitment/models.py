@@ -59,6 +59,9 @@ class ProlificStudy(models.Model):
     )
     filters = models.JSONField(default=list, blank=True, help_text="The filters sent, resolved to Prolific's ids.")
     total_cost = models.PositiveIntegerField(null=True, blank=True, help_text="As Prolific reports it, minor units.")
+    paused_when_full = models.BooleanField(
+        default=False, help_text="Paused by the platform because the pool was full: resumed when slots reopen."
+    )
     creating_until = models.DateTimeField(
         null=True, blank=True, editable=False, help_text="A launch holds the right to create until then."
     )

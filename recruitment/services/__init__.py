@@ -11,15 +11,18 @@ from .launch import (
     prolific_study_refresh,
     prolific_study_transition,
 )
+from .places import PlacesResult, prolific_places_sync
 
 __all__ = [
     "FilterPick",
     "LaunchOptions",
     "LaunchPlan",
     "LaunchResult",
+    "PlacesResult",
     "RecruitmentRefused",
     "TransitionResult",
     "launch_refusal",
+    "prolific_places_sync",
     "prolific_studies_launch",
     "prolific_studies_transition",
     "prolific_study_launch",

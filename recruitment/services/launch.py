@@ -236,14 +236,17 @@ def prolific_study_transition(
         except ProlificRequestError as exc:
             current = client.study_get(row.prolific_id)
             if current.status not in done:
-                _status_mirror(row, current)
+                status_mirror(row, current)
                 action_log(row=row, kind=kind, user=user, ok=False, error=exc)
                 raise
             remote = current
         except ProlificError as exc:
             action_log(row=row, kind=kind, user=user, ok=False, error=exc)
             raise
-    _status_mirror(row, remote)
+    status_mirror(row, remote)
+    if row.paused_when_full:  # a person decided: the platform no longer resumes it by itself
+        row.paused_when_full = False
+        row.save(update_fields=["paused_when_full"])
     action_log(row=row, kind=kind, user=user, ok=True, answer=remote.raw)
     return row
 
@@ -272,11 +275,11 @@ def prolific_study_refresh(*, prolific_study: ProlificStudy, user: AbstractBaseU
     if not row.created:
         raise RecruitmentRefused(f"{row.pool.country_name}: the study is not on Prolific yet; launch it first")
     with client_for(user=user) as client:
-        _status_mirror(row, client.study_get(row.prolific_id))
+        status_mirror(row, client.study_get(row.prolific_id))
     return row
 
 
-def _status_mirror(row: ProlificStudy, remote: RemoteStudy) -> None:
+def status_mirror(row: ProlificStudy, remote: RemoteStudy) -> None:
     row.status = remote.status
     row.total_cost = remote.total_cost if remote.total_cost is not None else row.total_cost
     row.places = remote.total_available_places or row.places

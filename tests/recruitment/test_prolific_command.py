@@ -6,6 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from recruitment.models import ProlificStudy
+from studies.models import ItemQuota
 
 
 def run(*args) -> str:
@@ -72,3 +73,11 @@ def test_refusals(fake_prolific, study, pool, items, args, message):
 def test_without_a_token(fake_prolific, no_deployment_token, study, pool, items):
     with pytest.raises(CommandError, match="No Prolific token"):
         run("launch", study.pk, "--reward", 150, "--minutes", 10)
+
+
+def test_places(fake_prolific, study, pool, items):
+    run("launch", study.pk, "--pool", "IN", "--reward", 150, "--minutes", 10, "--publish")
+    ItemQuota.objects.filter(pool=pool).update(done=3)
+    out = run("places", study.pk)
+    assert "India (IN): 0 open slots, 2 places, Paused; paused: the pool is full" in out
+    assert "Japan (JP): not on Prolific, skipped" in out

@@ -2,6 +2,7 @@
 
   launch STUDY --reward MINOR --minutes N [--pool CODE] [--publish] [--filter TITLE[=A|B]]… [--device D]…
   status STUDY [--pool CODE]                     read each pool's study back from Prolific
+  places STUDY [--pool CODE]                     places in step with open slots; full pools paused
   publish|pause|resume|stop STUDY [--pool CODE]  move the studies on Prolific
 
 Calls use the token of ``--as USERNAME`` (default: the study's owner), else PROLIFIC_API_TOKEN.
@@ -22,6 +23,7 @@ from ...services import (
     FilterPick,
     LaunchOptions,
     RecruitmentRefused,
+    prolific_places_sync,
     prolific_study_launch,
     prolific_study_refresh,
     prolific_study_transition,
@@ -32,7 +34,7 @@ VERBS = ("publish", "pause", "resume", "stop")
 
 
 class Command(BaseCommand):
-    help = "A study's country pools on Prolific: launch (drafts), status, publish, pause, resume, stop."
+    help = "A study's country pools on Prolific: launch (drafts), status, places, publish, pause, resume, stop."
 
     def add_arguments(self, parser):
         sub = parser.add_subparsers(dest="subcommand", required=True, metavar="SUBCOMMAND")
@@ -56,6 +58,9 @@ class Command(BaseCommand):
         launch.add_argument("--description", default="", help="The public description (default: a generated one).")
         launch.add_argument("--publish", action="store_true", help="Publish each pool's study after launching it.")
         self._common(sub.add_parser("status", help="Read each pool's study back from Prolific."))
+        self._common(sub.add_parser(
+            "places", help="Raise places to the open slots, pause a full pool, resume one whose slots reopened."
+        ))
         for verb in VERBS:
             self._common(sub.add_parser(verb, help=f"{verb.capitalize()} each pool's study on Prolific."))
 
@@ -88,6 +93,8 @@ class Command(BaseCommand):
                 self._launch(pools, user, options)
             elif subcommand == "status":
                 self._status(target, pools, user)
+            elif subcommand == "places":
+                self._places(target, pools, user)
             else:
                 self._transition(target, pools, user, subcommand)
         except (ProlificNotConfigured, RecruitmentRefused, ProlificError) as exc:
@@ -135,6 +142,19 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{pool.country_name} ({pool.country}): {row.prolific_id} {row.get_status_display()}, "
                 f"{row.places} places"
+            )
+
+    def _places(self, study: Study, pools: list[CountryPool], user) -> None:
+        rows = {row.pool_id: row for row in prolific_studies_of(study=study)}
+        for pool in pools:
+            row = rows.get(pool.pk)
+            if row is None or not row.created:
+                self.stdout.write(f"{pool.country_name} ({pool.country}): not on Prolific, skipped")
+                continue
+            result = prolific_places_sync(prolific_study=row, user=user)
+            self.stdout.write(
+                f"{pool.country_name} ({pool.country}): {result.open_slots} open slots, {row.places} places, "
+                f"{row.get_status_display()}; {result.changed or 'nothing to change'}"
             )
 
     def _transition(self, study: Study, pools: list[CountryPool], user, verb: str) -> None:

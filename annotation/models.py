@@ -29,6 +29,10 @@ class Annotator(models.Model):
     instructions_read_at = models.DateTimeField(null=True, blank=True)
     mock_attempts = models.PositiveSmallIntegerField(default=0)
     mock_passed_at = models.DateTimeField(null=True, blank=True)
+    # Cleared to annotate: passed the practice test, or there was none when they read the
+    # instructions. Kept so that the item pages need not ask whether the study has a test, and so
+    # that a test added later does not send annotators at work back to it.
+    cleared_at = models.DateTimeField(null=True, blank=True)
     outcome = models.CharField(max_length=20, choices=Outcome.choices, default="", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -324,7 +324,7 @@ class Browser:
         htmx = {"HX-Request": "true", "HX-Current-URL": self.origin + "/a/items/", "HX-Target": "item-panel",
                 "HX-Trigger": "item-form", "Accept": "*/*"}
         while True:
-            image = re.search(r'<img src="(/a/items/\d+/image)"', html)
+            image = re.search(r'<img src="(/a/items/\d+/image[^"]*)"', html)
             if image and image.group(1) not in self.cached:
                 self.cached.add(image.group(1))
                 self.send("GET", image.group(1), headers={"Accept": "image/*"})

@@ -1,11 +1,16 @@
+import html
+import re
+from unittest.mock import patch
+
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Annotation, Assignment
-from annotation.selectors import SESSION_KEY
 from annotation.services import assignment_current
 from tests import factories as f
 from tests.factories import valid_answers
+from tests.helpers import as_annotator
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -13,9 +18,7 @@ HX = {"HTTP_HX_REQUEST": "true"}
 @pytest.fixture
 def annotating(client, session, items):
     """A browser whose annotator is onboarded and on the item pages."""
-    s = client.session
-    s[SESSION_KEY] = session.pk
-    s.save()
+    as_annotator(client, session)
     return client
 
 
@@ -97,6 +100,33 @@ def test_the_image_of_ones_own_item_is_served(annotating, session):
     response = annotating.get(reverse("annotation:item-image", args=[a.pk]))
     assert response.status_code == 200
     assert b"".join(response.streaming_content)[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def image_link(page: str) -> str:
+    return html.unescape(re.search(r'<img src="([^"]+)" alt="The image', page).group(1))
+
+
+def test_the_pages_image_link_is_signed_and_needs_no_session(annotating, session, django_assert_num_queries):
+    link = image_link(annotating.get(reverse("annotation:items")).content.decode())
+    a = Assignment.objects.get(session=session)
+    assert link.startswith(reverse("annotation:item-image", args=[a.pk]) + "?t=")
+    with django_assert_num_queries(0):
+        response = Client().get(link)  # another browser, no cookie: the signature is the access
+        assert b"".join(response.streaming_content)[:8] == b"\x89PNG\r\n\x1a\n"
+    assert response["Cache-Control"] == "private, max-age=3600"
+
+
+def test_an_image_link_altered_expired_or_moved_to_another_assignment_is_refused(annotating, session, pool):
+    link = image_link(annotating.get(reverse("annotation:items")).content.decode())
+    mine = Assignment.objects.get(session=session)
+    stranger = assignment_current(session=f.make_session(f.make_annotator(pool)))
+    path, token = link.split("?t=")
+    moved = path.replace(f"/{mine.pk}/", f"/{stranger.pk}/") + "?t=" + token
+    assert Client().get(path + "?t=" + token[:-3] + "abc").status_code == 403  # altered: the session decides
+    assert Client().get(moved).status_code == 403
+    assert annotating.get(moved).status_code == 404  # and the session's own check still holds
+    with patch("annotation.links.IMAGE_LINK_MAX_AGE", -1):
+        assert Client().get(link).status_code == 403
 
 
 def test_finishing_the_batch_redirects_to_prolific_with_the_completed_code(annotating, session, study):

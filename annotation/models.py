@@ -80,9 +80,11 @@ class Assignment(models.Model):
         SUBMITTED = "submitted", "Submitted"
         EXPIRED = "expired", "Expired"
 
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="assignments")
+    # session and item have no index of their own: the unique (session, position) and (item,
+    # annotator) serve them, and an index less is a write less on every lease.
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="assignments", db_index=False)
     annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="assignments")
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments", db_index=False)
     pool = models.ForeignKey(CountryPool, on_delete=models.CASCADE, related_name="assignments")
     position = models.PositiveSmallIntegerField(help_text="1-based place in the session.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.LEASED)

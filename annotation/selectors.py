@@ -57,9 +57,22 @@ def session_for_request(request) -> Session:
 
 def assignment_for_session(session: Session, pk: int) -> Assignment:
     """One of this session's assignments, or 404: an annotator never reaches another's work."""
-    return get_object_or_404(
-        Assignment.objects.select_related("item__study", "pool"), pk=pk, session=session
-    )
+    assignment = get_object_or_404(Assignment.objects.select_related("item"), pk=pk, session=session)
+    return with_session_objects(assignment, session)
+
+
+def with_session_objects(assignment: Assignment, session: Session) -> Assignment:
+    """Give ``assignment`` the session, study and pool already loaded with ``session`` (rather than
+    reading them again with it)."""
+    annotator = session.annotator
+    assignment.session = session
+    if assignment.annotator_id == annotator.pk:
+        assignment.annotator = annotator
+    if assignment.pool_id == annotator.pool_id:
+        assignment.pool = annotator.pool
+    if assignment.item.study_id == annotator.study_id:
+        assignment.item.study = annotator.study
+    return assignment
 
 
 def quotas_open_to(*, pool: CountryPool, annotator: Annotator | None) -> QuerySet[ItemQuota]:

@@ -162,11 +162,21 @@ def test_without_htmx_a_submit_redirects_or_renders_the_full_page(annotating, se
     assert good.status_code == 200 and "Image 2 of 5" in good.content.decode()
 
 
-def test_the_next_item_path_has_a_fixed_number_of_queries(annotating, session, django_assert_max_num_queries):
+def test_the_next_item_path_has_a_fixed_number_of_queries(annotating, session, django_assert_num_queries):
     annotating.get(reverse("annotation:items"))
     a = Assignment.objects.get(session=session)
-    # the session store, the session, the assignment; the assignment locked, submitted, its quota
-    # settled, the annotation; the count of submitted, the latest assignment, the open quotas, a
-    # quota taken and the new lease; the new item (with savepoints around the two writes)
-    with django_assert_max_num_queries(17):
+    # the session (with its annotator, study and pool), the assignment (with its item); the
+    # assignment locked, submitted, its quota settled, the annotation; the session's assignments
+    # (with their items), the open quotas (with theirs), a quota taken and the new lease; with
+    # savepoints around the two writes. No session store, nothing read twice.
+    with django_assert_num_queries(14):
         submit(annotating, a, valid_answers(), **HX)
+
+
+def test_the_item_page_reads_the_session_and_its_assignments_only(annotating, session, django_assert_num_queries):
+    # the session, its assignments (none yet), the open quotas (with their items), a quota taken
+    # and the new lease (in a savepoint)
+    with django_assert_num_queries(7):
+        assert annotating.get(reverse("annotation:items")).status_code == 200
+    with django_assert_num_queries(2):  # a reload: the session, its assignments (the lease, with its item)
+        assert annotating.get(reverse("annotation:items"), **HX).status_code == 200

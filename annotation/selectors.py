@@ -9,10 +9,10 @@ from django.conf import settings
 from django.core import signing
 from django.db.models import Exists, OuterRef, QuerySet
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 
 from studies.models import CountryPool, ItemQuota
 
+from .compiled import CompiledQuery
 from .models import Annotator, Assignment, Session
 
 SESSION_KEY = "tessera_session_id"  # where the annotator's session was kept before the cookie (still read)
@@ -47,18 +47,38 @@ def session_for_request(request) -> Session:
     )
     if pk is None and settings.SESSION_COOKIE_NAME in request.COOKIES:
         pk = request.session.get(SESSION_KEY)
-    if pk is None:
+    try:
+        found = _SESSION(int(pk)) if pk is not None else []
+    except (TypeError, ValueError):
+        found = []
+    if not found:
         raise NoAnnotatorSession
-    session = Session.objects.select_related("annotator__study", "annotator__pool").filter(pk=pk).first()
-    if session is None:
-        raise NoAnnotatorSession
-    return session
+    return found[0]
+
+
+_SESSION = CompiledQuery(
+    lambda pk: Session.objects.select_related("annotator__study", "annotator__pool").filter(pk=pk), int
+)
+_ASSIGNMENT = CompiledQuery(
+    lambda pk, session_id: Assignment.objects.select_related("item").filter(pk=pk, session_id=session_id), int, int
+)
+_SESSION_ASSIGNMENTS = CompiledQuery(
+    lambda session_id: Assignment.objects.select_related("item").filter(session_id=session_id).order_by("-position"),
+    int,
+)
 
 
 def assignment_for_session(session: Session, pk: int) -> Assignment:
     """One of this session's assignments, or 404: an annotator never reaches another's work."""
-    assignment = get_object_or_404(Assignment.objects.select_related("item"), pk=pk, session=session)
-    return with_session_objects(assignment, session)
+    found = _ASSIGNMENT(pk, session.pk)
+    if not found:
+        raise Http404("No such item in this session.")
+    return with_session_objects(found[0], session)
+
+
+def session_assignments(session: Session) -> list[Assignment]:
+    """The session's assignments with their items, latest first (a session holds a handful)."""
+    return [with_session_objects(a, session) for a in _SESSION_ASSIGNMENTS(session.pk)]
 
 
 def with_session_objects(assignment: Assignment, session: Session) -> Assignment:
@@ -78,12 +98,32 @@ def with_session_objects(assignment: Assignment, session: Session) -> Assignment
 def quotas_open_to(*, pool: CountryPool, annotator: Annotator | None) -> QuerySet[ItemQuota]:
     """Quotas of the pool with room, on items this annotator has not seen and did not write
     (every quota of the pool with room when ``annotator`` is None)."""
-    quotas = ItemQuota.objects.with_room().filter(pool=pool)
-    if annotator is not None:
-        quotas = quotas.exclude(
-            Exists(Assignment.objects.filter(annotator=annotator, item=OuterRef("item_id")))
-        ).exclude(item__author_pid=annotator.prolific_pid)
-    return quotas
+    if annotator is None:
+        return ItemQuota.objects.with_room().filter(pool=pool)
+    return _quotas_open(pool.pk, annotator.pk, annotator.prolific_pid)
+
+
+def _quotas_open(pool_id: int, annotator_id: int, prolific_pid: str) -> QuerySet[ItemQuota]:
+    return (
+        ItemQuota.objects.with_room()
+        .filter(pool_id=pool_id)
+        .exclude(Exists(Assignment.objects.filter(annotator_id=annotator_id, item=OuterRef("item_id"))))
+        .exclude(item__author_pid=prolific_pid)
+    )
+
+
+LEASE_CANDIDATES = 16  # the open quotas read per lease: the fewest done, among which ties are drawn at random
+_LEASE_CANDIDATES = CompiledQuery(
+    lambda pool_id, annotator_id, pid: _quotas_open(pool_id, annotator_id, pid)
+    .select_related("item")  # the leased one's item is what the page shows next
+    .order_by("done", "leased")[:LEASE_CANDIDATES],
+    int, int, str,
+)
+
+
+def lease_candidates(*, annotator: Annotator) -> list[ItemQuota]:
+    """The open quotas a new lease of ``annotator`` tries, with their items: the fewest done first."""
+    return _LEASE_CANDIDATES(annotator.pool_id, annotator.pk, annotator.prolific_pid)
 
 
 # How long a newcomer's untouched lease holds a slot that someone else needs.

@@ -15,9 +15,8 @@ from studies.models import CountryPool, ItemQuota
 
 from ..models import Annotator, Assignment, Session
 from ..quota import max_items_per_annotator
-from ..selectors import idle_newcomer_leases, quotas_open_to, with_session_objects
+from ..selectors import idle_newcomer_leases, lease_candidates, session_assignments, with_session_objects
 
-CANDIDATES = 16  # the open quotas read per lease: the fewest done, among which ties are drawn at random
 DRAFT_MAX_CHARS = 20_000
 
 
@@ -67,7 +66,7 @@ def session_submitted_count(session: Session, *, fresh: bool = False) -> int:
 def _session_assignments(session: Session) -> list[Assignment]:
     """The session's assignments, latest first, read in one query (a session holds a handful);
     their submitted count is kept on ``session`` for the rest of the request."""
-    rows = [with_session_objects(a, session) for a in session.assignments.select_related("item").order_by("-position")]
+    rows = session_assignments(session)
     session.__dict__["_submitted_count"] = sum(a.status == Assignment.Status.SUBMITTED for a in rows)
     return rows
 
@@ -194,11 +193,7 @@ def _newcomer_lease_yield(*, annotator: Annotator, pool: CountryPool, now: datet
 def _lease_open_quota(
     *, session: Session, annotator: Annotator, pool: CountryPool, now: datetime, position: int
 ) -> Assignment | None:
-    candidates = list(
-        quotas_open_to(pool=pool, annotator=annotator)
-        .select_related("item")  # the leased one's item is what the page shows next
-        .order_by("done", "leased")[:CANDIDATES]
-    )
+    candidates = lease_candidates(annotator=annotator)
     # Fewest done first; ties in random order so parallel annotators spread over items.
     rng = random.Random()
     candidates.sort(key=lambda c: (c.done, rng.random()))

@@ -34,7 +34,7 @@ IMAGE_LINK_MAX_AGE = 12 * 60 * 60  # seconds; a page left open longer falls back
 
 def item_image_link(assignment) -> str:
     """The address of the image of ``assignment``'s item, signed for it."""
-    token = signing.dumps([assignment.pk, assignment.item.image.name], salt=IMAGE_LINK_SALT, compress=True)
+    token = signing.dumps([assignment.pk, assignment.item.image.name], salt=IMAGE_LINK_SALT)
     return f"{reverse('annotation:item-image', args=[assignment.pk])}?{urlencode({'t': token})}"
 
 

@@ -5,6 +5,7 @@ protocol, then reused: most of an item page's rendering time went to the same ra
 from __future__ import annotations
 
 from django import template
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from studies.protocol import Bound, Protocol
@@ -39,3 +40,16 @@ def field_markup(context, bf: Bound, spec: Protocol) -> SafeString:
     if html is None:
         html = entry[1][key] = _render(context, bf)
     return html
+
+
+@register.simple_tag
+def highlight_tokens(bf: Bound) -> SafeString:
+    """A highlight field's words as checkboxes with their labels, each followed by a space: written
+    here rather than in a template loop, where a prompt's words cost ten variable lookups each."""
+    name, ticked = escape(bf.name), {str(v) for v in bf.values}
+    return mark_safe("".join(
+        f'<input type="checkbox" class="token-input" id="{name}-{t.index}" name="{name}" value="{t.index}" '
+        f'data-v="{t.index}"{" checked" if str(t.index) in ticked else ""}>'
+        f'<label class="token" for="{name}-{t.index}">{escape(t.text)}</label> '
+        for t in bf.tokens
+    ))

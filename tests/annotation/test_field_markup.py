@@ -62,3 +62,21 @@ def test_a_drafted_or_refused_field_is_rendered_with_its_value(client):
     assert " checked" in checked
     refused = client.post(reverse("annotation:item-submit", args=[assignment.pk]), {}, **HX).content.decode()
     assert "has-error" in refused
+
+
+def test_highlight_words_are_written_as_the_template_loop_wrote_them():
+    from django.template import Context, Template
+
+    from studies.protocol import ItemContext, bind, parse_spec
+
+    spec = parse_spec({"fields": [{"key": "words", "type": "highlight", "label": "Words", "over": "prompt"}]})
+    ctx = ItemContext(texts={"prompt": "L'été: a \"red\" lantern & 2 bowls, at dusk"})
+    [bf] = bind(spec, {"words": ["1", "3"]}, ctx)
+    loop = Template(
+        '{% for t in bf.tokens %}<input type="checkbox" class="token-input" id="{{ bf.name }}-{{ t.index }}" '
+        'name="{{ bf.name }}" value="{{ t.index }}" data-v="{{ t.index }}"{% if t.index|stringformat:"d" in '
+        'bf.values %} checked{% endif %}><label class="token" for="{{ bf.name }}-{{ t.index }}">{{ t.text }}'
+        "</label> {% endfor %}"
+    ).render(Context({"bf": bf}))
+    assert item_form.highlight_tokens(bf) == loop
+    assert loop.count(" checked") == 2

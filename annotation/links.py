@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.core import signing
 from django.urls import reverse
 
 from studies.models import CountryPool
@@ -23,3 +24,25 @@ def entry_link(pool: CountryPool, params: Mapping[str, str] | None = None) -> st
     else:
         query = urlencode(params)
     return f"{settings.SITE_URL}{path}?{query}"
+
+
+# An item page's image address carries a signature, as a storage's presigned URL does: the image
+# request (one per item) is served without reading the annotator's session or the assignment.
+IMAGE_LINK_SALT = "tessera.item-image"
+IMAGE_LINK_MAX_AGE = 12 * 60 * 60  # seconds; a page left open longer falls back to the session check
+
+
+def item_image_link(assignment) -> str:
+    """The address of the image of ``assignment``'s item, signed for it."""
+    token = signing.dumps([assignment.pk, assignment.item.image.name], salt=IMAGE_LINK_SALT)
+    return f"{reverse('annotation:item-image', args=[assignment.pk])}?{urlencode({'t': token})}"
+
+
+def item_image_name(assignment_pk: int, token: str) -> str | None:
+    """The stored image name an image link signed for ``assignment_pk`` names, or None when the
+    token is missing, altered, expired or signed for another assignment."""
+    try:
+        pk, name = signing.loads(token, salt=IMAGE_LINK_SALT, max_age=IMAGE_LINK_MAX_AGE)
+    except (signing.BadSignature, ValueError, TypeError):
+        return None
+    return name if pk == assignment_pk and isinstance(name, str) and name else None

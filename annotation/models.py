@@ -29,6 +29,10 @@ class Annotator(models.Model):
     instructions_read_at = models.DateTimeField(null=True, blank=True)
     mock_attempts = models.PositiveSmallIntegerField(default=0)
     mock_passed_at = models.DateTimeField(null=True, blank=True)
+    # Cleared to annotate: passed the practice test, or there was none when they read the
+    # instructions. Kept so that the item pages need not ask whether the study has a test, and so
+    # that a test added later does not send annotators at work back to it.
+    cleared_at = models.DateTimeField(null=True, blank=True)
     outcome = models.CharField(max_length=20, choices=Outcome.choices, default="", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -76,9 +80,11 @@ class Assignment(models.Model):
         SUBMITTED = "submitted", "Submitted"
         EXPIRED = "expired", "Expired"
 
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="assignments")
+    # session and item have no index of their own: the unique (session, position) and (item,
+    # annotator) serve them, and an index less is a write less on every lease.
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="assignments", db_index=False)
     annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="assignments")
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments", db_index=False)
     pool = models.ForeignKey(CountryPool, on_delete=models.CASCADE, related_name="assignments")
     position = models.PositiveSmallIntegerField(help_text="1-based place in the session.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.LEASED)

@@ -5,15 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.conf import settings
+from django.core import signing
 from django.db.models import Exists, OuterRef, QuerySet
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 
 from studies.models import CountryPool, ItemQuota
 
+from .compiled import CompiledQuery
 from .models import Annotator, Assignment, Session
 
-SESSION_KEY = "tessera_session_id"
+SESSION_KEY = "tessera_session_id"  # where the annotator's session was kept before the cookie (still read)
+ANNOTATOR_COOKIE = "tessera_annotator"
+ANNOTATOR_COOKIE_SALT = "tessera.annotator-session"
 PROLIFIC_COMPLETE_URL = "https://app.prolific.com/submissions/complete?cc={code}"
 
 
@@ -21,32 +25,105 @@ class NoAnnotatorSession(Exception):
     """The browser carries no annotator session: they must reopen their study link."""
 
 
+def annotator_cookie_value(session_pk: int) -> str:
+    """The signed value of the annotator cookie for a session (what ``annotator_cookie_set`` sends)."""
+    return signing.get_cookie_signer(salt=ANNOTATOR_COOKIE + ANNOTATOR_COOKIE_SALT).sign(str(session_pk))
+
+
+def annotator_cookie_set(response, session_pk: int) -> None:
+    """Remember the annotator's session in this browser: a signed cookie, so that no page of theirs
+    reads a server-side session store (one query less on every request of the hot path)."""
+    response.set_signed_cookie(
+        ANNOTATOR_COOKIE, str(session_pk), salt=ANNOTATOR_COOKIE_SALT, max_age=settings.SESSION_COOKIE_AGE,
+        secure=settings.SESSION_COOKIE_SECURE, httponly=True, samesite="Lax",
+    )
+
+
 def session_for_request(request) -> Session:
-    pk = request.session.get(SESSION_KEY)
-    if pk is None:
+    """The annotator session of this browser, from its signed cookie (or from the server-side session
+    of a browser that entered before the cookie existed)."""
+    pk = request.get_signed_cookie(
+        ANNOTATOR_COOKIE, default=None, salt=ANNOTATOR_COOKIE_SALT, max_age=settings.SESSION_COOKIE_AGE
+    )
+    if pk is None and settings.SESSION_COOKIE_NAME in request.COOKIES:
+        pk = request.session.get(SESSION_KEY)
+    try:
+        found = _SESSION(int(pk)) if pk is not None else []
+    except (TypeError, ValueError):
+        found = []
+    if not found:
         raise NoAnnotatorSession
-    session = Session.objects.select_related("annotator__study", "annotator__pool").filter(pk=pk).first()
-    if session is None:
-        raise NoAnnotatorSession
-    return session
+    return found[0]
+
+
+_SESSION = CompiledQuery(
+    lambda pk: Session.objects.select_related("annotator__study", "annotator__pool").filter(pk=pk), int
+)
+_ASSIGNMENT = CompiledQuery(
+    lambda pk, session_id: Assignment.objects.select_related("item").filter(pk=pk, session_id=session_id), int, int
+)
+_SESSION_ASSIGNMENTS = CompiledQuery(
+    lambda session_id: Assignment.objects.select_related("item").filter(session_id=session_id).order_by("-position"),
+    int,
+)
 
 
 def assignment_for_session(session: Session, pk: int) -> Assignment:
     """One of this session's assignments, or 404: an annotator never reaches another's work."""
-    return get_object_or_404(
-        Assignment.objects.select_related("item__study", "pool"), pk=pk, session=session
-    )
+    found = _ASSIGNMENT(pk, session.pk)
+    if not found:
+        raise Http404("No such item in this session.")
+    return with_session_objects(found[0], session)
+
+
+def session_assignments(session: Session) -> list[Assignment]:
+    """The session's assignments with their items, latest first (a session holds a handful)."""
+    return [with_session_objects(a, session) for a in _SESSION_ASSIGNMENTS(session.pk)]
+
+
+def with_session_objects(assignment: Assignment, session: Session) -> Assignment:
+    """Give ``assignment`` the session, study and pool already loaded with ``session`` (rather than
+    reading them again with it)."""
+    annotator = session.annotator
+    assignment.session = session
+    if assignment.annotator_id == annotator.pk:
+        assignment.annotator = annotator
+    if assignment.pool_id == annotator.pool_id:
+        assignment.pool = annotator.pool
+    if assignment.item.study_id == annotator.study_id:
+        assignment.item.study = annotator.study
+    return assignment
 
 
 def quotas_open_to(*, pool: CountryPool, annotator: Annotator | None) -> QuerySet[ItemQuota]:
     """Quotas of the pool with room, on items this annotator has not seen and did not write
     (every quota of the pool with room when ``annotator`` is None)."""
-    quotas = ItemQuota.objects.with_room().filter(pool=pool)
-    if annotator is not None:
-        quotas = quotas.exclude(
-            Exists(Assignment.objects.filter(annotator=annotator, item=OuterRef("item_id")))
-        ).exclude(item__author_pid=annotator.prolific_pid)
-    return quotas
+    if annotator is None:
+        return ItemQuota.objects.with_room().filter(pool=pool)
+    return _quotas_open(pool.pk, annotator.pk, annotator.prolific_pid)
+
+
+def _quotas_open(pool_id: int, annotator_id: int, prolific_pid: str) -> QuerySet[ItemQuota]:
+    return (
+        ItemQuota.objects.with_room()
+        .filter(pool_id=pool_id)
+        .exclude(Exists(Assignment.objects.filter(annotator_id=annotator_id, item=OuterRef("item_id"))))
+        .exclude(item__author_pid=prolific_pid)
+    )
+
+
+LEASE_CANDIDATES = 16  # the open quotas read per lease: the fewest done, among which ties are drawn at random
+_LEASE_CANDIDATES = CompiledQuery(
+    lambda pool_id, annotator_id, pid: _quotas_open(pool_id, annotator_id, pid)
+    .select_related("item")  # the leased one's item is what the page shows next
+    .order_by("done", "leased")[:LEASE_CANDIDATES],
+    int, int, str,
+)
+
+
+def lease_candidates(*, annotator: Annotator) -> list[ItemQuota]:
+    """The open quotas a new lease of ``annotator`` tries, with their items: the fewest done first."""
+    return _LEASE_CANDIDATES(annotator.pool_id, annotator.pk, annotator.prolific_pid)
 
 
 # How long a newcomer's untouched lease holds a slot that someone else needs.
@@ -85,8 +162,8 @@ def annotator_step(annotator: Annotator) -> str:
         return "eligibility"
     if annotator.instructions_read_at is None:
         return "instructions"
-    if annotator.mock_passed_at is None and annotator.study.mock_questions.exists():
-        return "mock"
+    if annotator.cleared_at is None and annotator.study.mock_questions.exists():
+        return "mock"  # (not cleared and no test: the test was removed after they read the instructions)
     return "items"
 
 

@@ -1,13 +1,21 @@
-from django.http import FileResponse, HttpResponseRedirect
+from django.http import FileResponse, Http404, HttpResponseRedirect
 
 
 def image_response(field_file):
     """Serve a stored image after the caller has checked access: from disk, or by a signed URL."""
-    storage = field_file.storage
+    return stored_image_response(field_file.storage, field_file.name)
+
+
+def stored_image_response(storage, name: str):
+    """Serve the image ``name`` of ``storage`` (access checked by the caller): from disk, or by a
+    short-lived signed URL of a remote storage (S3)."""
     try:
-        storage.path(field_file.name)
-    except NotImplementedError:  # remote storage (S3): hand out a short-lived signed URL
-        return HttpResponseRedirect(field_file.url)
-    response = FileResponse(field_file.open("rb"))
+        storage.path(name)
+    except NotImplementedError:
+        return HttpResponseRedirect(storage.url(name))
+    try:
+        response = FileResponse(storage.open(name, "rb"))
+    except FileNotFoundError as missing:
+        raise Http404("No such image.") from missing
     response["Cache-Control"] = "private, max-age=3600"
     return response

@@ -94,7 +94,7 @@ def make_annotator(pool, pid=None, *, onboarded=True) -> Annotator:
     annotator = Annotator.objects.create(study=pool.study, pool=pool, prolific_pid=pid)
     if onboarded:
         annotator.consented_at = annotator.eligible_at = annotator.instructions_read_at = now
-        annotator.mock_passed_at = now
+        annotator.mock_passed_at = annotator.cleared_at = now
         annotator.save()
     return annotator
 

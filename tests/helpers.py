@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from annotation.models import Assignment
 from annotation.reviews.services import review_submit
-from annotation.selectors import SESSION_KEY
+from annotation.selectors import ANNOTATOR_COOKIE, annotator_cookie_value
 from tests import factories as f
 from tests.factories import AS_GIVEN, add_items, entry_url, preset_study
 
@@ -30,14 +30,18 @@ def enter(client, pool, **params):
     return client.get(entry_url(pool, **params))
 
 
+def as_annotator(client, session):
+    """This browser is the annotator of ``session``, as after their entry link (the signed cookie)."""
+    client.cookies[ANNOTATOR_COOKIE] = annotator_cookie_value(session.pk)
+    return client
+
+
 def on_items(client, preset, n=2, **item_fields):
     """An onboarded annotator of a new ``preset`` study, on its item pages: (client, assignment, page)."""
     study, pool = preset_study(preset)
     add_items(study, n, **item_fields)
     session = f.make_session(f.make_annotator(pool))
-    s = client.session
-    s[SESSION_KEY] = session.pk
-    s.save()
+    as_annotator(client, session)
     page = client.get(reverse("annotation:items")).content.decode()
     return client, Assignment.objects.get(session=session, status="leased"), page
 

@@ -7,7 +7,6 @@ mock test), ``leases`` (which item an annotator is on, and the session's progres
 
 from .entry import EntryRefused, annotator_enter, pool_has_room
 from .leases import (
-    CANDIDATES,
     DRAFT_MAX_CHARS,
     assignment_current,
     assignment_save_draft,
@@ -20,7 +19,7 @@ from .submit import SubmitResult, annotation_submit, quota_count_late
 from .uploads import UploadRefused, upload_receive
 
 __all__ = [
-    "CANDIDATES", "DRAFT_MAX_CHARS",
+    "DRAFT_MAX_CHARS",
     "EntryRefused", "SubmitResult", "UploadRefused",
     "annotation_submit", "annotator_consent", "annotator_enter", "annotator_read_instructions", "annotator_screen",
     "assignment_current", "assignment_save_draft", "assignments_expire", "mock_submit", "pool_has_room",

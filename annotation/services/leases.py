@@ -15,9 +15,8 @@ from studies.models import CountryPool, ItemQuota
 
 from ..models import Annotator, Assignment, Session
 from ..quota import max_items_per_annotator
-from ..selectors import idle_newcomer_leases, quotas_open_to
+from ..selectors import idle_newcomer_leases, lease_candidates, session_assignments, with_session_objects
 
-CANDIDATES = 40
 DRAFT_MAX_CHARS = 20_000
 
 
@@ -64,6 +63,14 @@ def session_submitted_count(session: Session, *, fresh: bool = False) -> int:
     return session.__dict__["_submitted_count"]
 
 
+def _session_assignments(session: Session) -> list[Assignment]:
+    """The session's assignments, latest first, read in one query (a session holds a handful);
+    their submitted count is kept on ``session`` for the rest of the request."""
+    rows = session_assignments(session)
+    session.__dict__["_submitted_count"] = sum(a.status == Assignment.Status.SUBMITTED for a in rows)
+    return rows
+
+
 def session_complete(*, session: Session, now: datetime | None = None) -> None:
     Session.objects.filter(pk=session.pk, completed_at__isnull=True).update(completed_at=now or timezone.now())
     session.refresh_from_db(fields=["completed_at"])
@@ -75,9 +82,12 @@ def assignment_current(*, session: Session, now: datetime | None = None) -> Assi
     None means the session is over: its batch is done, or no item is left for this annotator.
     """
     now = now or timezone.now()
-    if session.completed_at or session_submitted_count(session, fresh=True) >= session.items_target:
+    if session.completed_at:
         return None
-    latest = session.assignments.order_by("-position").first()  # the item they are on, unless submitted
+    rows = _session_assignments(session)
+    if session_submitted_count(session) >= session.items_target:
+        return None
+    latest = rows[0] if rows else None  # the item they are on, unless submitted
     position = latest.position + 1 if latest is not None else 1
     if latest is not None and latest.status != Assignment.Status.SUBMITTED:
         if latest.status == Assignment.Status.LEASED and latest.expires_at > now:
@@ -183,28 +193,25 @@ def _newcomer_lease_yield(*, annotator: Annotator, pool: CountryPool, now: datet
 def _lease_open_quota(
     *, session: Session, annotator: Annotator, pool: CountryPool, now: datetime, position: int
 ) -> Assignment | None:
-    candidates = list(
-        quotas_open_to(pool=pool, annotator=annotator)
-        .order_by("done", "leased")
-        .values_list("pk", "item_id", "done")[:CANDIDATES]
-    )
+    candidates = lease_candidates(annotator=annotator)
     # Fewest done first; ties in random order so parallel annotators spread over items.
     rng = random.Random()
-    candidates.sort(key=lambda c: (c[2], rng.random()))
-    for quota_pk, item_id, _ in candidates:
+    candidates.sort(key=lambda c: (c.done, rng.random()))
+    for quota in candidates:
         try:
             with transaction.atomic():
-                if not ItemQuota.objects.with_room().filter(pk=quota_pk).update(leased=F("leased") + 1):
+                if not ItemQuota.objects.with_room().filter(pk=quota.pk).update(leased=F("leased") + 1):
                     continue
-                return Assignment.objects.create(
+                lease = Assignment.objects.create(
                     session=session,
                     annotator=annotator,
-                    item_id=item_id,
+                    item=quota.item,
                     pool=pool,
                     position=position,
                     leased_at=now,
                     expires_at=_lease_until(session, now),
                 )
+                return with_session_objects(lease, session)
         except IntegrityError:
             # Another tab of this annotator leased at the same moment: use what it got.
             current = session.assignments.filter(status=Assignment.Status.LEASED).order_by("-position").first()

@@ -37,9 +37,14 @@ def annotator_screen(*, annotator: Annotator, answers: dict[str, bool], now: dat
 
 
 def annotator_read_instructions(*, annotator: Annotator, now: datetime | None = None) -> None:
+    """Mark the instructions read; without a practice test to take, the annotator is cleared to annotate."""
     if annotator.instructions_read_at is None:
         annotator.instructions_read_at = now or timezone.now()
-        annotator.save(update_fields=["instructions_read_at"])
+        fields = ["instructions_read_at"]
+        if annotator.cleared_at is None and not annotator.study.mock_questions.exists():
+            annotator.cleared_at = annotator.instructions_read_at
+            fields.append("cleared_at")
+        annotator.save(update_fields=fields)
 
 
 def mock_submit(*, annotator: Annotator, answers: dict[int, str]) -> MockAttempt:
@@ -65,8 +70,8 @@ def mock_submit(*, annotator: Annotator, answers: dict[int, str]) -> MockAttempt
         )
         annotator.refresh_from_db()
         if passed:
-            annotator.mock_passed_at = timezone.now()
+            annotator.mock_passed_at = annotator.cleared_at = timezone.now()
         elif annotator.mock_attempts >= study.mock_attempts_allowed:
             annotator.outcome = Annotator.Outcome.FAILED_MOCK
-        annotator.save(update_fields=["mock_passed_at", "outcome"])
+        annotator.save(update_fields=["mock_passed_at", "cleared_at", "outcome"])
     return attempt

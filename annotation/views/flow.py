@@ -11,8 +11,8 @@ from studies.models import CountryPool
 
 from .. import services
 from ..selectors import (
-    SESSION_KEY,
     NoAnnotatorSession,
+    annotator_cookie_set,
     annotator_step,
     ending_for,
     example_item_for_annotator,
@@ -56,7 +56,7 @@ def annotator_required(step: str | None = None):
                     "again: your work is kept and you will continue where you stopped.",
                 }, status=403)
             if step is not None and annotator_step(session.annotator) != step:
-                return redirect("annotation:next")
+                return step_redirect(session.annotator)
             return view(request, session, *args, **kwargs)
 
         return wrapped
@@ -75,15 +75,20 @@ def entry(request, key):
         status = 410 if refused.reason in ("closed", "full") else 400
         return render(request, "annotation/problem.html", {
             "title": title, "message": message.format(detail=refused.detail)}, status=status)
-    request.session.cycle_key()
-    request.session[SESSION_KEY] = session.pk
-    return redirect("annotation:next")
+    response = step_redirect(session.annotator)
+    annotator_cookie_set(response, session.pk)
+    return response
+
+
+def step_redirect(annotator):
+    """Straight to the annotator's current step: one request, not a second one through ``next``."""
+    step = annotator_step(annotator)
+    return redirect("annotation:end" if step == "end" else f"annotation:{step}")
 
 
 @annotator_required()
 def next_step(request, session):
-    step = annotator_step(session.annotator)
-    return redirect("annotation:end" if step == "end" else f"annotation:{step}")
+    return step_redirect(session.annotator)
 
 
 @require_http_methods(["GET", "POST"])
@@ -92,7 +97,7 @@ def consent(request, session):
     annotator = session.annotator
     if request.method == "POST":
         services.annotator_consent(annotator=annotator, agree=request.POST.get("consent") == "yes")
-        return redirect("annotation:next")
+        return step_redirect(annotator)
     return render(request, "annotation/consent.html", {"study": annotator.study, "step": 1})
 
 
@@ -111,7 +116,7 @@ def eligibility(request, session):
                 errors[key] = "Please answer yes or no."
         if not errors:
             services.annotator_screen(annotator=annotator, answers=answers)
-            return redirect("annotation:next")
+            return step_redirect(annotator)
     rows = [{"key": k, "text": t, "value": request.POST.get(k), "error": errors.get(k)} for k, t in questions]
     return render(request, "annotation/eligibility.html", {
         "study": annotator.study, "pool": annotator.pool, "questions": rows, "step": 2,
@@ -124,7 +129,7 @@ def instructions(request, session):
     annotator = session.annotator
     if request.method == "POST":
         services.annotator_read_instructions(annotator=annotator)
-        return redirect("annotation:next")
+        return step_redirect(annotator)
     return render(request, "annotation/instructions.html", {"study": annotator.study, "step": 3})
 
 
@@ -145,7 +150,7 @@ def mock(request, session):
         if not errors:
             attempt = services.mock_submit(annotator=annotator, answers=chosen)
             if attempt.passed or annotator_step(annotator) != "mock":
-                return redirect("annotation:next")
+                return step_redirect(annotator)
     rows = [{
         "q": q, "value": chosen.get(q.pk), "error": errors.get(q.pk),
         "wrong": attempt is not None and chosen.get(q.pk) != q.expected,
@@ -167,7 +172,7 @@ def example_image(request, session, item_pk):
 def end(request, session):
     ending = ending_for(session.annotator, session)
     if ending is None:
-        return redirect("annotation:next")
+        return step_redirect(session.annotator)
     return render(request, "annotation/end.html", {"ending": ending, "study": session.annotator.study})
 
 

@@ -7,12 +7,14 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from studies.files import image_response
+from studies.files import image_response, stored_image_response
+from studies.models import Item
 from studies.protocol import FIELD_SCRIPTS, SKIP, bind
 from studies.protocol.spec import ITEM_TEXT_LABELS
 
 from .. import services
 from ..context import assignment_context, shown_candidates, shown_documents
+from ..links import item_image_link, item_image_name
 from ..models import Assignment
 from ..selectors import assignment_for_session
 from .flow import annotator_required, hx_redirect
@@ -88,6 +90,7 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
         "assignment": assignment,
         "item": assignment.item,
         "show_image": "image" in shown and bool(assignment.item.image),
+        "image_url": item_image_link(assignment) if assignment.item.image else "",
         "parts": display_parts(display, context.texts, documents=documents, candidates=candidates,
                         has_pick_one="candidates" in parts, has_per_document="documents" in parts),
         "texts": context.texts,
@@ -178,10 +181,18 @@ def item_upload_image(request, session, pk, token):
     return image_response(get_object_or_404(assignment.uploads, token=token).file)
 
 
+def item_image(request, pk):
+    """The item's image: by its signed link (``links.item_image_link``) without reading the session
+    or the assignment, else for the annotator of the browser's session only."""
+    name = item_image_name(pk, request.GET.get("t", ""))
+    if name is not None:
+        return stored_image_response(Item._meta.get_field("image").storage, name)
+    return _item_image_of_session(request, pk)
+
+
 @annotator_required()
-def item_image(request, session, pk):
-    assignment = assignment_for_session(session, pk)
-    return image_response(assignment.item.image)
+def _item_image_of_session(request, session, pk):
+    return image_response(assignment_for_session(session, pk).item.image)
 
 
 def healthz(request):

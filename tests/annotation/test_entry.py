@@ -9,10 +9,10 @@ from tests.helpers import enter
 
 def test_it_creates_the_annotator_and_sends_them_to_consent(client, pool, items):
     response = enter(client, pool)
-    assert response.status_code == 302 and response.url == reverse("annotation:next")
+    assert response.status_code == 302 and response.url == reverse("annotation:consent")
     annotator = Annotator.objects.get()
     assert annotator.pool == pool and annotator.prolific_pid == "5f1a2b3c4d5e6f7a8b9c0d1e"
-    assert client.get(response.url).url == reverse("annotation:consent")
+    assert client.get(response.url).status_code == 200
 
 
 def test_the_same_pid_resumes_in_another_browser(client, pool, items):
@@ -91,3 +91,43 @@ def test_pages_without_a_session_ask_to_reopen_the_link(client, db):
     response = client.get(reverse("annotation:items"))
     assert response.status_code == 403
     assert "Open the study link from Prolific again" in response.content.decode()
+
+
+def test_the_browser_keeps_the_session_in_a_signed_cookie(client, pool, items):
+    from annotation.selectors import ANNOTATOR_COOKIE
+
+    enter(client, pool)
+    cookie = client.cookies[ANNOTATOR_COOKIE]
+    assert cookie["httponly"] and cookie["samesite"] == "Lax"
+    assert "sessionid" not in client.cookies  # no server-side session for an annotator
+    assert client.get(reverse("annotation:consent")).status_code == 200
+
+
+def test_a_forged_or_altered_annotator_cookie_is_refused(client, pool, items):
+    from django.test import Client
+
+    from annotation.selectors import ANNOTATOR_COOKIE
+
+    enter(client, pool)
+    session = Session.objects.get()
+    value = client.cookies[ANNOTATOR_COOKIE].value
+    for forged in (str(session.pk), value.replace(f"{session.pk}:", f"{session.pk + 1}:", 1), value[:-2] + "xx"):
+        stranger = Client()
+        stranger.cookies[ANNOTATOR_COOKIE] = forged
+        response = stranger.get(reverse("annotation:consent"))
+        assert response.status_code == 403 and "Open the study link from Prolific" in response.content.decode()
+
+
+def test_a_browser_that_entered_before_the_cookie_keeps_its_session(client, pool, items):
+    from annotation.selectors import SESSION_KEY
+
+    enter(client, pool)
+    session = Session.objects.get()
+    from django.test import Client
+
+    legacy = Client()
+    s = legacy.session
+    s[SESSION_KEY] = session.pk
+    s.save()
+    legacy.cookies["sessionid"] = s.session_key
+    assert legacy.get(reverse("annotation:consent")).status_code == 200

@@ -7,11 +7,10 @@ from django.urls import reverse
 
 from annotation.context import candidate_order
 from annotation.models import Annotation
-from annotation.selectors import SESSION_KEY
 from tests import factories as f
 from tests.factories import add_items
+from tests.helpers import as_annotator, on_items
 from tests.helpers import item_submit as submit
-from tests.helpers import on_items
 
 
 @pytest.mark.django_db
@@ -175,9 +174,7 @@ def test_documents_without_questions_are_listed_above_the_form(client):
     })
     add_items(study, 1, documents=DOCUMENTS)
     session = f.make_session(f.make_annotator(pool))
-    s = client.session
-    s[SESSION_KEY] = session.pk
-    s.save()
+    as_annotator(client, session)
     page = client.get(reverse("annotation:items")).content.decode()
     assert '<details class="item-part collapsed part-documents"><summary>Documents' in page
     assert '<a href="https://en.wikipedia.org/wiki/Pookalam" target="_blank" rel="noopener">Pookalam</a>' in page

@@ -1,11 +1,16 @@
+import html
+import re
+from unittest.mock import patch
+
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Annotation, Assignment
-from annotation.selectors import SESSION_KEY
 from annotation.services import assignment_current
 from tests import factories as f
 from tests.factories import valid_answers
+from tests.helpers import as_annotator
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -13,9 +18,7 @@ HX = {"HTTP_HX_REQUEST": "true"}
 @pytest.fixture
 def annotating(client, session, items):
     """A browser whose annotator is onboarded and on the item pages."""
-    s = client.session
-    s[SESSION_KEY] = session.pk
-    s.save()
+    as_annotator(client, session)
     return client
 
 
@@ -99,6 +102,33 @@ def test_the_image_of_ones_own_item_is_served(annotating, session):
     assert b"".join(response.streaming_content)[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def image_link(page: str) -> str:
+    return html.unescape(re.search(r'<img src="([^"]+)" alt="The image', page).group(1))
+
+
+def test_the_pages_image_link_is_signed_and_needs_no_session(annotating, session, django_assert_num_queries):
+    link = image_link(annotating.get(reverse("annotation:items")).content.decode())
+    a = Assignment.objects.get(session=session)
+    assert link.startswith(reverse("annotation:item-image", args=[a.pk]) + "?t=")
+    with django_assert_num_queries(0):
+        response = Client().get(link)  # another browser, no cookie: the signature is the access
+        assert b"".join(response.streaming_content)[:8] == b"\x89PNG\r\n\x1a\n"
+    assert response["Cache-Control"] == "private, max-age=3600"
+
+
+def test_an_image_link_altered_expired_or_moved_to_another_assignment_is_refused(annotating, session, pool):
+    link = image_link(annotating.get(reverse("annotation:items")).content.decode())
+    mine = Assignment.objects.get(session=session)
+    stranger = assignment_current(session=f.make_session(f.make_annotator(pool)))
+    path, token = link.split("?t=")
+    moved = path.replace(f"/{mine.pk}/", f"/{stranger.pk}/") + "?t=" + token
+    assert Client().get(path + "?t=" + token[:-3] + "abc").status_code == 403  # altered: the session decides
+    assert Client().get(moved).status_code == 403
+    assert annotating.get(moved).status_code == 404  # and the session's own check still holds
+    with patch("annotation.links.IMAGE_LINK_MAX_AGE", -1):
+        assert Client().get(link).status_code == 403
+
+
 def test_finishing_the_batch_redirects_to_prolific_with_the_completed_code(annotating, session, study):
     session.items_target = 2
     session.save()
@@ -132,11 +162,21 @@ def test_without_htmx_a_submit_redirects_or_renders_the_full_page(annotating, se
     assert good.status_code == 200 and "Image 2 of 5" in good.content.decode()
 
 
-def test_the_next_item_path_has_a_fixed_number_of_queries(annotating, session, django_assert_max_num_queries):
+def test_the_next_item_path_has_a_fixed_number_of_queries(annotating, session, django_assert_num_queries):
     annotating.get(reverse("annotation:items"))
     a = Assignment.objects.get(session=session)
-    # the session store, the session, the assignment; the assignment locked, submitted, its quota
-    # settled, the annotation; the count of submitted, the latest assignment, the open quotas, a
-    # quota taken and the new lease; the new item (with savepoints around the two writes)
-    with django_assert_max_num_queries(17):
+    # the session (with its annotator, study and pool), the assignment (with its item); the
+    # assignment locked, submitted, its quota settled, the annotation; the session's assignments
+    # (with their items), the open quotas (with theirs), a quota taken and the new lease; with
+    # savepoints around the two writes. No session store, nothing read twice.
+    with django_assert_num_queries(14):
         submit(annotating, a, valid_answers(), **HX)
+
+
+def test_the_item_page_reads_the_session_and_its_assignments_only(annotating, session, django_assert_num_queries):
+    # the session, its assignments (none yet), the open quotas (with their items), a quota taken
+    # and the new lease (in a savepoint)
+    with django_assert_num_queries(7):
+        assert annotating.get(reverse("annotation:items")).status_code == 200
+    with django_assert_num_queries(2):  # a reload: the session, its assignments (the lease, with its item)
+        assert annotating.get(reverse("annotation:items"), **HX).status_code == 200

@@ -1,3 +1,4 @@
+from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Annotator, MockAttempt
@@ -13,7 +14,8 @@ def post(client, name, data=None):
 
 def test_consent_yes_leads_to_eligibility(client, pool, items):
     enter(client, pool)
-    assert post(client, "consent", {"consent": "yes"}).url == reverse("annotation:next")
+    # Straight to the next step, in one redirect; the next-step link leads there too.
+    assert post(client, "consent", {"consent": "yes"}).url == reverse("annotation:eligibility")
     assert client.get(reverse("annotation:next")).url == reverse("annotation:eligibility")
 
 
@@ -42,7 +44,7 @@ def test_one_no_ends_politely_with_the_not_eligible_code(client, pool, items, st
     assert PROLIFIC + study.code_not_eligible in page
     assert "Thank you" in page
     # The decision is final: the items stay closed to them.
-    assert client.get(reverse("annotation:items")).url == reverse("annotation:next")
+    assert client.get(reverse("annotation:items")).url == reverse("annotation:end")
 
 
 def test_an_unanswered_eligibility_question_is_refused_next_to_it(client, pool, items):
@@ -61,9 +63,9 @@ def test_a_pool_may_skip_the_residence_question(client, study, items):
 
 def test_steps_cannot_be_skipped_by_url(client, pool, items):
     enter(client, pool)
-    assert client.get(reverse("annotation:items")).url == reverse("annotation:next")
-    assert client.get(reverse("annotation:mock")).url == reverse("annotation:next")
-    assert post(client, "instructions").url == reverse("annotation:next")
+    assert client.get(reverse("annotation:items")).url == reverse("annotation:consent")
+    assert client.get(reverse("annotation:mock")).url == reverse("annotation:consent")
+    assert post(client, "instructions").url == reverse("annotation:consent")
     assert Annotator.objects.get().instructions_read_at is None
 
 
@@ -89,7 +91,7 @@ def test_passing_the_mock_test_opens_the_items(client, study, pool, items):
     onboard_to_mock(client, pool)
     assert client.get(reverse("annotation:next")).url == reverse("annotation:mock")
     response = post(client, "mock", {f"q{q.pk}": "No"})
-    assert response.url == reverse("annotation:next")
+    assert response.url == reverse("annotation:items")
     assert client.get(reverse("annotation:next")).url == reverse("annotation:items")
 
 
@@ -110,12 +112,12 @@ def test_failing_every_attempt_ends_with_the_failed_code(client, study, pool, it
     onboard_to_mock(client, pool)
     post(client, "mock", {f"q{q.pk}": "Completely"})
     response = post(client, "mock", {f"q{q.pk}": "Partially"})
-    assert response.url == reverse("annotation:next")
+    assert response.url == reverse("annotation:end")
     page = client.get(reverse("annotation:end")).content.decode()
     assert PROLIFIC + study.code_failed_mock in page
     assert Annotator.objects.get().outcome == "failed_mock"
     # No more attempts, even by posting directly.
-    assert post(client, "mock", {f"q{q.pk}": "No"}).url == reverse("annotation:next")
+    assert post(client, "mock", {f"q{q.pk}": "No"}).url == reverse("annotation:end")
     assert MockAttempt.objects.count() == 2
 
 
@@ -132,3 +134,27 @@ def test_the_example_image_is_served_only_for_the_mock(client, study, pool, item
     onboard_to_mock(client, pool)
     assert client.get(reverse("annotation:example-image", args=[q.item_id])).status_code == 200
     assert client.get(reverse("annotation:example-image", args=[items[0].pk])).status_code == 404
+
+
+def test_without_a_practice_test_the_instructions_lead_straight_to_the_items(client, pool, items):
+    enter(client, pool)
+    post(client, "consent", {"consent": "yes"})
+    post(client, "eligibility", {k: "yes" for k, _ in pool.eligibility_questions()})
+    assert post(client, "instructions").url == reverse("annotation:items")
+    annotator = Annotator.objects.get()
+    assert annotator.cleared_at == annotator.instructions_read_at and annotator.mock_passed_at is None
+
+
+def test_a_practice_test_added_later_does_not_send_annotators_at_work_back(client, study, pool, items):
+    enter(client, pool)
+    post(client, "consent", {"consent": "yes"})
+    post(client, "eligibility", {k: "yes" for k, _ in pool.eligibility_questions()})
+    post(client, "instructions")
+    f.make_mock_question(study, expected="No")
+    assert client.get(reverse("annotation:items")).status_code == 200
+    newcomer = Client()
+    enter(newcomer, pool, pid="P" * 24, session_id="S2")
+    post(newcomer, "consent", {"consent": "yes"})
+    post(newcomer, "eligibility", {k: "yes" for k, _ in pool.eligibility_questions()})
+    assert post(newcomer, "instructions").url == reverse("annotation:mock")
+    assert newcomer.get(reverse("annotation:items")).url == reverse("annotation:mock")

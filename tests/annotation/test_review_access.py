@@ -10,10 +10,9 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from annotation.models import Review
-from annotation.selectors import SESSION_KEY
 from tests import factories as f
 from tests.factories import PASSWORD, valid_answers
-from tests.helpers import login, review_url, submit_url
+from tests.helpers import as_annotator, login, review_url, submit_url
 
 # --- the pool's review page and its actions: who gets in ---------------------------------------
 
@@ -71,9 +70,7 @@ def test_it_refuses_a_study_and_pool_that_do_not_match(client, owner, other_rese
 
 def test_an_annotator_of_the_study_cannot_review(client, session, annotated):
     """A Prolific participant's browser has no account: the review page asks for a login."""
-    s = client.session
-    s[SESSION_KEY] = session.pk
-    s.save()
+    as_annotator(client, session)
     response = client.get(review_url(annotated[0].study, annotated[0].pool))
     assert response.status_code == 302 and response.url.startswith(reverse("login"))
     response = client.post(submit_url(annotated[0]), {"_outcome": "accepted"})

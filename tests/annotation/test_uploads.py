@@ -8,8 +8,8 @@ from django.urls import reverse
 from annotation.models import Annotation, Upload
 from annotation.services import assignment_current, upload_receive
 from tests import factories as f
+from tests.helpers import as_annotator, on_items
 from tests.helpers import item_submit as submit
-from tests.helpers import on_items
 
 pytestmark = pytest.mark.django_db
 
@@ -33,11 +33,7 @@ def stranger_client(study):
     f.make_items(study, "JP", 1, prompt="Kabuki")
     session = f.make_session(f.make_annotator(pool))
     other = Client()
-    s = other.session
-    from annotation.selectors import SESSION_KEY
-
-    s[SESSION_KEY] = session.pk
-    s.save()
+    as_annotator(other, session)
     return other, assignment_current(session=session)
 
 

@@ -98,6 +98,11 @@ class FieldType:
         "candidates", "documents" and "uploads"."""
         return frozenset()
 
+    def markup_is_fixed(self, f: Field) -> bool:
+        """Is the field's blank form markup the same for every item of its protocol (so that a
+        page may render it once and reuse it)? Not when it shows something of the item."""
+        return not self.item_parts(f) and not self.container
+
     def raw_from(self, data: Mapping[str, Sequence[Any]], name: str) -> list[Any]:
         """The non-blank raw values posted for the field named ``name``."""
         return [str(v) for v in data.get(name, []) if str(v).strip() != ""]

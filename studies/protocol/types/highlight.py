@@ -22,6 +22,9 @@ class HighlightType(FieldType):
     def tokens(self, f, ctx):
         return tokenize(ctx.texts.get(f.over, ""))
 
+    def markup_is_fixed(self, f):
+        return False  # its words are the item's
+
     def parse(self, f, raw, ctx, answers):
         tokens = self.tokens(f, ctx)
         try:

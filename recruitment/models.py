@@ -120,3 +120,43 @@ class ProlificAction(models.Model):
 
     def __str__(self):
         return f"{self.get_kind_display()} {self.target} ({'ok' if self.ok else 'failed'})"
+
+
+class ProlificSubmission(models.Model):
+    """One participant's submission to a pool's Prolific study, as Prolific last reported it (its
+    list, a webhook or an entry check), tied to the annotator session it opened, if any.
+
+    ``status`` is written only from Prolific's answers. The webhooks and the periodic sync keep it;
+    the review page reads it.
+    """
+
+    class Status(models.TextChoices):
+        RESERVED = "RESERVED", "Reserved"
+        ACTIVE = "ACTIVE", "Active"
+        AWAITING_REVIEW = "AWAITING REVIEW", "Awaiting review"
+        APPROVED = "APPROVED", "Approved"
+        PARTIALLY_APPROVED = "PARTIALLY APPROVED", "Partially approved"
+        REJECTED = "REJECTED", "Rejected"
+        RETURNED = "RETURNED", "Returned"
+        TIMED_OUT = "TIMED-OUT", "Timed out"
+        SCREENED_OUT = "SCREENED OUT", "Screened out"
+        PROCESSING = "PROCESSING", "Processing"
+        UNKNOWN = "UNKNOWN", "Unknown"
+
+    prolific_study = models.ForeignKey(ProlificStudy, on_delete=models.CASCADE, related_name="submissions")
+    prolific_id = models.CharField(max_length=64, unique=True, help_text="Prolific's SESSION_ID.")
+    participant_id = models.CharField(max_length=64, help_text="Prolific's PROLIFIC_PID.")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.UNKNOWN)
+    study_code = models.CharField(max_length=64, blank=True, help_text="The completion code it was submitted with.")
+    started_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    session = models.ForeignKey(
+        "annotation.Session", on_delete=models.SET_NULL, null=True, blank=True, related_name="prolific_submissions"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["prolific_study", "status"])]
+
+    def __str__(self):
+        return f"{self.prolific_id} ({self.status})"

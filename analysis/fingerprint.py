@@ -14,10 +14,11 @@ from studies.models import Study
 @dataclass(frozen=True)
 class Fingerprint:
     """What a study's annotations look like now, in one aggregate query: the annotations analysed
-    (those no checker flagged), the last id, the last time, and the reviews (their number and last id).
+    (those that count: none flagged by a checker, none withdrawn), the last id, the last time, and
+    the reviews (their number and last id).
 
-    Two equal fingerprints mean the same data ("current data"); any new, late, deleted or flagged
-    annotation, and any new review, changes it.
+    Two equal fingerprints mean the same data ("current data"); any new, late, deleted, flagged or
+    withdrawn annotation, and any new review, changes it.
     """
 
     count: int
@@ -38,12 +39,14 @@ class Fingerprint:
         return cls(int(count), int(max_id), last, int(n_reviews), int(last_review))
 
 
-NOT_FLAGGED = ~Q(review__outcome=Review.Outcome.FLAGGED)
+# The annotations that count: none a checker flagged, none withdrawn (a participant who returned
+# their submission, in a study that does not count them).
+COUNTED = ~Q(review__outcome=Review.Outcome.FLAGGED) & Q(withdrawn=False)
 
 
 def data_fingerprint(*, study: Study) -> Fingerprint:
     agg = Annotation.objects.filter(study=study).aggregate(
-        n=Count("id", filter=NOT_FLAGGED), last_id=Max("id"), last_at=Max("submitted_at"),
+        n=Count("id", filter=COUNTED), last_id=Max("id"), last_at=Max("submitted_at"),
         reviews=Count("review"), last_review=Max("review__id"),
     )
     last_at: datetime | None = agg["last_at"]

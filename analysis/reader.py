@@ -17,7 +17,7 @@ from stats.versions import ProtocolSet
 from studies.models import Document, Item, ProtocolVersion, Study
 from studies.selectors import protocol_specs
 
-from .fingerprint import NOT_FLAGGED
+from .fingerprint import COUNTED
 
 # --- protocol versions ---------------------------------------------------------------------
 
@@ -32,7 +32,7 @@ def protocol_set(*, study: Study, max_id: int | None = None, present: Iterable[i
     if present is None:
         if max_id is None:
             raise TypeError("protocol_set needs max_id or present")
-        rows = Annotation.objects.filter(NOT_FLAGGED, study=study, id__lte=max_id).order_by()
+        rows = Annotation.objects.filter(COUNTED, study=study, id__lte=max_id).order_by()
         present = rows.values_list("protocol_version", flat=True).distinct()
     present = set(present)
     present.discard(study.protocol_version)
@@ -70,7 +70,7 @@ def _chunks_sql(study_id: int, max_id: int, keys: Sequence[str], size: int, key_
     select = (
         "SELECT id, item_id, pool_id, annotator_id, protocol_version, skipped"
         + "".join(f", {key_sql}" for _ in keys)
-        + f" FROM {Annotation._meta.db_table} a WHERE study_id = %s AND id <= %s"
+        + f" FROM {Annotation._meta.db_table} a WHERE study_id = %s AND id <= %s AND NOT a.withdrawn"
         + f" AND NOT EXISTS (SELECT 1 FROM {Review._meta.db_table} r WHERE r.annotation_id = a.id AND r.outcome = %s)"
     )
     if connection.vendor == "postgresql" and not connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS"):
@@ -98,7 +98,7 @@ def _columns_of(rows: list[tuple]) -> list[np.ndarray]:
 def _chunks_orm(study_id: int, max_id: int, keys: Sequence[str], size: int):
     """The same chunks, each answer decoded in Python and each key written back as JSON text."""
     rows = (
-        Annotation.objects.filter(NOT_FLAGGED, study_id=study_id, id__lte=max_id)
+        Annotation.objects.filter(COUNTED, study_id=study_id, id__lte=max_id)
         .order_by("id")
         .values_list("id", "item_id", "pool_id", "annotator_id", "protocol_version", "skipped", "answers")
         .iterator(chunk_size=size)

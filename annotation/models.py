@@ -124,6 +124,11 @@ class Annotation(models.Model):
     surplus = models.BooleanField(
         default=False, help_text="Submitted after the lease expired and the item was already full."
     )
+    withdrawn = models.BooleanField(
+        default=False,
+        help_text="The participant withdrew (returned their submission) and the study does not count a withdrawn "
+        "participant's answers: kept, but left out of the quota, the analysis and the export.",
+    )
     time_spent_ms = models.PositiveIntegerField()
     started_at = models.DateTimeField()
     submitted_at = models.DateTimeField(auto_now_add=True)

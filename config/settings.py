@@ -159,6 +159,10 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BEAT_SCHEDULE = {
     "expire-leases": {"task": "annotation.tasks.assignments_expire_task", "schedule": 60.0},
+    # Prolific: entries let in unverified checked again; submissions, leases and places in step
+    # (webhooks do it at once; the sync catches what they missed).
+    "prolific-entries-recheck": {"task": "recruitment.tasks.prolific_entries_recheck_task", "schedule": 60.0},
+    "prolific-sync": {"task": "recruitment.tasks.prolific_sync_task", "schedule": 600.0},
 }
 
 # Prolific (recruitment/): the API's base URL, and the deployment-wide token used when a researcher

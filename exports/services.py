@@ -16,7 +16,7 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
 
-from analysis.fingerprint import NOT_FLAGGED, Fingerprint, data_fingerprint, staleness
+from analysis.fingerprint import COUNTED, Fingerprint, data_fingerprint, staleness
 from analysis.jobs import Status, chunks, job_claim, job_enqueue, job_fail, job_progress
 from analysis.reader import protocol_set
 from analysis.selectors import analysis_latest_done
@@ -133,7 +133,7 @@ def _write_csvs(job: ExportJob, out, documents_out) -> tuple[int, bool]:
     if layout.has_documents:
         doc_writer.writerow(csvformat.document_header(layout))
     rows = (
-        Annotation.objects.filter(NOT_FLAGGED, study=study, id__lte=fingerprint.max_id)
+        Annotation.objects.filter(COUNTED, study=study, id__lte=fingerprint.max_id)
         .order_by("id")
         .values_list(*EXPORT_COLUMNS)
         .iterator(chunk_size=CHUNK_SIZE)

@@ -4,3 +4,12 @@ from django.apps import AppConfig
 class RecruitmentConfig(AppConfig):
     name = "recruitment"
     verbose_name = "Recruitment (Prolific)"
+
+    def ready(self):
+        # Annotation asks its registered entry checks at every entry link; this one checks the
+        # submission of a pool recruited on Prolific (annotation never imports recruitment).
+        from annotation.extensions import entry_check_register
+
+        from .entry import prolific_entry_check
+
+        entry_check_register(prolific_entry_check)

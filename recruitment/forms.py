@@ -78,3 +78,12 @@ class LaunchForm(forms.Form):
             auto_approve=data["auto_approve"],
             description=data["description"],
         )
+
+
+class PolicyForm(forms.Form):
+    count_returned = forms.BooleanField(
+        required=False,
+        label="Count the annotations of participants who returned their submission",
+        help_text="Off (the default): a returned participant's annotations are kept but left out of the quota (their "
+        "slots reopen), the analysis and the export. Changing it applies to participants who returned already.",
+    )

@@ -155,8 +155,88 @@ class ProlificSubmission(models.Model):
     )
     updated_at = models.DateTimeField(auto_now=True)
 
+    class Check(models.TextChoices):
+        NONE = "", "Not checked (known from Prolific's list or a webhook)"
+        VERIFIED = "verified", "Verified with Prolific at entry"
+        PENDING = "pending", "Let in unverified: Prolific could not be asked; checked again in the background"
+        FAILED = "failed", "Let in unverified, then found not to match"
+
+    entry_check = models.CharField(max_length=10, choices=Check.choices, blank=True, default="")
+    check_note = models.CharField(max_length=500, blank=True, help_text="Why it is unverified, or what did not match.")
+    check_attempts = models.PositiveSmallIntegerField(default=0)
+    checked_at = models.DateTimeField(null=True, blank=True)
+    released_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its session's lease was given back (returned, timed out, rejected)."
+    )
+
     class Meta:
-        indexes = [models.Index(fields=["prolific_study", "status"])]
+        indexes = [
+            models.Index(fields=["prolific_study", "status"]),
+            models.Index(
+                fields=["entry_check"], condition=Q(entry_check="pending"), name="prolific_submission_pending"
+            ),
+        ]
 
     def __str__(self):
         return f"{self.prolific_id} ({self.status})"
+
+
+class RecruitmentPolicy(models.Model):
+    """A study's choices about its Prolific participants (no row: the defaults).
+
+    ``count_returned``: whether the annotations of a participant who returned their submission
+    count (in the quota, the analysis and the export). Off by default: Prolific treats a return as
+    the participant withdrawing, unpaid. Per study, not per pool, because it is a rule of the
+    study's data; changing it applies to the study's returned participants already seen."""
+
+    study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="recruitment_policy")
+    count_returned = models.BooleanField(
+        "Count the annotations of participants who returned", default=False,
+        help_text="Off: a returned participant's annotations are kept but left out of the quota (their slots "
+        "reopen), the analysis and the export.",
+    )
+    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "recruitment policies"
+
+    def __str__(self):
+        return f"recruitment policy of {self.study}"
+
+
+class ProlificWebhook(models.Model):
+    """A workspace's webhook set-up: its signing secret (Fernet-encrypted like tokens, used only to
+    verify deliveries) and the subscriptions made for it."""
+
+    workspace_id = models.CharField(max_length=64, unique=True)
+    secret_ciphertext = models.TextField(editable=False)
+    target_url = models.URLField(max_length=500)
+    subscriptions = models.JSONField(default=list, blank=True, help_text="[{id, event_type, is_enabled}]")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"Prolific webhooks of workspace {self.workspace_id}"
+
+    def __repr__(self):
+        return f"<ProlificWebhook {self.workspace_id}>"
+
+
+class ProlificEvent(models.Model):
+    """A webhook delivery applied once: its ``X-Event-ID`` is unique, so a retry or a replay of the
+    same event is recognised and does nothing."""
+
+    event_id = models.CharField(max_length=128, unique=True)
+    event_type = models.CharField(max_length=64)
+    resource_id = models.CharField(max_length=64, blank=True)
+    status = models.CharField(max_length=32, blank=True)
+    outcome = models.CharField(max_length=200, blank=True, help_text="What the platform did with it.")
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["received_at"])]
+
+    def __str__(self):
+        return f"{self.event_type} {self.resource_id} {self.status}"

@@ -9,7 +9,7 @@ from django.db.models import F, QuerySet, Sum
 
 from studies.models import CountryPool, ItemQuota, Study
 
-from .models import ProlificAction, ProlificStudy
+from .models import ProlificAction, ProlificStudy, ProlificSubmission, ProlificWebhook, RecruitmentPolicy
 from .rules import money
 from .tokens import client_for
 
@@ -84,3 +84,26 @@ def prolific_preview(*, prolific_study: ProlificStudy, user: AbstractBaseUser | 
         eligible = client.eligibility_count(row.filters)
         total_cost = client.study_get(row.prolific_id).total_cost if row.created else row.total_cost
     return Preview(row, eligible=eligible, rewards=row.places * row.reward, total_cost=total_cost)
+
+
+def entries_unverified_of(*, study: Study) -> QuerySet[ProlificSubmission]:
+    """The study's entries let in without Prolific's confirmation (pending a recheck) or found
+    not to match it afterwards, newest first."""
+    return (
+        ProlificSubmission.objects.filter(
+            prolific_study__pool__study=study,
+            entry_check__in=[ProlificSubmission.Check.PENDING, ProlificSubmission.Check.FAILED],
+        )
+        .select_related("prolific_study__pool")
+        .order_by("-pk")
+    )
+
+
+def count_returned_of(*, study: Study) -> bool:
+    return bool(
+        RecruitmentPolicy.objects.filter(study=study).values_list("count_returned", flat=True).first() or False
+    )
+
+
+def webhooks_set_up() -> list[ProlificWebhook]:
+    return list(ProlificWebhook.objects.only("workspace_id", "target_url", "subscriptions", "updated_at"))

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from studies.selectors import study_for_user
 
 from . import selectors, services, tokens
-from .forms import LaunchForm, TokenForm
+from .forms import LaunchForm, PolicyForm, TokenForm
 from .models import ProlificStudy
 from .prolific import ProlificAuthError, ProlificError
 
@@ -81,6 +81,10 @@ def _study_page(request, study, form: LaunchForm, *, status: int = 200):
         "token": tokens.token_state(user=request.user),
         "refusal": services.launch_refusal(),
         "actions": selectors.prolific_actions_of(study=study)[:10],
+        "unverified": selectors.entries_unverified_of(study=study)[:50],
+        "policy_form": PolicyForm(initial={"count_returned": selectors.count_returned_of(study=study)}),
+        "webhooks": selectors.webhooks_set_up(),
+        "webhook_url": services.webhook_target_url(),
     }
     return render(request, "recruitment/study.html", context, status=status)
 
@@ -133,6 +137,36 @@ def study_transition(request, pk: int, verb: str):
     if not results:
         messages.info(request, "No pool of this study is on Prolific yet.")
     return redirect("recruitment:study-prolific", pk=study.pk)
+
+
+@login_required
+@require_POST
+def study_webhooks(request, pk: int):
+    """Create the workspace's signing secret and the status-change subscriptions (idempotent)."""
+    study_for_user(request.user, pk)
+    try:
+        results = services.prolific_webhooks_setup(user=request.user)
+    except PROLIFIC_FAILURES as exc:
+        messages.error(request, str(exc))
+        return redirect("recruitment:study-prolific", pk=pk)
+    for r in results:
+        made = ", ".join(r.subscribed) or "nothing new"
+        messages.success(request, f"Webhooks of workspace {r.workspace_id}: subscribed {made}.")
+    return redirect("recruitment:study-prolific", pk=pk)
+
+
+@login_required
+@require_POST
+def study_policy(request, pk: int):
+    """Whether the study counts the annotations of participants who returned."""
+    study = study_for_user(request.user, pk)
+    form = PolicyForm(request.POST)
+    form.is_valid()  # a checkbox: always valid
+    count = bool(form.cleaned_data.get("count_returned"))
+    changed = services.recruitment_policy_set(study=study, count_returned=count, user=request.user)
+    said = "count" if count else "do not count"
+    messages.success(request, f"Returned participants' annotations {said} ({changed} annotation(s) changed).")
+    return redirect("recruitment:study-prolific", pk=pk)
 
 
 @login_required

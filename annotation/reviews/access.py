@@ -49,8 +49,8 @@ def scope_for_reviewer(user: AbstractBaseUser, study_pk: int, pool_pk: int) -> R
 
 def annotations_to_review(scope: ReviewScope) -> QuerySet[Annotation]:
     """The pool's annotations this reviewer may review, reviewed or not: skipped items and the
-    reviewer's own annotations are left out."""
-    annotations = Annotation.objects.filter(pool=scope.pool, skipped=False)
+    reviewer's own annotations are left out, and so are withdrawn ones (they count nowhere)."""
+    annotations = Annotation.objects.filter(pool=scope.pool, skipped=False, withdrawn=False)
     if scope.own_pid:
         annotations = annotations.exclude(annotator__prolific_pid=scope.own_pid)
     return annotations

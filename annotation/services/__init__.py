@@ -12,10 +12,11 @@ from .leases import (
     assignment_save_draft,
     assignments_expire,
     session_complete,
+    session_release,
     session_submitted_count,
 )
 from .onboarding import annotator_consent, annotator_read_instructions, annotator_screen, mock_submit
-from .submit import SubmitResult, annotation_submit, quota_count_late
+from .submit import SubmitResult, annotation_submit, quota_count_late, session_annotations_withdraw
 from .uploads import UploadRefused, upload_receive
 
 __all__ = [
@@ -23,5 +24,6 @@ __all__ = [
     "EntryRefused", "SubmitResult", "UploadRefused",
     "annotation_submit", "annotator_consent", "annotator_enter", "annotator_read_instructions", "annotator_screen",
     "assignment_current", "assignment_save_draft", "assignments_expire", "mock_submit", "pool_has_room",
-    "quota_count_late", "session_complete", "session_submitted_count", "upload_receive",
+    "quota_count_late", "session_annotations_withdraw", "session_complete", "session_release",
+    "session_submitted_count", "upload_receive",
 ]

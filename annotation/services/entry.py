@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from studies.models import CountryPool
 
+from ..extensions import entry_verdict
 from ..models import Annotator, Session
 from ..quota import PROLIFIC_PARAM_RE
 from ..selectors import idle_newcomer_leases, quotas_open_to
@@ -22,7 +23,12 @@ class EntryRefused(Exception):
 
 
 def annotator_enter(*, pool: CountryPool, params: dict[str, str]) -> Session:
-    """Create or resume the annotator of a Prolific entry link, and the session of its SESSION_ID."""
+    """Create or resume the annotator of a Prolific entry link, and the session of its SESSION_ID.
+
+    A registered entry check (``annotation.extensions``; recruitment registers Prolific's) decides
+    which STUDY_ID the pool accepts and may refuse the participant; without one that minds the
+    pool, STUDY_ID must be the study's ``prolific_study_id`` when that is set. A refusal creates
+    nothing."""
     names = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
     missing = [n for n in names if not params.get(n)]
     if missing:
@@ -31,10 +37,14 @@ def annotator_enter(*, pool: CountryPool, params: dict[str, str]) -> Session:
     if malformed:
         raise EntryRefused("malformed", ", ".join(malformed))
     study = pool.study
-    if study.prolific_study_id and params["STUDY_ID"] != study.prolific_study_id:
-        raise EntryRefused("wrong_study")
     if not study.is_open:
         raise EntryRefused("closed")
+    verdict = entry_verdict(pool, params)
+    if verdict is None:
+        if study.prolific_study_id and params["STUDY_ID"] != study.prolific_study_id:
+            raise EntryRefused("wrong_study")
+    elif not verdict.lets_in:
+        raise EntryRefused(verdict.reason, verdict.detail)
 
     annotator = Annotator.objects.filter(study=study, prolific_pid=params["PROLIFIC_PID"]).first()
     if annotator is not None and annotator.pool_id != pool.id:
@@ -58,6 +68,8 @@ def annotator_enter(*, pool: CountryPool, params: dict[str, str]) -> Session:
         )
     except IntegrityError:
         session = Session.objects.get(annotator=annotator, prolific_session_id=params["SESSION_ID"])
+    if verdict is not None and verdict.entered is not None:
+        verdict.entered(session)
     return session
 
 

@@ -36,6 +36,25 @@ def assignments_expire(*, now: datetime | None = None, pool: CountryPool | None 
     return count
 
 
+def session_release(*, session: Session) -> int:
+    """Expire the session's open lease at once and give its slot back (a participant who returned
+    their submission, timed out or was rejected): what they submitted is kept. Returns the leases
+    released (0 or 1); releasing again does nothing. Safe to run concurrently with a submit or a
+    renew of the same lease: the assignment's row is locked first, then the quota."""
+    released = 0
+    for pk in Assignment.objects.filter(session=session, status=Assignment.Status.LEASED).values_list("pk", flat=True):
+        with transaction.atomic():
+            lease = Assignment.objects.filter(pk=pk).only("pk", "item_id", "pool_id").first()
+            if lease is None or assignment_lock(lease) != Assignment.Status.LEASED:
+                continue  # submitted or expired meanwhile
+            Assignment.objects.filter(pk=pk).update(status=Assignment.Status.EXPIRED, expires_at=timezone.now())
+            ItemQuota.objects.filter(item_id=lease.item_id, pool_id=lease.pool_id, leased__gt=0).update(
+                leased=F("leased") - 1
+            )
+            released += 1
+    return released
+
+
 POOL_SLOTS_TTL = 60  # seconds a process keeps a pool's total of wanted annotations
 
 

@@ -34,6 +34,14 @@ ENTRY_PROBLEMS = {
         "This study is full",
         "Every item has enough answers already. Please return the study on Prolific; you will not be penalised.",
     ),
+    "wrong_participant": (
+        "This link belongs to another participant",
+        "Prolific says this submission is not yours. Please open the study again from your own Prolific account.",
+    ),
+    "not_active": (
+        "This submission is no longer active",
+        "Prolific reports it as {detail}. If you want to take part, please start the study again on Prolific.",
+    ),
     "wrong_pool": (
         "You already take part in this study",
         "You joined through the link for {detail}. Please use that link, from Prolific.",

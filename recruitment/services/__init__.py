@@ -1,6 +1,8 @@
-"""Recruitment's services, by one name each: launching pools' Prolific studies and moving them."""
+"""Recruitment's services, by one name each: launching pools' Prolific studies and moving them,
+their webhooks, and their submissions kept in step (webhooks, the periodic sync, entry rechecks)."""
 
 from .body import FilterPick, LaunchOptions, LaunchPlan, launch_refusal
+from .hooks import HooksResult, prolific_webhooks_setup, webhook_target_url
 from .launch import (
     LaunchResult,
     RecruitmentRefused,
@@ -12,9 +14,26 @@ from .launch import (
     prolific_study_transition,
 )
 from .places import PlacesResult, prolific_places_sync
+from .sync import (
+    SyncResult,
+    prolific_entries_recheck,
+    prolific_studies_sync,
+    prolific_study_sync,
+    prolific_submission_apply,
+    recruitment_policy_set,
+)
 
 __all__ = [
     "FilterPick",
+    "HooksResult",
+    "SyncResult",
+    "prolific_entries_recheck",
+    "prolific_studies_sync",
+    "prolific_study_sync",
+    "prolific_submission_apply",
+    "prolific_webhooks_setup",
+    "recruitment_policy_set",
+    "webhook_target_url",
     "LaunchOptions",
     "LaunchPlan",
     "LaunchResult",

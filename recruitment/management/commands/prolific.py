@@ -4,6 +4,9 @@
   status STUDY [--pool CODE]                     read each pool's study back from Prolific
   places STUDY [--pool CODE]                     places in step with open slots; full pools paused
   publish|pause|resume|stop STUDY [--pool CODE]  move the studies on Prolific
+  sync STUDY [--pool CODE]                       submissions recorded, leases of returned ones given back,
+                                                 status and places in step (as the beat task does)
+  webhooks STUDY [--rotate]                      the workspace's signing secret and status subscriptions
 
 Calls use the token of ``--as USERNAME`` (default: the study's owner), else PROLIFIC_API_TOKEN.
 Each subcommand is one function over the same services the pages call.
@@ -26,7 +29,9 @@ from ...services import (
     prolific_places_sync,
     prolific_study_launch,
     prolific_study_refresh,
+    prolific_study_sync,
     prolific_study_transition,
+    prolific_webhooks_setup,
 )
 from ...tokens import ProlificNotConfigured
 
@@ -63,6 +68,12 @@ class Command(BaseCommand):
         ))
         for verb in VERBS:
             self._common(sub.add_parser(verb, help=f"{verb.capitalize()} each pool's study on Prolific."))
+        self._common(sub.add_parser(
+            "sync", help="Record each pool's submissions, give back leases webhooks missed, status and places."
+        ))
+        hooks = sub.add_parser("webhooks", help="Set up Prolific's webhooks (secret and subscriptions) for SITE_URL.")
+        self._common(hooks)
+        hooks.add_argument("--rotate", action="store_true", help="Make a new signing secret (replaces Prolific's).")
 
     @staticmethod
     def _common(parser):
@@ -95,6 +106,10 @@ class Command(BaseCommand):
                 self._status(target, pools, user)
             elif subcommand == "places":
                 self._places(target, pools, user)
+            elif subcommand == "sync":
+                self._sync(target, pools, user)
+            elif subcommand == "webhooks":
+                self._webhooks(user, rotate=options["rotate"])
             else:
                 self._transition(target, pools, user, subcommand)
         except (ProlificNotConfigured, RecruitmentRefused, ProlificError) as exc:
@@ -155,6 +170,29 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{pool.country_name} ({pool.country}): {result.open_slots} open slots, {row.places} places, "
                 f"{row.get_status_display()}; {result.changed or 'nothing to change'}"
+            )
+
+    def _sync(self, study: Study, pools: list[CountryPool], user) -> None:
+        rows = {row.pool_id: row for row in prolific_studies_of(study=study)}
+        for pool in pools:
+            row = rows.get(pool.pk)
+            if row is None or not row.created:
+                self.stdout.write(f"{pool.country_name} ({pool.country}): not on Prolific, skipped")
+                continue
+            result = prolific_study_sync(prolific_study=row, user=user)
+            self.stdout.write(
+                f"{pool.country_name} ({pool.country}): {result.seen} submissions, {row.get_status_display()}; "
+                f"places: {result.places or 'nothing to change'}"
+            )
+            for line in result.changed:
+                self.stdout.write(f"  {line}")
+
+    def _webhooks(self, user, *, rotate: bool) -> None:
+        for result in prolific_webhooks_setup(user=user, rotate=rotate):
+            secret = "new signing secret stored" if result.secret_created else "signing secret kept"
+            self.stdout.write(
+                f"workspace {result.workspace_id}: {secret}; subscribed: {', '.join(result.subscribed) or 'none'}; "
+                f"already there: {', '.join(result.kept) or 'none'}"
             )
 
     def _transition(self, study: Study, pools: list[CountryPool], user, verb: str) -> None:

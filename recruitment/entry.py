@@ -1,0 +1,141 @@
+"""The entry check of a pool recruited on Prolific (registered in annotation's entry checks by
+``RecruitmentConfig.ready``): the submission named by SESSION_ID must be the participant's
+(PROLIFIC_PID), of the pool's study (STUDY_ID), and still active, as Prolific's own
+anti-spoofing advice asks (``GET /submissions/{SESSION_ID}/``).
+
+The entry link is the annotator's hot path, so:
+- a pool without a Prolific study costs one indexed lookup, and the annotation app's own check of
+  STUDY_ID applies as before;
+- Prolific is asked at most once per SESSION_ID: the answer is kept in the submission's row
+  (``ProlificSubmission``, with the session it opened), which every later entry reads instead;
+  a refusal, which creates no row, is remembered in the cache for a few minutes;
+- when Prolific cannot be asked (no answer, a 5xx, a 429, no usable token) the participant is let
+  in, the row is marked ``pending`` and a beat task asks again later
+  (``services.sync.prolific_entries_recheck``); the study's Prolific page lists such entries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+from django.core.cache import cache
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotation.extensions import EntryVerdict
+from annotation.models import Session
+from studies.models import CountryPool
+
+from .models import ProlificStudy, ProlificSubmission
+from .prolific import ProlificError, ProlificRequestError
+from .prolific import Submission as RemoteSubmission
+from .tokens import ProlificNotConfigured, TokenUnreadable, client_for
+
+REFUSAL_TTL = 300  # seconds a refusal is remembered (no row is created for it)
+# A participant whose submission reached one of these may not come back in.
+ENDED = frozenset({"RETURNED", "REJECTED", "SCREENED OUT"})
+
+
+def prolific_entry_check(pool: CountryPool, params: dict[str, str]) -> EntryVerdict | None:
+    found = ProlificStudy.objects.filter(pool_id=pool.pk).exclude(prolific_id="").values_list("pk", "prolific_id")
+    row = found.first()
+    if row is None:
+        return None  # not recruited on Prolific: annotation's own check applies
+    prolific_study_pk, prolific_id = row
+    accepted = {prolific_id, pool.study.prolific_study_id} - {""}
+    if params["STUDY_ID"] not in accepted:
+        return EntryVerdict("refuse", "wrong_study")
+    known = ProlificSubmission.objects.filter(prolific_id=params["SESSION_ID"]).first()
+    if known is not None:
+        return _verdict_of_row(known, prolific_study_pk, params)
+    refusal_key = _refusal_key(params)
+    remembered = cache.get(refusal_key)
+    if remembered is not None:
+        return EntryVerdict("refuse", *remembered)
+    try:
+        with client_for(user=pool.study.owner) as client:
+            remote = client.submission_get(params["SESSION_ID"])
+    except ProlificRequestError as exc:
+        if exc.status == 404:
+            return _refuse(refusal_key, "wrong_participant")
+        return _unverified(prolific_study_pk, params, f"Prolific refused the check: {exc.message}")
+    except (ProlificError, ProlificNotConfigured, TokenUnreadable) as exc:
+        return _unverified(prolific_study_pk, params, str(getattr(exc, "message", exc)))
+    if remote.participant != params["PROLIFIC_PID"]:
+        return _refuse(refusal_key, "wrong_participant")
+    if remote.study_id != params["STUDY_ID"]:
+        return _refuse(refusal_key, "wrong_study")
+    if remote.status != ProlificSubmission.Status.ACTIVE:
+        return _refuse(refusal_key, "not_active", _status_text(remote.status))
+    return EntryVerdict("allow", entered=_recorder(prolific_study_pk, params, remote))
+
+
+def _verdict_of_row(row: ProlificSubmission, prolific_study_pk: int, params: dict[str, str]) -> EntryVerdict:
+    """The verdict from what is known of the submission already: no call to Prolific."""
+    if row.participant_id != params["PROLIFIC_PID"] or row.entry_check == ProlificSubmission.Check.FAILED:
+        return EntryVerdict("refuse", "wrong_participant")
+    if row.prolific_study_id != prolific_study_pk:
+        return EntryVerdict("refuse", "wrong_study")
+    if row.status in ENDED:
+        return EntryVerdict("refuse", "not_active", _status_text(row.status))
+    if row.session_id is None and row.status not in ("ACTIVE", "UNKNOWN"):
+        # known from Prolific's list only, and no longer active: it never entered, it may not now
+        return EntryVerdict("refuse", "not_active", _status_text(row.status))
+    outcome = "unverified" if row.entry_check == ProlificSubmission.Check.PENDING else "allow"
+    return EntryVerdict(outcome, entered=_linker(row))  # type: ignore[arg-type]
+
+
+def _status_text(status: str) -> str:
+    known = status in ProlificSubmission.Status.values
+    return str(ProlificSubmission.Status(status).label).lower() if known else status
+
+
+def _refusal_key(params: dict[str, str]) -> str:
+    digest = hashlib.sha256("\x1f".join(params[n] for n in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")).encode())
+    return f"tessera:entry-refused:{digest.hexdigest()[:32]}"
+
+
+def _refuse(key: str, reason: str, detail: str = "") -> EntryVerdict:
+    cache.set(key, (reason, detail), REFUSAL_TTL)
+    return EntryVerdict("refuse", reason, detail)
+
+
+def _unverified(prolific_study_pk: int, params: dict[str, str], why: str) -> EntryVerdict:
+    return EntryVerdict("unverified", entered=_recorder(prolific_study_pk, params, None, why=why))
+
+
+def _recorder(
+    prolific_study_pk: int, params: dict[str, str], remote: RemoteSubmission | None, *, why: str = ""
+) -> Callable[[Session], None]:
+    """Record the entry's submission with its session: verified with Prolific's answer, or pending."""
+
+    def record(session: Session) -> None:
+        now = timezone.now()
+        fields: dict[str, object] = {"prolific_study_id": prolific_study_pk, "participant_id": params["PROLIFIC_PID"],
+                                     "session": session}
+        if remote is not None:
+            fields.update(status=remote.status, entry_check=ProlificSubmission.Check.VERIFIED, checked_at=now)
+        else:
+            fields.update(entry_check=ProlificSubmission.Check.PENDING, check_note=f"Unverified at entry: {why}"[:500])
+        try:
+            with transaction.atomic():
+                ProlificSubmission.objects.create(prolific_id=params["SESSION_ID"], **fields)
+        except IntegrityError:  # a parallel entry (or a sync) recorded it first
+            _linker(ProlificSubmission.objects.get(prolific_id=params["SESSION_ID"]))(session)
+
+    return record
+
+
+def _linker(row: ProlificSubmission) -> Callable[[Session], None]:
+    """Tie the submission to the session it opened, when it is not yet (a write only the first time)."""
+
+    def link(session: Session) -> None:
+        if row.session_id is None:
+            ProlificSubmission.objects.filter(pk=row.pk, session__isnull=True).update(session=session)
+        if row.entry_check == ProlificSubmission.Check.NONE:  # known from Prolific's list: its word
+            ProlificSubmission.objects.filter(pk=row.pk, entry_check="").update(
+                entry_check=ProlificSubmission.Check.VERIFIED, checked_at=timezone.now()
+            )
+
+    return link

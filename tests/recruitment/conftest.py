@@ -35,3 +35,20 @@ def closed_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+@pytest.fixture
+def on_prolific(fake_prolific, owner, pool, items):
+    """India's pool published on (the fake) Prolific: three items, two places."""
+    from recruitment.services import LaunchOptions, prolific_study_launch, prolific_study_transition
+
+    row = prolific_study_launch(pool=pool, user=owner, options=LaunchOptions(reward=150, estimated_minutes=10))
+    prolific_study_transition(prolific_study=row.prolific_study, verb="publish", user=owner)
+    return row.prolific_study
+
+
+@pytest.fixture
+def participant(fake_prolific, on_prolific):
+    """A participant who started India's study on Prolific: (pid, study id, submission id)."""
+    pid = "5f1a2b3c4d5e6f7a8b9c0d1e"
+    return pid, on_prolific.prolific_id, fake_prolific.submission_start(on_prolific.prolific_id, pid)

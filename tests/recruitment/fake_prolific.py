@@ -12,7 +12,9 @@ Faults on demand: ``fail_next`` (any status, body and headers, e.g. 429 with Ret
 ``hang_next`` (no answer before the client's time-out; ``after_processing`` does the work first, as
 when Prolific created a study but the answer never came back).
 Test-side participants: ``submission_start``, ``submission_finish``, ``submission_return``.
-Webhooks: ``sign`` computes Prolific's signature of a delivery.
+Webhooks: every status change of a submission or a study is queued as an event (with its
+``X-Event-ID``) for each enabled subscription to its type; ``deliver`` posts the queue to our
+endpoint signed with the workspace's secret (``sign``), and can repeat, tamper with or age one.
 """
 
 from __future__ import annotations
@@ -85,6 +87,7 @@ class FakeProlific(SubmissionsBonusesHooks):
         self.pending_approvals: list[str] = []
         self.hook_secrets: dict[str, dict[str, Any]] = {}
         self.subscriptions: dict[str, dict[str, Any]] = {}
+        self.events: list[dict[str, Any]] = []  # webhook events queued, delivered by ``deliver``
         self._clock = itertools.count(1)
         self.routes = [
             ("GET", r"users/me/", self.r_me),
@@ -373,6 +376,7 @@ class FakeProlific(SubmissionsBonusesHooks):
                 raise Answer(400, "Insufficient balance to publish this study: top up your workspace.")
             self.user["available_balance"] -= study["total_cost"]
         study["status"] = target
+        self.emit("study.status.change", sid, status=target, metadata=None)
         return 200, dict(study), {}
 
     # --- for assertions ----------------------------------------------------------------------

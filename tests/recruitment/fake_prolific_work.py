@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import base64
+import json
 import secrets
+import time
 from decimal import Decimal, InvalidOperation
 from typing import Any
+from urllib.parse import urlsplit
 
-from .fake_prolific_rules import FEE_RATE, REJECTION_CATEGORIES, Answer, new_id
+from .fake_prolific_rules import FEE_RATE, REJECTION_CATEGORIES, Answer, new_id, sign
 
 
 class SubmissionsBonusesHooks:
@@ -22,6 +25,7 @@ class SubmissionsBonusesHooks:
     hook_secrets: dict[str, dict[str, Any]]
     subscriptions: dict[str, dict[str, Any]]
     workspaces: list[dict[str, Any]]
+    events: list[dict[str, Any]]
 
     @staticmethod
     def _need_object(body: Any) -> dict[str, Any]:
@@ -42,6 +46,7 @@ class SubmissionsBonusesHooks:
                    "started_at": "2026-11-25T10:00:00Z", "completed_at": None, "entered_code": None,
                    "return_requested": None, "bonus_payments": []}
             self.submissions[sub["id"]] = sub
+            self.emit("submission.status.change", sub["id"], participant_id=participant, status="ACTIVE")
             study["places_taken"] += 1
             if study["places_taken"] >= study["total_available_places"]:
                 study["status"] = "AWAITING REVIEW"
@@ -57,12 +62,14 @@ class SubmissionsBonusesHooks:
             sub["status"] = "APPROVED" if "AUTOMATICALLY_APPROVE" in actions else "AWAITING REVIEW"
             if "REQUEST_RETURN" in actions:
                 sub["return_requested"] = "2026-11-25T10:05:00Z"
+            self.emit("submission.status.change", sub["id"], participant_id=sub["participant"], status=sub["status"])
             return sub["status"]
 
     def submission_return(self, submission_id: str, status: str = "RETURNED") -> None:
         with self.lock:
             sub = self.submissions[submission_id]
             sub["status"] = status
+            self.emit("submission.status.change", sub["id"], participant_id=sub["participant"], status=status)
             study = self.studies[sub["study_id"]]
             study["places_taken"] -= 1
             if study["status"] == "AWAITING REVIEW":
@@ -105,6 +112,7 @@ class SubmissionsBonusesHooks:
             if problems:
                 raise Answer(400, problems)
         found["status"] = target
+        self.emit("submission.status.change", sub, participant_id=found["participant"], status=target)
         return 200, {k: found[k] for k in ("id", "status", "participant", "study_id")}, {}
 
     def r_request_return(self, body, query, sub):
@@ -229,3 +237,38 @@ class SubmissionsBonusesHooks:
         sub["is_enabled"] = True
         return 200, {k: v for k, v in sub.items() if k != "confirm"}, {}
 
+
+    # --- webhook deliveries ------------------------------------------------------------------
+
+    def emit(self, event_type: str, resource_id: str, **fields: Any) -> None:
+        """Queue the event for every workspace with an enabled subscription to ``event_type``."""
+        with self.lock:
+            for sub in self.subscriptions.values():
+                if sub["event_type"] == event_type and sub["is_enabled"]:
+                    body = {"resource_id": resource_id, "event_type": event_type, **fields}
+                    self.events.append({"workspace_id": sub["workspace_id"], "event_id": new_id(),
+                                        "target_url": sub["target_url"], "body": json.dumps(body).encode()})
+
+    def deliver(self, client, *, repeat: int = 1, age: int = 0, tamper: bool = False, secret: str | None = None):
+        """POST the queued events to their target's path with Django's test ``client``, signed as
+        Prolific signs them (``age`` seconds old; ``tamper``: the body altered after signing;
+        ``secret``: signed with another secret), each ``repeat`` times; returns the responses."""
+        with self.lock:
+            queued, self.events = self.events, []
+        responses = []
+        for event in queued:
+            key = secret
+            if key is None:
+                key = next(s["value"] for s in self.hook_secrets.values() if s["workspace_id"] == event["workspace_id"])
+            stamp = str(int(time.time()) - age)
+            body = event["body"]
+            signature = sign(key, stamp, body)
+            if tamper:
+                body = body.replace(b'"RETURNED"', b'"APPROVED"').replace(b'"ACTIVE"', b'"PAUSED"')
+            for _ in range(repeat):
+                responses.append(client.post(
+                    urlsplit(event["target_url"]).path, data=body, content_type="application/json",
+                    HTTP_X_PROLIFIC_REQUEST_SIGNATURE=signature, HTTP_X_PROLIFIC_REQUEST_TIMESTAMP=stamp,
+                    HTTP_X_EVENT_ID=event["event_id"],
+                ))
+        return responses

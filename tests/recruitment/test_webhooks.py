@@ -1,0 +1,192 @@
+"""Prolific's webhooks: set up by the command and the page's button, and their deliveries
+verified (signature over the raw body and timestamp, freshness, one application per event id)."""
+
+import json
+import time
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+
+from annotation.models import Annotator, Assignment
+from annotation.services import assignment_current
+from recruitment.models import ProlificEvent, ProlificStudy, ProlificSubmission, ProlificWebhook
+from studies.models import ItemQuota
+from tests.helpers import enter, login
+
+from .fake_prolific import sign
+
+WEBHOOK = "/prolific/webhook/"
+
+
+@pytest.fixture
+def https_site(settings):
+    settings.SITE_URL = "https://testserver"
+
+
+@pytest.fixture
+def hooked(fake_prolific, https_site, owner, on_prolific):
+    call_command("prolific", "webhooks", str(on_prolific.pool.study_id))
+    return fake_prolific
+
+
+@pytest.fixture
+def leased(client, hooked, participant, pool):
+    """The participant entered and holds a lease on an item of India: (session, assignment)."""
+    pid, study_id, session_id = participant
+    enter(client, pool, pid=pid, study_id=study_id, session_id=session_id)
+    Annotator.objects.update(consented_at="2026-01-01T00:00Z", cleared_at="2026-01-01T00:00Z")
+    session = ProlificSubmission.objects.get().session
+    hooked.events.clear()  # the ACTIVE event of the start
+    return session, assignment_current(session=session)
+
+
+def secret(fake):
+    return next(iter(fake.hook_secrets.values()))["value"]
+
+
+def post(client, body, *, key, age=0, event_id="evt-1", signature=None):
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+    stamp = str(int(time.time()) - age)
+    return client.post(
+        WEBHOOK, data=raw, content_type="application/json",
+        HTTP_X_PROLIFIC_REQUEST_SIGNATURE=signature or sign(key, stamp, raw),
+        HTTP_X_PROLIFIC_REQUEST_TIMESTAMP=stamp, HTTP_X_EVENT_ID=event_id,
+    )
+
+
+def returned(sid):
+    return {"resource_id": sid, "event_type": "submission.status.change", "participant_id": "p", "status": "RETURNED"}
+
+
+def test_the_command_creates_the_secret_and_both_subscriptions_once(hooked, on_prolific, capsys):
+    subs = list(hooked.subscriptions.values())
+    assert sorted(s["event_type"] for s in subs) == ["study.status.change", "submission.status.change"]
+    assert all(s["is_enabled"] and s["target_url"] == "https://testserver/prolific/webhook/" for s in subs)
+    row = ProlificWebhook.objects.get()
+    assert secret(hooked) not in row.secret_ciphertext  # stored encrypted
+    call_command("prolific", "webhooks", str(on_prolific.pool.study_id))
+    assert "signing secret kept" in capsys.readouterr().out
+    assert len(hooked.subscriptions) == 2 and len(hooked.calls("POST", r"hooks/secrets/")) == 1
+
+
+def test_the_command_refuses_a_site_prolific_cannot_reach(fake_prolific, on_prolific):
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="https"):
+        call_command("prolific", "webhooks", str(on_prolific.pool.study_id))
+    assert not fake_prolific.calls("POST", r"hooks/.*")
+
+
+def test_the_owner_sets_them_up_from_the_study_page(fake_prolific, https_site, owner, other_researcher, on_prolific):
+    url = reverse("recruitment:study-webhooks", args=[on_prolific.pool.study_id])
+    assert login(Client(), other_researcher).post(url).status_code == 404
+    assert not fake_prolific.subscriptions
+    response = login(Client(), owner).post(url)
+    assert response.status_code == 302 and len(fake_prolific.subscriptions) == 2
+    page = login(Client(), owner).get(response.url).content.decode()
+    assert "submission.status.change" in page and "Check the webhooks" in page
+
+
+def test_a_returned_submission_gives_its_lease_back(hooked, leased, participant, pool):
+    session, lease = leased
+    assert ItemQuota.objects.get(item=lease.item, pool=pool).leased == 1
+    hooked.submission_return(participant[2])
+    [response] = hooked.deliver(Client(enforce_csrf_checks=True))
+    assert response.status_code == 200
+    assert Assignment.objects.get(pk=lease.pk).status == Assignment.Status.EXPIRED
+    assert ItemQuota.objects.get(item=lease.item, pool=pool).leased == 0
+    row = ProlificSubmission.objects.get()
+    assert row.status == "RETURNED" and row.released_at is not None
+
+
+@pytest.mark.parametrize("status", ["TIMED-OUT", "REJECTED"])
+def test_timed_out_and_rejected_give_the_lease_back_too(hooked, leased, participant, pool, status):
+    session, lease = leased
+    hooked.submission_return(participant[2], status)
+    assert hooked.deliver(Client())[0].status_code == 200
+    assert ItemQuota.objects.get(item=lease.item, pool=pool).leased == 0
+    assert ProlificSubmission.objects.get().status == status
+
+
+def test_a_replayed_event_does_nothing(hooked, leased, participant, pool):
+    session, lease = leased
+    assert post(Client(), returned(participant[2]), key=secret(hooked)).status_code == 200
+    assert assignment_current(session=session).pk == lease.pk  # they came back: the lease renewed
+    response = post(Client(), returned(participant[2]), key=secret(hooked))  # the same X-Event-ID
+    assert response.status_code == 200 and response.json()["message"] == "already applied"
+    assert Assignment.objects.get(pk=lease.pk).status == Assignment.Status.LEASED
+    assert ProlificEvent.objects.count() == 1
+
+
+def test_prolifics_duplicate_delivery_is_applied_once(hooked, leased, participant):
+    hooked.submission_return(participant[2])
+    first, second = hooked.deliver(Client(), repeat=2)
+    assert first.status_code == second.status_code == 200
+    assert second.json()["message"] == "already applied" and ProlificEvent.objects.count() == 1
+
+
+def test_it_refuses_a_forged_signature(hooked, leased, participant, pool):
+    session, lease = leased
+    hooked.submission_return(participant[2])
+    [response] = hooked.deliver(Client(), secret="not-the-workspace-secret")
+    assert response.status_code == 403
+    assert post(Client(), returned(participant[2]), key=secret(hooked), signature="AAAA").status_code == 403
+    assert Assignment.objects.get(pk=lease.pk).status == Assignment.Status.LEASED
+    assert ProlificSubmission.objects.get().status == "ACTIVE" and not ProlificEvent.objects.exists()
+
+
+def test_it_refuses_a_body_altered_after_signing(hooked, leased, participant):
+    hooked.submission_return(participant[2])
+    [response] = hooked.deliver(Client(), tamper=True)
+    assert response.status_code == 403 and ProlificSubmission.objects.get().status == "ACTIVE"
+
+
+def test_it_refuses_a_stale_timestamp(hooked, leased, participant):
+    hooked.submission_return(participant[2])
+    [response] = hooked.deliver(Client(), age=3600)
+    assert response.status_code == 403 and response.json()["message"] == "stale timestamp"
+    assert ProlificSubmission.objects.get().status == "ACTIVE" and not ProlificEvent.objects.exists()
+
+
+def test_a_study_status_change_is_mirrored(hooked, on_prolific, owner):
+    from recruitment.services import prolific_study_transition
+
+    hooked.events.clear()
+    prolific_study_transition(prolific_study=on_prolific, verb="pause", user=owner)
+    ProlificStudy.objects.filter(pk=on_prolific.pk).update(status="ACTIVE")  # as if our answer was lost
+    [response] = hooked.deliver(Client())
+    assert response.status_code == 200
+    on_prolific.refresh_from_db()
+    assert on_prolific.status == "PAUSED"
+
+
+@pytest.mark.parametrize(
+    "body, status",
+    [
+        (b"not json", 400),
+        (b"[1, 2]", 400),
+        (b'{"resource_id": "x"}', 400),
+        (json.dumps({"event_type": "submission.status.change", "resource_id": "0" * 24, "status": "RETURNED"}).encode(),
+         200),
+        (json.dumps({"event_type": "study.status.change", "resource_id": "", "status": "PAUSED"}).encode(), 200),
+        (json.dumps({"event_type": "study.status.change", "resource_id": "0" * 24, "status": 7}).encode(), 200),
+    ],
+)
+def test_bad_input_is_refused_or_ignored_never_an_error(hooked, on_prolific, body, status):
+    response = post(Client(), body, key=secret(hooked), event_id=f"evt-{hash(body)}")
+    assert response.status_code == status
+    on_prolific.refresh_from_db()
+    assert on_prolific.status == "ACTIVE"
+
+
+def test_unsigned_oversized_and_get_requests_are_refused(hooked):
+    assert Client().post(WEBHOOK, data=b"{}", content_type="application/json").status_code == 401
+    big = b'{"event_type": "x", "pad": "' + b"a" * 70_000 + b'"}'
+    assert post(Client(), big, key=secret(hooked)).status_code == 413
+    assert Client().get(WEBHOOK).status_code == 405
+    stamp = "yesterday"
+    response = Client().post(WEBHOOK, data=b"{}", content_type="application/json",
+                             HTTP_X_PROLIFIC_REQUEST_SIGNATURE="x", HTTP_X_PROLIFIC_REQUEST_TIMESTAMP=stamp)
+    assert response.status_code == 400

@@ -61,6 +61,8 @@ def webhook(request: HttpRequest) -> JsonResponse:
         sent_at = int(stamp)
     except ValueError:
         return _answer(400, "bad timestamp")
+    if sent_at > 10**11:  # in milliseconds (the docs say a UNIX time; both are read)
+        sent_at //= 1000
     if abs(time.time() - sent_at) > TOLERANCE:
         return _answer(403, "stale timestamp")
     try:

@@ -190,3 +190,31 @@ def test_unsigned_oversized_and_get_requests_are_refused(hooked):
     response = Client().post(WEBHOOK, data=b"{}", content_type="application/json",
                              HTTP_X_PROLIFIC_REQUEST_SIGNATURE="x", HTTP_X_PROLIFIC_REQUEST_TIMESTAMP=stamp)
     assert response.status_code == 400
+
+
+def test_a_timestamp_in_milliseconds_is_read_too(hooked, leased, participant):
+    raw = json.dumps(returned(participant[2])).encode()
+    stamp = str(int(time.time() * 1000))
+    response = Client().post(
+        WEBHOOK, data=raw, content_type="application/json", HTTP_X_EVENT_ID="evt-ms",
+        HTTP_X_PROLIFIC_REQUEST_SIGNATURE=sign(secret(hooked), stamp, raw), HTTP_X_PROLIFIC_REQUEST_TIMESTAMP=stamp,
+    )
+    assert response.status_code == 200 and ProlificSubmission.objects.get().status == "RETURNED"
+    stale = str(int(time.time() * 1000) - 3_600_000)
+    response = Client().post(
+        WEBHOOK, data=raw, content_type="application/json", HTTP_X_EVENT_ID="evt-ms-2",
+        HTTP_X_PROLIFIC_REQUEST_SIGNATURE=sign(secret(hooked), stale, raw), HTTP_X_PROLIFIC_REQUEST_TIMESTAMP=stale,
+    )
+    assert response.status_code == 403
+
+
+def test_a_delivery_signed_over_prolifics_reserialised_body_is_accepted(hooked, leased, participant):
+    event = returned(participant[2])
+    raw = json.dumps(event, indent=2).encode()  # what arrives; the docs' example signs json.dumps(parsed)
+    stamp = str(int(time.time()))
+    response = Client().post(
+        WEBHOOK, data=raw, content_type="application/json", HTTP_X_EVENT_ID="evt-re",
+        HTTP_X_PROLIFIC_REQUEST_SIGNATURE=sign(secret(hooked), stamp, json.dumps(event).encode()),
+        HTTP_X_PROLIFIC_REQUEST_TIMESTAMP=stamp,
+    )
+    assert response.status_code == 200 and ProlificSubmission.objects.get().status == "RETURNED"

@@ -22,7 +22,7 @@ from django.utils import timezone
 from annotation.services import session_annotations_withdraw, session_release
 from studies.models import Study
 
-from ..models import ProlificStudy, ProlificSubmission, RecruitmentPolicy
+from ..models import ProlificEvent, ProlificStudy, ProlificSubmission, RecruitmentPolicy
 from ..prolific import ProlificError, ProlificRequestError
 from ..prolific import Submission as RemoteSubmission
 from ..tokens import ProlificNotConfigured, client_for
@@ -156,6 +156,15 @@ def prolific_studies_sync(*, study: Study | None = None) -> list[SyncResult]:
         except (ProlificError, ProlificNotConfigured, ValueError) as exc:
             results.append(SyncResult(row, error=str(exc)))
     return results
+
+
+EVENTS_KEPT = timedelta(days=7)  # longer than Prolific retries a delivery (24 hours)
+
+
+def prolific_events_prune(*, now: datetime | None = None) -> int:
+    """Forget webhook event ids older than any retry of them could be; returns how many."""
+    deleted, _ = ProlificEvent.objects.filter(received_at__lt=(now or timezone.now()) - EVENTS_KEPT).delete()
+    return deleted
 
 
 # --- entries let in unverified, checked again -------------------------------------------------

@@ -187,3 +187,17 @@ def test_a_pool_not_on_prolific_costs_one_lookup_and_keeps_the_study_id_rule(stu
     pool.study.refresh_from_db()
     with pytest.raises(EntryRefused, match="wrong_study"):
         queries_of_entry("S3")
+
+
+def test_a_reload_reads_two_recruitment_rows_and_writes_none(client, fake_prolific, participant, pool):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    entry(client, participant)
+    pid, study_id, session_id = participant
+    params = {"PROLIFIC_PID": pid, "STUDY_ID": study_id, "SESSION_ID": session_id}
+    with CaptureQueriesContext(connection) as ctx:
+        annotator_enter(pool=pool, params=params)
+    ours = [q["sql"] for q in ctx.captured_queries if "recruitment_" in q["sql"]]
+    assert len(ours) == 2 and all(q.lstrip().upper().startswith("SELECT") for q in ours)
+    assert len(fake_prolific.calls("GET", SUBMISSION_GET)) == 1

@@ -218,3 +218,17 @@ def test_a_delivery_signed_over_prolifics_reserialised_body_is_accepted(hooked, 
         HTTP_X_PROLIFIC_REQUEST_TIMESTAMP=stamp,
     )
     assert response.status_code == 200 and ProlificSubmission.objects.get().status == "RETURNED"
+
+
+def test_event_ids_are_forgotten_after_a_week(hooked, leased, participant):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from recruitment.tasks import prolific_sync_task
+
+    assert post(Client(), returned(participant[2]), key=secret(hooked), event_id="old").status_code == 200
+    assert post(Client(), returned(participant[2]), key=secret(hooked), event_id="new").status_code == 200
+    ProlificEvent.objects.filter(event_id="old").update(received_at=timezone.now() - timedelta(days=8))
+    prolific_sync_task.delay()
+    assert list(ProlificEvent.objects.values_list("event_id", flat=True)) == ["new"]

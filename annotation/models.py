@@ -62,6 +62,11 @@ class Session(models.Model):
     items_target = models.PositiveSmallIntegerField()
     started_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)
+    released_at = models.DateTimeField(
+        null=True, blank=True,
+        help_text="Ended from outside (the submission returned, timed out or rejected on Prolific): its lease was "
+        "given back and no new item is leased.",
+    )
 
     class Meta:
         constraints = [

@@ -37,10 +37,14 @@ def assignments_expire(*, now: datetime | None = None, pool: CountryPool | None 
 
 
 def session_release(*, session: Session) -> int:
-    """Expire the session's open lease at once and give its slot back (a participant who returned
-    their submission, timed out or was rejected): what they submitted is kept. Returns the leases
-    released (0 or 1); releasing again does nothing. Safe to run concurrently with a submit or a
-    renew of the same lease: the assignment's row is locked first, then the quota."""
+    """End the session from outside (a participant who returned their submission, timed out or was
+    rejected): no new item is leased to it, and its open lease expires at once, its slot given
+    back; what it submitted is kept. Returns the leases released (0 or 1); releasing again does
+    nothing. Safe to run concurrently with a submit or a renew of the same lease: the session is
+    marked first (a renew after that is refused), then each lease's row is locked, then its quota."""
+    now = timezone.now()
+    if Session.objects.filter(pk=session.pk, released_at__isnull=True).update(released_at=now):
+        session.released_at = now
     released = 0
     for pk in Assignment.objects.filter(session=session, status=Assignment.Status.LEASED).values_list("pk", flat=True):
         with transaction.atomic():
@@ -101,7 +105,7 @@ def assignment_current(*, session: Session, now: datetime | None = None) -> Assi
     None means the session is over: its batch is done, or no item is left for this annotator.
     """
     now = now or timezone.now()
-    if session.completed_at:
+    if session.completed_at or session.released_at:
         return None
     rows = _session_assignments(session)
     if session_submitted_count(session) >= session.items_target:

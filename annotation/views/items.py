@@ -115,11 +115,20 @@ def _skip_label(skip, noun: str) -> str:
     return f"Skip this {noun.lower()}" if skip.label == "Skip this item" else skip.label
 
 
+RELEASED = {
+    "title": "This session has ended",
+    "message": "Prolific tells us your submission is no longer active (returned, timed out or rejected), so no "
+    "more items are shown. What you submitted is kept.",
+}
+
+
 def _next(request, session):
     """The next item's panel, or the way out once the session's work is done."""
     assignment = services.assignment_current(session=session)
     if assignment is not None:
         return _panel(request, session, assignment)
+    if session.released_at:
+        return render(request, "annotation/problem.html", RELEASED, status=410)
     if services.session_submitted_count(session) == 0:
         return render(request, "annotation/problem.html", {
             "title": "No items are left for you",

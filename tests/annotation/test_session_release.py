@@ -31,11 +31,12 @@ def test_it_expires_the_open_lease_and_gives_the_slot_back(session, items):
 
 
 def test_releasing_again_or_with_no_lease_does_nothing(session, items):
-    assert session_release(session=session) == 0
     lease = assignment_current(session=session)
-    session_release(session=session)
+    assert session_release(session=session) == 1
     assert session_release(session=session) == 0
     assert quota_of(lease).leased == 0
+    idle = f.make_session(f.make_annotator(session.annotator.pool))
+    assert session_release(session=idle) == 0
 
 
 def test_a_late_submit_after_the_release_is_still_kept(session, items):
@@ -98,3 +99,25 @@ def test_a_release_racing_a_submit_settles_the_quota_once(study, pool):
         Annotation.objects.filter(assignment=lease).delete()
         ItemQuota.objects.filter(pk=q.pk).update(done=0)
         Assignment.objects.filter(pk=lease.pk).delete()
+
+
+def test_a_released_session_is_leased_no_new_item(session, items):
+    lease = assignment_current(session=session)
+    session_release(session=session)
+    session.refresh_from_db()
+    assert session.released_at is not None
+    assert assignment_current(session=session) is None
+    assert Assignment.objects.get(pk=lease.pk).status == Assignment.Status.EXPIRED  # not renewed
+    assert quota_of(lease).leased == 0
+
+
+def test_the_item_page_of_a_released_session_says_it_ended(client, session, items):
+    from django.urls import reverse
+
+    from tests.helpers import as_annotator
+
+    as_annotator(client, session)
+    assert client.get(reverse("annotation:items")).status_code == 200
+    session_release(session=session)
+    response = client.get(reverse("annotation:items"))
+    assert response.status_code == 410 and "This session has ended" in response.content.decode()

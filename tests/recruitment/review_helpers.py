@@ -3,8 +3,6 @@ take part (through the platform, or only on Prolific) and the submission rows re
 
 import itertools
 
-import pytest
-
 from annotation.models import Review
 from annotation.services import annotation_submit, assignment_current
 from recruitment.models import ProlificSubmission
@@ -17,12 +15,12 @@ OPTIONS = LaunchOptions(reward=150, estimated_minutes=10)
 _pids = itertools.count(1)
 
 
-@pytest.fixture
-def live(fake_prolific, owner, pool, items):
-    """The India pool's study, published on Prolific, with room for many participants."""
+def go_live(fake, owner, pool):
+    """The pool's study, published on Prolific, with room for many participants (the test
+    modules' ``live`` fixture)."""
     row = prolific_study_launch(pool=pool, user=owner, options=OPTIONS).prolific_study
     prolific_study_transition(prolific_study=row, verb="publish", user=owner)
-    fake_prolific.studies[row.prolific_id]["total_available_places"] = 50
+    fake.studies[row.prolific_id]["total_available_places"] = 50
     return row
 
 

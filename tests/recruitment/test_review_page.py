@@ -11,7 +11,13 @@ from recruitment.models import ProlificBonus, ProlificJob, ProlificSubmission
 from recruitment.review_selectors import PAGE_SIZE
 
 from .. import factories as f
-from .review_helpers import flag, live, read_back, take_part  # noqa: F401 - live is a fixture
+from .review_helpers import flag, go_live, read_back, take_part
+
+
+@pytest.fixture
+def live(fake_prolific, owner, pool, items):
+    return go_live(fake_prolific, owner, pool)
+
 
 MESSAGE = "Your answers were given faster than anyone could read the items: " * 3
 

@@ -12,12 +12,19 @@ from recruitment.services.review import (
     prolific_submissions_refresh,
 )
 
-from .review_helpers import live, read_back, take_part  # noqa: F401 - live is a fixture
+from .review_helpers import go_live, read_back, take_part
 
 Kind = ProlificAction.Kind
 TRANSITION = r"submissions/[0-9a-f]+/transition/"
 PAY = r"bulk-bonus-payments/[0-9a-f]+/pay/"
 SETUP = r"submissions/bonus-payments/"
+
+
+@pytest.fixture
+def live(fake_prolific, owner, pool, items):
+    return go_live(fake_prolific, owner, pool)
+
+
 MESSAGE = "Your answers were given faster than anyone could read the items: " * 3
 
 

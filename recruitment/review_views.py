@@ -3,6 +3,8 @@ platform knows of each participant; approve one or many, reject, request a retur
 Prolific, bonuses with a preview then set-up and pay. Every action is a job (a Celery task) whose
 progress the page polls; the study is its owner's only (404 for anyone else)."""
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
@@ -45,14 +47,14 @@ def review_page(request, pk: int):
     page, rows = selectors.review_page(
         study=study, pool=chosen.get("pool"), status=chosen.get("status") or "", page=chosen.get("page") or 1
     )
-    query = request.GET.copy()
-    query.pop("page", None)
+    # the pages' links keep the filters in force (the default status included)
+    query = urlencode({"pool": chosen["pool"].pk if chosen.get("pool") else "", "status": chosen.get("status") or ""})
     context = {
         "study": study,
         "filters": filters,
         "page": page,
         "rows": rows,
-        "query": query.urlencode(),
+        "query": query,
         "pools": ProlificStudy.objects.filter(pool__study=study).exclude(prolific_id="").select_related("pool"),
         "jobs": selectors.review_jobs_of(study=study)[:10],
         "bonuses": selectors.bonuses_of(study=study)[:5],

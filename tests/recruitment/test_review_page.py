@@ -97,18 +97,21 @@ def test_filters_by_pool_and_status_and_pages(fake_prolific, owner, study, live,
     default = client.get(url(study))
     assert default.context["page"].paginator.count == PAGE_SIZE + 5  # awaiting review by default
     assert len(default.context["rows"]) == PAGE_SIZE  # never an unbounded list
-    second = client.get(url(study), {"status": "AWAITING REVIEW", "page": 2})
+    assert 'status=AWAITING+REVIEW&page=2"' in default.content.decode()  # the next link keeps the filter
+    second = client.get(url(study), {"pool": "", "status": "AWAITING REVIEW", "page": 2})
     assert len(second.context["rows"]) == 5
+    assert {row.submission.status for row in second.context["rows"]} == {"AWAITING REVIEW"}
     every = client.get(url(study), {"status": ""})
     assert every.context["page"].paginator.count == 2 * PAGE_SIZE + 10
     elsewhere = client.get(url(study), {"pool": other_pool.pk, "status": ""})
     assert elsewhere.context["page"].paginator.count == 0
 
 
-def test_another_researcher_reaches_nothing(fake_prolific, other_researcher, study, waiting, live, owner):
+@pytest.mark.parametrize("who", ["other_researcher", "checker"])
+def test_anyone_but_the_owner_reaches_nothing(fake_prolific, who, request, study, waiting, live, owner):
     bonus = ProlificBonus.objects.create(prolific_study=live, lines=[{"who": waiting[0].prolific_id, "amount": 5}],
                                          amount=5, currency="GBP")
-    client = logged_in(other_researcher)
+    client = logged_in(request.getfixturevalue(who))  # a checker of the pool is no owner either
     sub = waiting[0]
     calls = len(fake_prolific.requests)
     for path in (url(study), url(study, f"submissions/{sub.pk}/reject/"), url(study, f"submissions/{sub.pk}/return/"),

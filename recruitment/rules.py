@@ -109,6 +109,8 @@ def bonus_lines(text: str) -> list[tuple[str, int]]:
         if len(parts) != 2:
             raise RuleBroken(f"line {number}: write an id and an amount, e.g. '5f3e…,1.50' (got {line!r})")
         who, amount = parts
+        if not out and not seen and not _AMOUNT.match(amount) and re.search(r"[A-Za-z]", amount):
+            continue  # a spreadsheet's header line ("participant,amount")
         if not _PROLIFIC_ID.match(who):
             raise RuleBroken(f"line {number}: {who!r} is not a Prolific id")
         if not _AMOUNT.match(amount):

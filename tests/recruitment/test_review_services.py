@@ -113,6 +113,31 @@ def test_bulk_approve(fake_prolific, live, owner, run):
     assert set(ProlificSubmission.objects.values_list("status", flat=True)) == {"APPROVED"}
 
 
+def test_bulk_approve_goes_in_sequential_batches(fake_prolific, live, owner, run, monkeypatch):
+    from recruitment.services import review
+
+    monkeypatch.setattr(review, "BULK_BATCH", 2)
+    ids = [take_part(fake_prolific, live, annotate=False) for _ in range(5)]
+    subs = read_back(live, owner)
+    job = run(prolific_study=live, user=owner, kind=Kind.BULK_APPROVE, submissions=[subs[i] for i in ids])
+    assert job.status == "done", job.error
+    batches = [c.body["submission_ids"] for c in fake_prolific.calls("POST", r"submissions/bulk-approve/")]
+    assert [len(b) for b in batches] == [2, 2, 1] and sorted(sum(batches, [])) == sorted(ids)
+    assert job.calls.filter(kind="bulk_approve", ok=True).count() == 3
+
+
+def test_an_approval_whose_answer_was_lost_is_done_on_the_retry(fake_prolific, live, owner, run, settings):
+    settings.PROLIFIC_API_RETRIES = 0
+    sid = take_part(fake_prolific, live)
+    # Prolific approved, but the answer came after the client's time-out: the job runs again and
+    # Prolific ignores the repeat
+    fake_prolific.hang_next("POST", TRANSITION, 3, after_processing=True)
+    job = run(prolific_study=live, user=owner, kind=Kind.APPROVE, submissions=[read_back(live, owner)[sid]])
+    assert job.status == "done", job.error
+    assert job.attempts == 2 and len(fake_prolific.calls("POST", TRANSITION)) == 2
+    assert ProlificSubmission.objects.get().status == "APPROVED"
+
+
 def test_reject(fake_prolific, live, owner, run):
     sid = take_part(fake_prolific, live)
     sub = read_back(live, owner)[sid]

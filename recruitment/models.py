@@ -100,6 +100,13 @@ class ProlificAction(models.Model):
         RESUME = "resume", "Resume"
         STOP = "stop", "Stop"
         PLACES = "places", "Change places"
+        SUBMISSIONS = "submissions", "Read the submissions"
+        APPROVE = "approve", "Approve a submission"
+        BULK_APPROVE = "bulk_approve", "Approve submissions (bulk)"
+        REJECT = "reject", "Reject a submission"
+        RETURN = "return", "Request a return"
+        BONUS_SETUP = "bonus_setup", "Set up bonuses"
+        BONUS_PAY = "bonus_pay", "Pay bonuses"
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="prolific_actions")
     prolific_study = models.ForeignKey(
@@ -112,6 +119,10 @@ class ProlificAction(models.Model):
     status_code = models.PositiveSmallIntegerField(null=True, blank=True)
     answer = models.JSONField(default=dict, blank=True, help_text="Prolific's answer (its error, when refused).")
     error = models.TextField(blank=True)
+    job = models.ForeignKey(
+        "ProlificJob", on_delete=models.SET_NULL, null=True, blank=True, related_name="calls",
+        help_text="The review job that made the call, if any.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -148,6 +159,9 @@ class ProlificSubmission(models.Model):
     participant_id = models.CharField(max_length=64, help_text="Prolific's PROLIFIC_PID.")
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.UNKNOWN)
     study_code = models.CharField(max_length=64, blank=True, help_text="The completion code it was submitted with.")
+    return_requested_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a return was requested, as Prolific reports it."
+    )
     started_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     session = models.ForeignKey(
@@ -179,6 +193,93 @@ class ProlificSubmission(models.Model):
 
     def __str__(self):
         return f"{self.prolific_id} ({self.status})"
+
+
+class ProlificBonus(models.Model):
+    """Bonuses to participants of one pool's study: the lines asked for, then Prolific's set-up
+    (its id, fees, VAT, total) and payment.
+
+    Prolific's pay call is not idempotent (a repeat pays again), so the state moves
+    ``set_up`` → ``paying`` by a conditional UPDATE, committed before the pay call is sent: it is
+    sent at most once per bonus. A pay that gets no clear answer (a time-out, a 5xx) leaves the
+    state ``uncertain``, never sent again by the platform; the researcher checks on Prolific.
+    A set-up that gets no answer may have created a bonus on Prolific, which costs nothing until
+    paid: the next set-up creates another, and only the one whose id is recorded is ever paid.
+    """
+
+    class State(models.TextChoices):
+        DRAFT = "draft", "Not set up yet"
+        SETTING_UP = "setting_up", "Being set up"
+        SET_UP = "set_up", "Set up, not paid"
+        PAYING = "paying", "Payment being sent"
+        PAID = "paid", "Paid (Prolific pays within minutes)"
+        UNCERTAIN = "uncertain", "Payment not confirmed: check on Prolific"
+
+    prolific_study = models.ForeignKey(ProlificStudy, on_delete=models.CASCADE, related_name="bonuses")
+    lines = models.JSONField(help_text='[{"who": submission or participant id, "amount": minor units}, …]')
+    amount = models.PositiveIntegerField(help_text="What the participants get, minor units (our sum).")
+    currency = models.CharField(max_length=3, blank=True)
+    state = models.CharField(max_length=12, choices=State.choices, default=State.DRAFT)
+    prolific_id = models.CharField(max_length=64, blank=True, help_text="Prolific's bulk bonus payment id.")
+    fees = models.PositiveIntegerField(null=True, blank=True, help_text="Prolific's fees, minor units.")
+    vat = models.PositiveIntegerField(null=True, blank=True)
+    total_amount = models.PositiveIntegerField(null=True, blank=True, help_text="Prolific's total, minor units.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    paid_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["prolific_id"], condition=~Q(prolific_id=""), name="prolific_bonus_id_unique"
+            ),
+            models.CheckConstraint(condition=Q(amount__gte=1), name="prolific_bonus_amount_positive"),
+        ]
+
+    def __str__(self):
+        return f"bonus {self.pk} of {self.prolific_study} ({self.state})"
+
+
+class ProlificJob(models.Model):
+    """A researcher's review action (approve, reject, request a return, refresh, set up or pay
+    bonuses), run as a Celery task: what was asked, its status and its outcome. The calls it made
+    are ProlificAction rows (``calls``). Celery carries only the id; a conditional UPDATE claims
+    the row, so a redelivered task never runs it twice."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        WAITING = "waiting", "Prolific is busy: retrying"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="prolific_jobs")
+    prolific_study = models.ForeignKey(ProlificStudy, on_delete=models.CASCADE, related_name="jobs")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    kind = models.CharField(max_length=20, choices=ProlificAction.Kind.choices)
+    submissions = models.ManyToManyField(ProlificSubmission, blank=True, related_name="jobs")
+    bonus = models.ForeignKey(ProlificBonus, on_delete=models.CASCADE, null=True, blank=True, related_name="jobs")
+    params = models.JSONField(
+        default=dict, blank=True, help_text="The rejection's category and message, a return's reasons."
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    outcome = models.TextField(blank=True, help_text="What happened, fit to show the researcher.")
+    error = models.TextField(blank=True, help_text="Prolific's message, or ours, when it failed.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["study", "created_at"])]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} ({self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in {self.Status.QUEUED, self.Status.RUNNING, self.Status.WAITING}
 
 
 class RecruitmentPolicy(models.Model):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import math
+import re
 from urllib.parse import urlsplit
 
 # Prolific's minimum reward per hour, in minor units of the currency it pays in
@@ -84,3 +85,46 @@ def site_url_problem(*, site_url: str, api_url: str) -> str | None:
         f"SITE_URL is {site_url}, but Prolific sends participants only to an https address: set SITE_URL to "
         "the site's public https address (e.g. https://tessera.example.org) before launching"
     )
+
+
+# --- bonuses ---------------------------------------------------------------------------------
+
+BONUS_LINE_MAX = 1000
+_AMOUNT = re.compile(r"^\d{1,6}(?:\.\d{1,2})?$")
+_PROLIFIC_ID = re.compile(r"^[A-Za-z0-9]{1,64}$")
+
+
+def bonus_lines(text: str) -> list[tuple[str, int]]:
+    """A pasted list of bonuses, one ``<submission or participant id>,<amount>`` a line (a comma,
+    a tab or spaces between; amounts in major units, ``4.25`` = £4.25, as Prolific's own CSV), as
+    (id, minor units). Raises ``RuleBroken`` naming the first bad line; an id given twice is refused
+    (the same person would be paid twice)."""
+    out: list[tuple[str, int]] = []
+    seen: set[str] = set()
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        parts = [p for p in re.split(r"[,\t; ]+", line) if p]
+        if len(parts) != 2:
+            raise RuleBroken(f"line {number}: write an id and an amount, e.g. '5f3e…,1.50' (got {line!r})")
+        who, amount = parts
+        if not out and not seen and not _AMOUNT.match(amount) and re.search(r"[A-Za-z]", amount):
+            continue  # a spreadsheet's header line ("participant,amount")
+        if not _PROLIFIC_ID.match(who):
+            raise RuleBroken(f"line {number}: {who!r} is not a Prolific id")
+        if not _AMOUNT.match(amount):
+            raise RuleBroken(f"line {number}: {amount!r} is not an amount like 1.50 (two decimals at most)")
+        whole, _, cents = amount.partition(".")
+        minor = int(whole) * 100 + int((cents + "00")[:2])
+        if minor <= 0:
+            raise RuleBroken(f"line {number}: a bonus must be more than 0")
+        if who in seen:
+            raise RuleBroken(f"line {number}: {who} is listed twice")
+        seen.add(who)
+        out.append((who, minor))
+    if not out:
+        raise RuleBroken("no bonus given: one line per participant, '<id>,<amount>'")
+    if len(out) > BONUS_LINE_MAX:
+        raise RuleBroken(f"at most {BONUS_LINE_MAX} bonuses at once (got {len(out)}); split the list")
+    return out

@@ -1,8 +1,20 @@
-"""Recruitment's Celery tasks: each calls a service, which records what it did in our own rows."""
+"""Celery tasks of recruitment: each calls a service, which records its status in a row of ours.
+A review job's task takes the job's id; the beat tasks (the periodic sync, the recheck of entries
+let in unverified) take nothing and find their work."""
 
 from celery import shared_task
 
+from .services import review
 from .services.sync import prolific_entries_recheck, prolific_events_prune, prolific_studies_sync
+
+
+@shared_task(ignore_result=True)
+def prolific_job_task(job_id: int) -> None:
+    """A review action (approve, reject, request a return, refresh, bonuses); queued again, with
+    Prolific's wait, when it was busy on a step that is safe to repeat."""
+    wait = review.prolific_job_run(job_id=job_id)
+    if wait is not None:
+        review.job_enqueue(job_id, countdown=wait)
 
 
 @shared_task(ignore_result=True)

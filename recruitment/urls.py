@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views, webhooks
+from . import review_views, views, webhooks
 
 app_name = "recruitment"
 urlpatterns = [
@@ -13,5 +13,14 @@ urlpatterns = [
     path("studies/<int:pk>/policy/", views.study_policy, name="study-policy"),
     path("studies/<int:pk>/launch/", views.study_launch, name="study-launch"),
     path("studies/<int:pk>/pools/<int:pool_pk>/preview/", views.pool_preview, name="pool-preview"),
+    path("studies/<int:pk>/review/", review_views.review_page, name="review"),
+    path("studies/<int:pk>/review/refresh/", review_views.review_refresh, name="review-refresh"),
+    path("studies/<int:pk>/review/approve/", review_views.review_approve, name="review-approve"),
+    path("studies/<int:pk>/review/submissions/<int:sub_pk>/reject/", review_views.review_reject, name="review-reject"),
+    path("studies/<int:pk>/review/submissions/<int:sub_pk>/return/", review_views.review_return, name="review-return"),
+    path("studies/<int:pk>/review/jobs/<int:job_pk>/", review_views.review_job, name="review-job"),
+    path("studies/<int:pk>/review/bonuses/", review_views.bonus_new, name="bonus-new"),
+    path("studies/<int:pk>/review/bonuses/<int:bonus_pk>/", review_views.bonus_page, name="bonus"),
+    path("studies/<int:pk>/review/bonuses/<int:bonus_pk>/<str:step>/", review_views.bonus_send, name="bonus-send"),
     path("studies/<int:pk>/<str:verb>/", views.study_transition, name="study-transition"),
 ]

@@ -1,5 +1,6 @@
-"""Recruitment's services, by one name each: launching pools' Prolific studies and moving them,
-their webhooks, and their submissions kept in step (webhooks, the periodic sync, entry rechecks)."""
+"""Recruitment's services, by one name each: launching pools' Prolific studies and moving them;
+reviewing and paying their submissions; their webhooks, and their submissions kept in step
+(webhooks, the periodic sync, entry rechecks)."""
 
 from .body import FilterPick, LaunchOptions, LaunchPlan, launch_refusal
 from .hooks import HooksResult, prolific_webhooks_setup, webhook_target_url
@@ -14,6 +15,7 @@ from .launch import (
     prolific_study_transition,
 )
 from .places import PlacesResult, prolific_places_sync
+from .review import RefreshResult, prolific_bonus_draft, prolific_job_start, prolific_submissions_refresh
 from .sync import (
     SyncResult,
     prolific_entries_recheck,
@@ -39,12 +41,16 @@ __all__ = [
     "LaunchResult",
     "PlacesResult",
     "RecruitmentRefused",
+    "RefreshResult",
     "TransitionResult",
     "launch_refusal",
+    "prolific_bonus_draft",
+    "prolific_job_start",
     "prolific_places_sync",
     "prolific_studies_launch",
     "prolific_studies_transition",
     "prolific_study_launch",
     "prolific_study_refresh",
     "prolific_study_transition",
+    "prolific_submissions_refresh",
 ]

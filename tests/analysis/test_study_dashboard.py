@@ -102,3 +102,10 @@ def test_it_sends_an_anonymous_visitor_to_login(client, study):
     response = client.get(url(study))
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("login"))
+
+
+def test_the_dashboard_leads_to_the_studys_prolific_page(client, owner, study, pool):
+    client.force_login(owner)
+    html = client.get(url(study)).content.decode()
+    assert f'href="{reverse("recruitment:study-prolific", args=[study.pk])}"' in html
+    assert f'href="{reverse("recruitment:token-settings")}"' in html  # the account menu's Prolific settings

@@ -169,17 +169,23 @@ class SubmissionsBonusesHooks:
             raise Answer(400, {"csv_bonuses": [f"These ids did not take part in the study: {strangers}"]})
         fees = int((Decimal(total) * FEE_RATE).quantize(Decimal(1)))
         bonus = {"id": new_id(), "study": study["id"], "amount": total, "fees": fees, "vat": 0,
-                 "total_amount": total + fees, "state": "set up"}
+                 "total_amount": total + fees, "state": "set up", "payments": 0}
         self.bonuses[bonus["id"]] = bonus
-        return 201, {k: v for k, v in bonus.items() if k != "state"}, {}
+        return 201, {k: v for k, v in bonus.items() if k not in {"state", "payments"}}, {}
 
     def r_bonus_pay(self, body, query, bid):
+        """Prolific's reference: "This endpoint is not idempotent. Sending multiple requests with the
+        same bulk bonus payment ID will result in participants being paid multiple times." So is
+        the fake: each request is one more payment (``payments``), charged to the balance."""
         bonus = self.bonuses.get(bid)
         if bonus is None:
             raise Answer(404, "Bonus payment not found.")
-        if bonus["state"] != "set up":
-            raise Answer(400, "This bonus payment is already paid.")
-        bonus["state"] = "paying"
+        if self.user["available_balance"] < bonus["total_amount"]:
+            raise Answer(400, "Insufficient balance to pay these bonuses: top up your workspace.")
+        self.user["available_balance"] -= bonus["total_amount"]
+        bonus["payments"] += 1
+        if bonus["state"] == "set up":
+            bonus["state"] = "paying"
         return 202, None, {}
 
     # --- webhooks ----------------------------------------------------------------------------

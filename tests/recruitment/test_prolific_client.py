@@ -197,8 +197,12 @@ def test_bonuses_go_in_major_units_and_come_back_in_minor(client, fake):
     }
     assert setup == BonusSetup(setup.id, amount=430, fees=143, vat=0, total_amount=573)
     client.bonus_pay(setup.id)
-    with pytest.raises(ProlificRequestError, match="already paid"):
+    assert fake.bonuses[setup.id]["payments"] == 1
+    # Prolific's pay is not idempotent (a repeat pays again): the client sends it once, never retried
+    fake.fail_next("POST", r"bulk-bonus-payments/[0-9a-f]+/pay/", 503)
+    with pytest.raises(ProlificServerError):
         client.bonus_pay(setup.id)
+    assert len(fake.calls("POST", r"bulk-bonus-payments/[0-9a-f]+/pay/")) == 2
     with pytest.raises(ProlificRequestError, match="did not take part"):
         client.bonus_setup(study.id, [("f" * 24, 100)])
 

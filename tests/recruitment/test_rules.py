@@ -1,9 +1,10 @@
-"""recruitment/rules.py: places, Prolific's minimum rate, the maximum time, the SITE_URL rule (pure)."""
+"""recruitment/rules.py: places, Prolific's minimum rate, the maximum time, the SITE_URL rule, bonus lines (pure)."""
 
 import pytest
 
 from recruitment.rules import (
     RuleBroken,
+    bonus_lines,
     is_loopback_url,
     least_maximum_minutes,
     minimum_reward,
@@ -61,3 +62,22 @@ def test_the_site_url_rule():
     assert "SITE_URL is http://tessera.example.org" in plain
     assert site_url_problem(site_url="http://127.0.0.1:8000", api_url="http://127.0.0.1:5555/api/v1/") is None
     assert "not an address" in site_url_problem(site_url="tessera", api_url=real)
+
+
+def test_bonus_lines_in_minor_units():
+    text = "participant_id,amount\n5f3e0c1a2b,1.5\n\n60a7d9e4c3\t2\nabc123; 0.05\n"
+    assert bonus_lines(text) == [("5f3e0c1a2b", 150), ("60a7d9e4c3", 200), ("abc123", 5)]
+
+
+@pytest.mark.parametrize("text, error", [
+    ("", "no bonus given"),
+    ("abc,1.00,2", "write an id and an amount"),
+    ("abc,1.001", "two decimals at most"),
+    ("abc,-1", "not an amount"),
+    ("abc,0.00", "more than 0"),
+    ("abc,1\nabc,2", "line 2: abc is listed twice"),
+    ("ab-c,1", "not a Prolific id"),
+])
+def test_bonus_lines_refused(text, error):
+    with pytest.raises(RuleBroken, match=error):
+        bonus_lines(text)

@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('annotation', '0009_annotation_withdrawn'),
-        ('recruitment', '0002_prolific_submission'),
+        ('recruitment', '0004_review_jobs_bonuses'),
         ('studies', '0006_redundant_fk_indexes'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

@@ -1,0 +1,168 @@
+"""Reads of the review page: a page of a study's Prolific submissions joined to what the platform
+knows of each participant (the session, items submitted, time spent, practice attempts, outcome,
+completion code, the quality check's flags), the latest review jobs and bonuses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, Q, QuerySet, Sum
+
+from annotation.models import Annotation, Annotator, Review, Session
+from studies.models import CountryPool, Study
+
+from .models import ProlificBonus, ProlificJob, ProlificSubmission
+from .rules import money
+
+PAGE_SIZE = 50
+
+
+@dataclass(frozen=True)
+class ReviewRow:
+    """One submission with what the platform knows of its participant."""
+
+    submission: ProlificSubmission
+    session: Session | None
+    annotator: Annotator | None
+    items_done: int
+    time_spent_ms: int
+    reviewed: int  # the participant's annotations a checker reviewed
+    flagged: int  # of which flagged for re-annotation
+    code_meaning: str  # what the completion code says: "completed", "failed the practice test"…
+
+    @property
+    def time_spent_text(self) -> str:
+        seconds = self.time_spent_ms // 1000
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+
+    @property
+    def can_approve(self) -> bool:
+        return self.submission.status == ProlificSubmission.Status.AWAITING_REVIEW
+
+    can_reject = can_approve
+
+    @property
+    def can_request_return(self) -> bool:
+        return (
+            self.submission.status in {ProlificSubmission.Status.ACTIVE, ProlificSubmission.Status.AWAITING_REVIEW}
+            and self.submission.return_requested_at is None
+        )
+
+
+def review_submissions(*, study: Study, pool: CountryPool | None = None, status: str = "") -> QuerySet:
+    """The study's submissions on Prolific (the caller scoped the study), filtered, newest first."""
+    rows = ProlificSubmission.objects.filter(prolific_study__pool__study=study)
+    if pool is not None:
+        rows = rows.filter(prolific_study__pool=pool)
+    if status:
+        rows = rows.filter(status=status)
+    return rows.select_related("prolific_study__pool", "session__annotator").order_by(
+        "-completed_at", "-started_at", "-pk"
+    )
+
+
+def review_page(*, study: Study, pool: CountryPool | None = None, status: str = "", page: int | str = 1) -> tuple[
+    Page, list[ReviewRow]
+]:
+    """One page of the submissions (never more than ``PAGE_SIZE``) and their rows: six queries
+    whatever the page's size (count, rows, sessions, annotators, annotations, reviews)."""
+    paginator = Paginator(review_submissions(study=study, pool=pool, status=status), PAGE_SIZE)
+    current = paginator.get_page(page)
+    subs: list[ProlificSubmission] = list(current.object_list)
+    # the session each opened: linked, else found by SESSION_ID in this study
+    sessions = {s.session.prolific_session_id: s.session for s in subs if s.session is not None}
+    missing = [s.prolific_id for s in subs if s.session is None]
+    if missing:
+        for session in Session.objects.filter(annotator__study=study, prolific_session_id__in=missing).select_related(
+            "annotator"
+        ):
+            sessions[session.prolific_session_id] = session
+    # the annotator: the session's, else found by PROLIFIC_PID (one who never got a session)
+    annotators = {s.annotator.prolific_pid: s.annotator for s in sessions.values()}
+    unknown = [s.participant_id for s in subs if s.participant_id not in annotators]
+    if unknown:
+        for annotator in Annotator.objects.filter(study=study, prolific_pid__in=unknown):
+            annotators[annotator.prolific_pid] = annotator
+    work = {
+        row["assignment__session"]: row
+        for row in Annotation.objects.filter(assignment__session__in=[s.pk for s in sessions.values()])
+        .values("assignment__session").annotate(items=Count("pk"), ms=Sum("time_spent_ms"))
+    }
+    checks = {
+        row["annotation__annotator"]: row
+        for row in Review.objects.filter(annotation__annotator__in=[a.pk for a in annotators.values()])
+        .values("annotation__annotator")
+        .annotate(reviewed=Count("pk"), flagged=Count("pk", filter=Q(outcome=Review.Outcome.FLAGGED)))
+    }
+    codes = code_meanings(study)
+    rows = []
+    for sub in subs:
+        session = sessions.get(sub.prolific_id)
+        annotator = session.annotator if session is not None else annotators.get(sub.participant_id)
+        done = work.get(session.pk, {}) if session is not None else {}
+        checked = checks.get(annotator.pk, {}) if annotator is not None else {}
+        rows.append(ReviewRow(
+            submission=sub,
+            session=session,
+            annotator=annotator,
+            items_done=int(done.get("items") or 0),
+            time_spent_ms=int(done.get("ms") or 0),
+            reviewed=int(checked.get("reviewed") or 0),
+            flagged=int(checked.get("flagged") or 0),
+            code_meaning=codes.get(sub.study_code, "unknown code" if sub.study_code else ""),
+        ))
+    return current, rows
+
+
+def code_meanings(study: Study) -> dict[str, str]:
+    """The study's completion codes, by what each says."""
+    return {
+        study.code_completed: "completed",
+        study.code_failed_mock: "failed the practice test",
+        study.code_not_eligible: "not eligible",
+        study.code_no_consent: "no consent",
+    }
+
+
+def review_jobs_of(*, study: Study) -> QuerySet[ProlificJob]:
+    """The study's review jobs, newest first, with their pool and how many submissions each took."""
+    return (
+        ProlificJob.objects.filter(study=study)
+        .select_related("prolific_study__pool", "user", "bonus")
+        .annotate(n_submissions=Count("submissions"))
+    )
+
+
+def bonuses_of(*, study: Study) -> QuerySet[ProlificBonus]:
+    return ProlificBonus.objects.filter(prolific_study__pool__study=study).select_related("prolific_study__pool")
+
+
+@dataclass(frozen=True)
+class BonusPreview:
+    """What a bonus costs: our sum before set-up; Prolific's fees, VAT and total after."""
+
+    bonus: ProlificBonus
+
+    def _money(self, minor: int | None) -> str:
+        return money(minor, self.bonus.currency) if minor is not None else "known once set up on Prolific"
+
+    @property
+    def amount_text(self) -> str:
+        return self._money(self.bonus.amount)
+
+    @property
+    def fees_text(self) -> str:
+        return self._money(self.bonus.fees)
+
+    @property
+    def vat_text(self) -> str:
+        return self._money(self.bonus.vat)
+
+    @property
+    def total_text(self) -> str:
+        return self._money(self.bonus.total_amount)
+
+    @property
+    def lines(self) -> list[tuple[str, str]]:
+        return [(str(line["who"]), money(int(line["amount"]), self.bonus.currency)) for line in self.bonus.lines]

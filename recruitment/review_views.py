@@ -1,0 +1,225 @@
+"""The review page of a study's Prolific submissions (/prolific/studies/<pk>/review/): what the
+platform knows of each participant; approve one or many, reject, request a return, refresh from
+Prolific, bonuses with a preview then set-up and pay. Every action is a job (a Celery task) whose
+progress the page polls; the study is its owner's only (404 for anyone else)."""
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from studies.selectors import study_for_user
+
+from . import review_selectors as selectors
+from .models import ProlificAction, ProlificBonus, ProlificJob, ProlificStudy, ProlificSubmission
+from .review_forms import CATEGORY_LABELS, BonusForm, RejectForm, ReturnForm, ReviewFilterForm
+from .services import review
+from .tokens import token_state
+
+Kind = ProlificAction.Kind
+ACTIVE_JOB = [ProlificJob.Status.QUEUED, ProlificJob.Status.RUNNING, ProlificJob.Status.WAITING]
+
+
+def _submission_for(study, sub_pk: int) -> ProlificSubmission:
+    """One submission of the study's pools, or 404."""
+    return get_object_or_404(
+        ProlificSubmission.objects.select_related("prolific_study__pool", "session__annotator"),
+        pk=sub_pk, prolific_study__pool__study=study,
+    )
+
+
+def _review_url(study) -> str:
+    return reverse("recruitment:review", args=[study.pk])
+
+
+@login_required
+@require_GET
+def review_page(request, pk: int):
+    study = study_for_user(request.user, pk)
+    # awaiting review unless the researcher chose otherwise
+    filters = ReviewFilterForm(request.GET or {"status": ProlificSubmission.Status.AWAITING_REVIEW}, study=study)
+    chosen = filters.cleaned_data if filters.is_valid() else {}
+    page, rows = selectors.review_page(
+        study=study, pool=chosen.get("pool"), status=chosen.get("status") or "", page=chosen.get("page") or 1
+    )
+    # the pages' links keep the filters in force (the default status included)
+    query = urlencode({"pool": chosen["pool"].pk if chosen.get("pool") else "", "status": chosen.get("status") or ""})
+    context = {
+        "study": study,
+        "filters": filters,
+        "page": page,
+        "rows": rows,
+        "query": query,
+        "pools": ProlificStudy.objects.filter(pool__study=study).exclude(prolific_id="").select_related("pool"),
+        "jobs": selectors.review_jobs_of(study=study)[:10],
+        "bonuses": selectors.bonuses_of(study=study)[:5],
+        "token": token_state(user=request.user),
+        "categories": CATEGORY_LABELS,
+    }
+    return render(request, "recruitment/review.html", context)
+
+
+@login_required
+@require_POST
+def review_refresh(request, pk: int):
+    """Read every pool's submissions (or the posted pool's) from Prolific."""
+    study = study_for_user(request.user, pk)
+    rows = ProlificStudy.objects.filter(pool__study=study).exclude(prolific_id="").select_related("pool")
+    if request.POST.get("pool"):
+        rows = rows.filter(pool__pk=request.POST["pool"])
+    started = 0
+    with transaction.atomic():
+        for row in rows:
+            review.prolific_job_start(prolific_study=row, user=request.user, kind=Kind.SUBMISSIONS)
+            started += 1
+    if started:
+        messages.info(request, "Reading the submissions from Prolific: the jobs below show the progress.")
+    else:
+        messages.info(request, "No pool of this study is on Prolific yet.")
+    return redirect(_review_url(study))
+
+
+@login_required
+@require_POST
+def review_approve(request, pk: int):
+    """Approve the submissions ticked: one by its transition, several by Prolific's bulk approval
+    (one job a pool). Only submissions awaiting review, as last read from Prolific."""
+    study = study_for_user(request.user, pk)
+    ids = [i for i in request.POST.getlist("submission") if i.isdigit()]
+    chosen = list(
+        ProlificSubmission.objects.filter(prolific_study__pool__study=study, pk__in=ids)
+        .select_related("prolific_study__pool")
+    )
+    if not chosen or len(chosen) != len(set(ids)):
+        messages.error(request, "Tick the submissions to approve (of this study).")
+        return redirect(_review_url(study))
+    if waiting := [s.participant_id for s in chosen if s.status != ProlificSubmission.Status.AWAITING_REVIEW]:
+        messages.error(request, f"Only submissions awaiting review can be approved; not: {', '.join(waiting)}.")
+        return redirect(_review_url(study))
+    by_pool: dict[ProlificStudy, list[ProlificSubmission]] = {}
+    for sub in chosen:
+        by_pool.setdefault(sub.prolific_study, []).append(sub)
+    with transaction.atomic():
+        for row, subs in by_pool.items():
+            kind = Kind.APPROVE if len(subs) == 1 else Kind.BULK_APPROVE
+            review.prolific_job_start(prolific_study=row, user=request.user, kind=kind, submissions=subs)
+    messages.info(request, f"Approving {len(chosen)} submission{'s' if len(chosen) != 1 else ''} on Prolific.")
+    return redirect(_review_url(study))
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def review_reject(request, pk: int, sub_pk: int):
+    study = study_for_user(request.user, pk)
+    sub = _submission_for(study, sub_pk)
+    form = RejectForm(request.POST or None)
+    refusal = "" if sub.status == ProlificSubmission.Status.AWAITING_REVIEW else (
+        f"Only a submission awaiting review can be rejected; this one is {sub.get_status_display().lower()}."
+    )
+    if request.method == "POST" and not refusal and form.is_valid():
+        review.prolific_job_start(
+            prolific_study=sub.prolific_study, user=request.user, kind=Kind.REJECT, submissions=[sub],
+            params={"category": form.cleaned_data["category"], "message": form.cleaned_data["message"]},
+        )
+        messages.info(request, f"Rejecting {sub.participant_id} on Prolific.")
+        return redirect(_review_url(study))
+    status = 400 if request.method == "POST" else 200
+    return render(request, "recruitment/review_reject.html",
+                  {"study": study, "sub": sub, "form": form, "refusal": refusal}, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def review_return(request, pk: int, sub_pk: int):
+    study = study_for_user(request.user, pk)
+    sub = _submission_for(study, sub_pk)
+    form = ReturnForm(request.POST or None)
+    allowed = {ProlificSubmission.Status.ACTIVE, ProlificSubmission.Status.AWAITING_REVIEW}
+    refusal = "" if sub.status in allowed else (
+        f"A return can be requested of an active submission or one awaiting review; this one is "
+        f"{sub.get_status_display().lower()}."
+    )
+    if request.method == "POST" and not refusal and form.is_valid():
+        review.prolific_job_start(
+            prolific_study=sub.prolific_study, user=request.user, kind=Kind.RETURN, submissions=[sub],
+            params={"reasons": form.cleaned_data["reasons"]},
+        )
+        messages.info(request, f"Asking {sub.participant_id} to return the study.")
+        return redirect(_review_url(study))
+    status = 400 if request.method == "POST" else 200
+    return render(request, "recruitment/review_return.html",
+                  {"study": study, "sub": sub, "form": form, "refusal": refusal}, status=status)
+
+
+# --- bonuses ---------------------------------------------------------------------------------
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def bonus_new(request, pk: int):
+    """The bonus form; a valid one is written down (nothing sent) and its preview shown."""
+    study = study_for_user(request.user, pk)
+    form = BonusForm(request.POST or None, study=study)
+    if request.method == "POST" and form.is_valid():
+        bonus = review.prolific_bonus_draft(
+            prolific_study=form.cleaned_data["prolific_study"], user=request.user, lines=form.cleaned_data["parsed"]
+        )
+        return redirect("recruitment:bonus", pk=study.pk, bonus_pk=bonus.pk)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "recruitment/review_bonus_form.html", {"study": study, "form": form}, status=status)
+
+
+def _bonus_for(study, bonus_pk: int) -> ProlificBonus:
+    return get_object_or_404(
+        ProlificBonus.objects.select_related("prolific_study__pool"), pk=bonus_pk, prolific_study__pool__study=study
+    )
+
+
+@login_required
+@require_GET
+def bonus_page(request, pk: int, bonus_pk: int):
+    study = study_for_user(request.user, pk)
+    bonus = _bonus_for(study, bonus_pk)
+    jobs = selectors.review_jobs_of(study=study).filter(bonus=bonus)[:5]
+    return render(request, "recruitment/review_bonus.html", {
+        "study": study, "bonus": bonus, "preview": selectors.BonusPreview(bonus), "jobs": jobs,
+    })
+
+
+@login_required
+@require_POST
+def bonus_send(request, pk: int, bonus_pk: int, step: str):
+    """Set the bonuses up on Prolific (its fees come back), or pay them (once)."""
+    study = study_for_user(request.user, pk)
+    bonus = _bonus_for(study, bonus_pk)
+    kinds = {
+        "setup": (Kind.BONUS_SETUP, ProlificBonus.State.DRAFT),
+        "pay": (Kind.BONUS_PAY, ProlificBonus.State.SET_UP),
+    }
+    if step not in kinds:
+        raise Http404
+    kind, needed = kinds[step]
+    if bonus.state != needed:
+        messages.error(request, f"Nothing sent: the bonus is {bonus.get_state_display().lower()}.")
+        return redirect("recruitment:bonus", pk=study.pk, bonus_pk=bonus.pk)
+    if ProlificJob.objects.filter(bonus=bonus, kind=kind, status__in=ACTIVE_JOB).exists():
+        messages.info(request, "Already under way.")
+        return redirect("recruitment:bonus", pk=study.pk, bonus_pk=bonus.pk)
+    review.prolific_job_start(prolific_study=bonus.prolific_study, user=request.user, kind=kind, bonus=bonus)
+    return redirect("recruitment:bonus", pk=study.pk, bonus_pk=bonus.pk)
+
+
+# --- a job's progress (htmx) -----------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def review_job(request, pk: int, job_pk: int):
+    study = study_for_user(request.user, pk)
+    job = get_object_or_404(selectors.review_jobs_of(study=study), pk=job_pk)
+    return render(request, "recruitment/_review_job.html", {"study": study, "job": job})

@@ -5,6 +5,10 @@ from . import views
 app_name = "analysis"
 urlpatterns = [
     path("<int:pk>/", views.study_dashboard, name="study-dashboard"),
+    path("<int:pk>/progress/", views.study_progress, name="study-progress"),
+    path("<int:pk>/pools/<int:pool_pk>/annotators/", views.pool_annotators, name="pool-annotators"),
+    path("<int:pk>/annotators/<int:annotator_pk>/block", views.annotator_block, name="annotator-block"),
+    path("<int:pk>/annotators/<int:annotator_pk>/unblock", views.annotator_unblock, name="annotator-unblock"),
     path("<int:pk>/analysis/", views.analysis, name="analysis"),
     path("<int:pk>/analysis/<int:run_pk>/status", views.analysis_status, name="analysis-status"),
     path("<int:pk>/analysis/<int:run_pk>/result.json", views.analysis_result, name="analysis-result"),

@@ -34,6 +34,10 @@ class Annotator(models.Model):
     # that a test added later does not send annotators at work back to it.
     cleared_at = models.DateTimeField(null=True, blank=True)
     outcome = models.CharField(max_length=20, choices=Outcome.choices, default="", blank=True)
+    blocked_at = models.DateTimeField(
+        null=True, blank=True,
+        help_text="Blocked by the researcher: refused at the entry link and on every annotator page.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -139,7 +143,11 @@ class Annotation(models.Model):
     submitted_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        indexes = [models.Index(fields=["study", "id"])]
+        indexes = [
+            models.Index(fields=["study", "id"]),
+            # The study page's progress per hour of the last 48 hours: a range scan per pool.
+            models.Index(fields=["pool", "submitted_at"], name="annotation_pool_submitted"),
+        ]
         constraints = [
             models.CheckConstraint(condition=Q(time_spent_ms__gte=0), name="annotation_time_nonneg"),
             # ``skipped`` mirrors the answers, so counts and reads need not look inside the JSON.

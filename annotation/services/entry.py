@@ -47,6 +47,8 @@ def annotator_enter(*, pool: CountryPool, params: dict[str, str]) -> Session:
         raise EntryRefused(verdict.reason, verdict.detail)
 
     annotator = Annotator.objects.filter(study=study, prolific_pid=params["PROLIFIC_PID"]).first()
+    if annotator is not None and annotator.blocked_at is not None:
+        raise EntryRefused("blocked")
     if annotator is not None and annotator.pool_id != pool.id:
         raise EntryRefused("wrong_pool", annotator.pool.country_name)
     if annotator is None:

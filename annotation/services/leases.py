@@ -45,18 +45,22 @@ def session_release(*, session: Session) -> int:
     now = timezone.now()
     if Session.objects.filter(pk=session.pk, released_at__isnull=True).update(released_at=now):
         session.released_at = now
-    released = 0
-    for pk in Assignment.objects.filter(session=session, status=Assignment.Status.LEASED).values_list("pk", flat=True):
-        with transaction.atomic():
-            lease = Assignment.objects.filter(pk=pk).only("pk", "item_id", "pool_id").first()
-            if lease is None or assignment_lock(lease) != Assignment.Status.LEASED:
-                continue  # submitted or expired meanwhile
-            Assignment.objects.filter(pk=pk).update(status=Assignment.Status.EXPIRED, expires_at=timezone.now())
-            ItemQuota.objects.filter(item_id=lease.item_id, pool_id=lease.pool_id, leased__gt=0).update(
-                leased=F("leased") - 1
-            )
-            released += 1
-    return released
+    leases = Assignment.objects.filter(session=session, status=Assignment.Status.LEASED)
+    return sum(lease_release(pk=pk) for pk in leases.values_list("pk", flat=True))
+
+
+def lease_release(*, pk: int) -> int:
+    """Expire one open lease now and give its slot back: its row locked first, then its quota.
+    Returns 1, or 0 when it was submitted or expired meanwhile."""
+    with transaction.atomic():
+        lease = Assignment.objects.filter(pk=pk).only("pk", "item_id", "pool_id").first()
+        if lease is None or assignment_lock(lease) != Assignment.Status.LEASED:
+            return 0
+        Assignment.objects.filter(pk=pk).update(status=Assignment.Status.EXPIRED, expires_at=timezone.now())
+        ItemQuota.objects.filter(item_id=lease.item_id, pool_id=lease.pool_id, leased__gt=0).update(
+            leased=F("leased") - 1
+        )
+        return 1
 
 
 POOL_SLOTS_TTL = 60  # seconds a process keeps a pool's total of wanted annotations

@@ -19,6 +19,12 @@ from ..selectors import (
     session_for_request,
 )
 
+BLOCKED = (
+    "You can no longer take part in this study",
+    "The researcher has stopped your participation. Please return the study on Prolific; what you submitted "
+    "so far is kept. If you think this is a mistake, contact the researcher through Prolific.",
+)
+
 ENTRY_PROBLEMS = {
     "missing": ("This link is incomplete", "The link is missing {detail}. Please open the study again from Prolific."),
     "malformed": (
@@ -42,6 +48,7 @@ ENTRY_PROBLEMS = {
         "This submission is no longer active",
         "Prolific reports it as {detail}. If you want to take part, please start the study again on Prolific.",
     ),
+    "blocked": BLOCKED,
     "wrong_pool": (
         "You already take part in this study",
         "You joined through the link for {detail}. Please use that link, from Prolific.",
@@ -63,6 +70,8 @@ def annotator_required(step: str | None = None):
                     "message": "We could not find your session in this browser. Open the study link from Prolific "
                     "again: your work is kept and you will continue where you stopped.",
                 }, status=403)
+            if session.annotator.blocked_at is not None:
+                return blocked_page(request)
             if step is not None and annotator_step(session.annotator) != step:
                 return step_redirect(session.annotator)
             return view(request, session, *args, **kwargs)
@@ -70,6 +79,15 @@ def annotator_required(step: str | None = None):
         return wrapped
 
     return decorator
+
+
+def blocked_page(request) -> HttpResponse:
+    """What a blocked annotator sees on any page; an htmx request (a submit) reloads the page to show it."""
+    title, message = BLOCKED
+    response = render(request, "annotation/problem.html", {"title": title, "message": message}, status=403)
+    if request.headers.get("HX-Request"):
+        response["HX-Refresh"] = "true"
+    return response
 
 
 @require_http_methods(["GET"])
@@ -80,7 +98,7 @@ def entry(request, key):
         session = services.annotator_enter(pool=pool, params=params)
     except services.EntryRefused as refused:
         title, message = ENTRY_PROBLEMS[refused.reason]
-        status = 410 if refused.reason in ("closed", "full") else 400
+        status = {"closed": 410, "full": 410, "blocked": 403}.get(refused.reason, 400)
         return render(request, "annotation/problem.html", {
             "title": title, "message": message.format(detail=refused.detail)}, status=status)
     response = step_redirect(session.annotator)

@@ -6,7 +6,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.models import Annotator, Assignment
+from analysis.dashboard import median_of_counts
+from annotation.models import Annotation, Annotator, Assignment, Session
 from studies.models import ItemQuota
 from tests import factories as f
 from tests.annotations import annotate, annotators
@@ -114,3 +115,86 @@ def test_the_dashboard_leads_to_the_studys_prolific_page(client, owner, study, p
     html = client.get(url(study)).content.decode()
     assert f'href="{reverse("recruitment:study-prolific", args=[study.pk])}"' in html
     assert f'href="{reverse("recruitment:token-settings")}"' in html  # the account menu's Prolific settings
+
+
+def progress_url(study):
+    return reverse("analysis:study-progress", args=[study.pk])
+
+
+@pytest.fixture
+def paced(study, pool, other_pool, items):
+    """India: three annotations in the last hour (30, 60 and 90 s), one two hours ago (600 s), one
+    surplus (not counted); a completed session, a returned one, a blocked annotator."""
+    a, b, c = annotators(pool, 3)
+    now = timezone.now()
+    for annotator, item, seconds in ((a, items[0], 30), (b, items[0], 60), (a, items[1], 90), (c, items[2], 600)):
+        annotate(annotator, item, time_spent_ms=seconds * 1000)
+    Annotation.objects.filter(annotator=c).update(submitted_at=now - timedelta(hours=2))
+    annotate(c, items[1], time_spent_ms=5_000, surplus=True)
+    ItemQuota.objects.filter(item=items[0], pool=pool).update(done=2)
+    ItemQuota.objects.filter(item__in=items[1:3], pool=pool).update(done=1)
+    Session.objects.filter(annotator=a).update(completed_at=now)
+    Session.objects.filter(annotator=b).update(released_at=now)
+    Annotator.objects.filter(pk=c.pk).update(blocked_at=now)
+    return study
+
+
+def test_it_shows_the_pace_sessions_and_gates_of_each_pool(client, owner, paced, pool, other_pool):
+    client.force_login(owner)
+    response = client.get(progress_url(paced))
+    assert response.status_code == 200
+    rows = {row.pool.country: row for row in response.context["pools"]}
+    india, japan = rows["IN"], rows["JP"]
+    assert (india.done, india.wanted, india.remaining) == (4, 9, 5)
+    assert (india.sessions_started, india.sessions_completed, india.sessions_released) == (3, 1, 1)
+    assert india.blocked == 1
+    assert india.last_hour == 3
+    assert india.median_seconds == 60  # of 30, 60, 90 and 600 s: the surplus annotation is left out
+    # 5 left at 3 an hour: 100 minutes from now
+    assert abs((india.finish_eta - india.now) - timedelta(minutes=100)) < timedelta(seconds=1)
+    assert sum(n for _, n in india.hourly) == 4
+    assert (japan.done, japan.last_hour, japan.median_seconds, japan.finish_eta) == (0, 0, None, None)
+    html = response.content.decode()
+    assert 'hx-trigger="every 10s' in html and "4 / 9 (44%)" in html
+    assert "<svg" in html and "Annotations per hour in India" in html
+    assert "Japan: no annotation in the last 48 hours." in html
+
+
+def test_a_pool_that_is_full_says_done(client, owner, study, pool, items):
+    ItemQuota.objects.filter(pool=pool).update(done=3)
+    client.force_login(owner)
+    row = client.get(progress_url(study)).context["pools"][0]
+    assert row.remaining == 0 and row.finish_eta is None
+
+
+def test_the_median_of_counts_is_the_lower_middle():
+    assert median_of_counts({}) is None
+    assert median_of_counts({30: 1, 60: 1, 90: 1}) == 60
+    assert median_of_counts({30: 1, 60: 1, 90: 1, 600: 1}) == 60
+    assert median_of_counts({5: 10, 100: 1}) == 5
+
+
+def test_the_fragment_keeps_a_fixed_number_of_queries(client, owner, paced, django_assert_num_queries):
+    client.force_login(owner)
+    # the dashboard's queries but the latest run
+    with django_assert_num_queries(DASHBOARD_QUERIES - 1):
+        assert client.get(progress_url(paced)).status_code == 200
+    for country in ("FR", "DE", "BR"):
+        extra = f.make_pool(paced, country, country)
+        for item in f.make_items(paced, country, 4):
+            for rater in annotators(extra, 2):
+                annotate(rater, item, time_spent_ms=20_000)
+    with django_assert_num_queries(DASHBOARD_QUERIES - 1):
+        response = client.get(progress_url(paced))
+    assert len(response.context["pools"]) == 5
+
+
+def test_the_fragment_refuses_another_researcher_a_checker_and_an_anonymous_visitor(
+    client, other_researcher, checker, study
+):
+    response = client.get(progress_url(study))
+    assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
+    for user in (other_researcher, checker):
+        client.force_login(user)
+        assert client.get(progress_url(study)).status_code == 404
+        assert client.get(url(study)).status_code == 404

@@ -23,7 +23,8 @@ from .plots.charts import Bin, histogram
 
 RATE_WINDOW = timedelta(hours=1)
 MEDIAN_CAP_SECONDS = 3600  # times per item counted to the second, an hour or more as one bucket
-PLOT_WINDOW = timedelta(hours=48)  # the progress plot's span: a range scan of (pool, submitted_at), whatever the study's age
+# The progress plot's span: a range scan of (pool, submitted_at), whatever the study's age.
+PLOT_WINDOW = timedelta(hours=48)
 
 
 @dataclass
@@ -138,7 +139,8 @@ def dashboard_pools(*, study: Study, now: datetime | None = None, hourly: bool =
     )
     for s in sessions:
         row = rows[s["annotator__pool_id"]]
-        row.sessions_started, row.sessions_completed, row.sessions_released = s["started"], s["completed"], s["released"]
+        row.sessions_started, row.sessions_completed = s["started"], s["completed"]
+        row.sessions_released = s["released"]
     seconds = (
         counted.annotate(second=Least(F("time_spent_ms") / 1000, Value(MEDIAN_CAP_SECONDS)))
         .values("pool_id", "second")

@@ -1,4 +1,5 @@
-"""Researcher pages: the study dashboard (its live progress, the pools' annotators, blocking), the analysis and its metric upload. Every lookup is scoped."""
+"""Researcher pages: the study dashboard (its live progress, the pools' annotators, blocking), the analysis
+and its metric upload. Every lookup is scoped."""
 
 from django import forms
 from django.contrib import messages
@@ -54,7 +55,7 @@ def annotator_block(request, pk: int, annotator_pk: int):
     annotator = annotators.annotator_of_study(study=study, pk=annotator_pk)
     released = annotation_services.annotator_block(annotator=annotator)
     messages.success(request, f"{annotator.pseudonym} is blocked" + (
-        f"; their open item was given back." if released else "."))
+        "; their open item was given back." if released else "."))
     return _back_to_annotators(request, study, annotator)
 
 

@@ -1,8 +1,9 @@
 """State changes of the annotator's way through a study. Views, commands and tasks call these.
 
 One module per job: ``entry`` (the entry link), ``onboarding`` (consent, screening, instructions,
-mock test), ``blocking`` (a researcher stopping an annotator), ``leases`` (which item an annotator is on, and the session's progress), ``submit``
-(storing an annotation) and ``uploads`` (an annotator's image). Callers import from here.
+mock test), ``blocking`` (a researcher stopping an annotator), ``leases`` (which item an annotator
+is on, and the session's progress), ``submit`` (storing an annotation) and ``uploads`` (an
+annotator's image). Callers import from here.
 """
 
 from .blocking import annotator_block, annotator_unblock
@@ -25,7 +26,8 @@ __all__ = [
     "DRAFT_MAX_CHARS",
     "EntryRefused", "SubmitResult", "UploadRefused",
     "annotation_submit", "annotator_block", "annotator_consent", "annotator_enter", "annotator_read_instructions",
-    "annotator_screen", "annotator_unblock", "assignment_current", "assignment_save_draft", "assignments_expire", "lease_release", "mock_submit", "pool_has_room",
+    "annotator_screen", "annotator_unblock", "assignment_current", "assignment_save_draft", "assignments_expire",
+    "lease_release", "mock_submit", "pool_has_room",
     "quota_count_late", "session_annotations_withdraw", "session_complete", "session_release",
     "session_submitted_count", "upload_receive",
 ]

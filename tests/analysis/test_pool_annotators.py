@@ -4,9 +4,9 @@ blocking and unblocking them. Another researcher and a checker find nothing (404
 import pytest
 from django.urls import reverse
 
+from analysis.annotators import PER_PAGE
 from annotation.models import Annotator, Assignment
 from annotation.services import assignment_current
-from analysis.annotators import PER_PAGE
 from studies.models import ItemQuota
 from tests import factories as f
 from tests.annotations import annotate

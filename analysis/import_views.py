@@ -21,8 +21,11 @@ class ImportForm(forms.Form):
 @require_http_methods(["GET", "POST"])
 def import_items(request, pk: int):
     study = study_for_user(request.user, pk)
-    form = ImportForm()
-    if request.method == "POST":
+    form, refused, status = ImportForm(), "", 200
+    if request.method == "POST" and _declared_size(request) > imports.upload_limit():
+        # refused before Django reads the body into temporary files
+        refused, status = f"The upload is larger than the limit of {imports.upload_limit():,} bytes.", 413
+    elif request.method == "POST":
         form = ImportForm(request.POST, request.FILES)
         if form.is_valid():
             try:
@@ -33,14 +36,23 @@ def import_items(request, pk: int):
                 form.add_error(None, str(exc))
             else:
                 return redirect("analysis:import-items", pk=study.pk)
+        status = 400
     context = {
         "study": study,
         "form": form,
+        "refused": refused,
         "job": study.import_jobs.order_by("-created_at", "-id").first(),
         "rows_limit": settings.IMPORT_ROWS_MAX_BYTES,
         "zip_limit": settings.IMPORT_ZIP_MAX_BYTES,
     }
-    return render(request, "analysis/import.html", context, status=400 if form.errors else 200)
+    return render(request, "analysis/import.html", context, status=status)
+
+
+def _declared_size(request) -> int:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0
 
 
 @login_required

@@ -29,6 +29,14 @@ ROWS_SUFFIXES = (".csv", ".jsonl", ".ndjson")
 COPY_BLOCK = 1 << 20
 
 
+FORM_OVERHEAD = 1 << 20  # the multipart headers and the CSRF token around the two files
+
+
+def upload_limit() -> int:
+    """The largest request the import page reads: both files at their limits, and the form."""
+    return settings.IMPORT_ROWS_MAX_BYTES + settings.IMPORT_ZIP_MAX_BYTES + FORM_OVERHEAD
+
+
 class ImportRefused(Exception):
     """An upload refused before any job starts; the message says why."""
 

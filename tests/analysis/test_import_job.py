@@ -212,6 +212,16 @@ def test_it_refuses_an_oversize_upload_before_storing_it(client, owner, study, p
     assert not stored_files(media)
 
 
+def test_it_refuses_a_request_past_both_limits_before_reading_it(client, owner, study, settings, media):
+    settings.IMPORT_ROWS_MAX_BYTES = settings.IMPORT_ZIP_MAX_BYTES = 10
+    client.force_login(owner)
+    response = client.post(page_url(study), {"rows": SimpleUploadedFile("items.csv", b"x" * (2 << 20))})
+    assert response.status_code == 413
+    assert "The upload is larger than the limit of 1,048,596 bytes." in response.content.decode()
+    assert not ImportJob.objects.exists()
+    assert not stored_files(media)
+
+
 def test_it_refuses_a_rows_file_of_another_kind(client, owner, study, pools):
     client.force_login(owner)
     response = upload(client, study, b"id\n1\n", None, rows_name="items.xlsx")

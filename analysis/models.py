@@ -96,3 +96,26 @@ class MetricUpload(models.Model):
 
     def __str__(self):
         return f"metrics {self.original_name} for {self.study}"
+
+
+def import_upload_path(job: "ImportJob", filename: str) -> str:
+    return f"{study_files_prefix(job.study_id, 'imports')}/{filename}"
+
+
+class ImportJob(Job):
+    """Items imported from the browser: the uploaded rows file and images zip, checked and written
+    by the same ``items_import`` as ``manage.py import_items``. It lives here, not in studies,
+    because it is a job on the job base (this app), and a page combining layers lives in the
+    highest app it touches. The uploads are deleted once the job ends."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="import_jobs")
+    rows_name = models.CharField(max_length=255)
+    rows_file = models.FileField(upload_to=import_upload_path, max_length=500, blank=True)
+    images_name = models.CharField(max_length=255, blank=True)
+    images_file = models.FileField(upload_to=import_upload_path, max_length=500, blank=True)
+    created_items = models.PositiveIntegerField(default=0)
+    summary = models.TextField(blank=True)
+    problems = models.JSONField(default=list, blank=True, help_text="Every problem of a refused file, with its line.")
+
+    def __str__(self):
+        return f"import of {self.rows_name} into {self.study}"

@@ -2,9 +2,14 @@
 
 from celery import shared_task
 
-from . import services
+from . import imports, services
 
 
 @shared_task(ignore_result=True)
 def analysis_run_task(run_id: int) -> None:
     services.analysis_run(run_id=run_id)
+
+
+@shared_task(ignore_result=True)
+def import_run_task(job_id: int) -> None:
+    imports.import_run(job_id=job_id)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import flow, items, review
+from .views import flow, items, review, study_items
 
 app_name = "annotation"
 urlpatterns = [
@@ -21,6 +21,7 @@ urlpatterns = [
     path("healthz", items.healthz, name="healthz"),
     # The quality check: the study's owner and the pool's checkers review a sample of annotations.
     path("review/", review.review_home, name="review-home"),
+    path("studies/<int:pk>/items/<int:item_pk>/", study_items.study_item, name="study-item"),
     path("studies/<int:pk>/review/", review.review_study, name="review-study"),
     path("studies/<int:pk>/review/<int:pool_pk>/", review.review_pool, name="review-pool"),
     path("studies/<int:pk>/review/<int:pool_pk>/<int:annotation_pk>/", review.review_submit, name="review-submit"),

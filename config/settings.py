@@ -143,6 +143,10 @@ STORAGES = {
 # Upload limits for imported item images.
 IMAGE_MAX_BYTES = env_int("IMAGE_MAX_BYTES", 20 * 1024 * 1024)
 IMAGE_MAX_PIXELS = env_int("IMAGE_MAX_PIXELS", 40_000_000)
+# Imports from the browser: the rows file and the images zip are refused above these sizes.
+# Uploads above FILE_UPLOAD_MAX_MEMORY_SIZE (Django's 2.5 MB) go to a temporary file, never memory.
+IMPORT_ROWS_MAX_BYTES = env_int("IMPORT_ROWS_MAX_BYTES", 50 * 1024 * 1024)
+IMPORT_ZIP_MAX_BYTES = env_int("IMPORT_ZIP_MAX_BYTES", 2 * 1024 * 1024 * 1024)
 
 # Celery: no broker means eager, in-process jobs; a configured broker that cannot be reached
 # is an error (publishing fails fast and the job row records it), never a silent fallback.

@@ -121,7 +121,7 @@ class CountryPool(models.Model):
         return [(key, question) for key, wanted, question in asked if wanted]
 
 
-STUDY_FILE_KINDS = ("items", "exports", "uploads")
+STUDY_FILE_KINDS = ("items", "exports", "uploads", "imports")
 
 
 def study_files_prefix(study_id: int, kind: str) -> str:

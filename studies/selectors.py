@@ -1,9 +1,12 @@
 """Reads of studies, always scoped to what the user may see."""
 
+from __future__ import annotations
+
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
@@ -47,3 +50,57 @@ def protocol_specs(*, study: Study, versions: Iterable[int]) -> dict[int, Protoc
         except SpecError:
             continue
     return out
+
+
+# --- the item list of a study -----------------------------------------------------------------
+
+EXAMPLE_CHOICES = {"yes": True, "no": False}
+
+
+@dataclass(frozen=True)
+class ItemFilters:
+    """The item list's search and filters, as read from the query string ("" = any)."""
+
+    q: str = ""
+    country: str = ""
+    model: str = ""
+    category: str = ""
+    example: str = ""
+
+    @classmethod
+    def from_query(cls, query) -> ItemFilters:
+        values = {name: str(query.get(name, "")).strip()[:200] for name in ("q", "country", "model", "category")}
+        example = str(query.get("example", ""))
+        return cls(**values, example=example if example in EXAMPLE_CHOICES else "")
+
+    @property
+    def active(self) -> bool:
+        return any((self.q, self.country, self.model, self.category, self.example))
+
+
+def items_search(*, study: Study, filters: ItemFilters) -> QuerySet:
+    """The study's items matching ``filters``, in import order: the search matches an item's id
+    exactly or its prompt text in part."""
+    items = study.items.order_by("id")
+    if filters.q:
+        items = items.filter(Q(external_id=filters.q) | Q(prompt__icontains=filters.q))
+    if filters.country:
+        items = items.filter(country=filters.country.upper())
+    if filters.model:
+        items = items.filter(model_name=filters.model)
+    if filters.category:
+        items = items.filter(category=filters.category)
+    if filters.example:
+        items = items.filter(is_example=EXAMPLE_CHOICES[filters.example])
+    return items.only("id", "study_id", "external_id", "country", "prompt", "model_name", "category", "is_example")
+
+
+def item_filter_choices(*, study: Study) -> dict[str, list[str]]:
+    """The values the filters offer: the study's countries, models and categories (three DISTINCT
+    queries on the study's items)."""
+    items = study.items.order_by()
+
+    def distinct(column: str) -> list[str]:
+        return sorted(v for v in items.values_list(column, flat=True).distinct() if v)
+
+    return {"countries": distinct("country"), "models": distinct("model_name"), "categories": distinct("category")}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +19,13 @@ from .images import ImageSource, images_source, inspect_image
 from .rows import ItemImportError, ItemNeeds, Row, RowProblem, item_needs, parse_row, read_rows
 
 BATCH = 500
+PROGRESS_EVERY = 200
+
+Progress = Callable[[int], None]
+
+
+def _no_progress(percent: int) -> None:
+    pass
 
 
 @dataclass(frozen=True)
@@ -38,20 +45,24 @@ class ImportReport:
         return f"Imported {self.created} items ({counts}){extra}{docs}"
 
 
-def items_import(*, study: Study, rows_file: Path, images: Path | None = None) -> ImportReport:
+def items_import(
+    *, study: Study, rows_file: Path, images: Path | None = None, progress: Progress = _no_progress
+) -> ImportReport:
     """Import every row of ``rows_file`` or none; raise ItemImportError listing all problems.
 
     ``images`` (a folder or a .zip) may be left out when no row names an image, which the study's
-    protocol allows when it neither shows the item's image nor has a box drawn on it.
+    protocol allows when it neither shows the item's image nor has a box drawn on it. ``progress``
+    is told the percent done: checking the rows is the first half, writing them the second. The
+    command line and the browser's import job both come here, so a file is judged the same way.
     """
     rows_file, images = Path(rows_file), Path(images) if images is not None else None
     with images_source(images) as source:
-        rows, problems = _checked_rows(study=study, rows_file=rows_file, source=source)
+        rows, problems = _checked_rows(study=study, rows_file=rows_file, source=source, progress=progress)
         if not problems and not rows:
             problems = [(0, f"{rows_file.name} has no rows")]
         if problems:
             raise ItemImportError([_message(line, text) for line, text in sorted(problems, key=lambda p: p[0])])
-        _write(study=study, rows=rows, source=source)
+        _write(study=study, rows=rows, source=source, progress=progress)
     return ImportReport(
         per_country=dict(Counter(row.country for row in rows)),
         examples=sum(row.is_example for row in rows),
@@ -63,14 +74,27 @@ def _message(line: int, text: str) -> str:
     return f"line {line}: {text}" if line else text
 
 
-def _checked_rows(*, study: Study, rows_file: Path, source: ImageSource) -> tuple[list[Row], list[tuple[int, str]]]:
+def _line_count(path: Path) -> int:
+    """Lines of the file, counted in 1 MiB blocks (the file is never held whole)."""
+    if not path.is_file():
+        return 0
+    with path.open("rb") as fh:
+        return sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 20), b"")) or 1
+
+
+def _checked_rows(
+    *, study: Study, rows_file: Path, source: ImageSource, progress: Progress
+) -> tuple[list[Row], list[tuple[int, str]]]:
     needs: ItemNeeds = item_needs(study.spec)
     pools = sorted(study.pools.values_list("country", flat=True)) if study.routing == Study.Routing.COUNTRY else None
     rows: list[Row] = []
     problems: list[tuple[int, str]] = []
     ids: dict[str, int] = {}
     shas: dict[str, int] = {}
-    for line, raw in read_rows(rows_file, required=needs.required_columns):
+    lines = _line_count(rows_file)
+    for count, (line, raw) in enumerate(read_rows(rows_file, required=needs.required_columns), start=1):
+        if count % PROGRESS_EVERY == 0:
+            progress(min(50, 50 * line // lines))
         if isinstance(raw, str):
             problems.append((line, raw))
             continue
@@ -129,14 +153,15 @@ def _batches(rows: Sequence[Row]) -> Iterator[Sequence[Row]]:
         yield rows[start : start + BATCH]
 
 
-def _write(*, study: Study, rows: list[Row], source: ImageSource) -> None:
+def _write(*, study: Study, rows: list[Row], source: ImageSource, progress: Progress) -> None:
     """Store the images and create the items, their documents and quotas; on failure, delete
     the stored files."""
     image_field = Item._meta.get_field("image")
     stored: list[str] = []
     try:
         with transaction.atomic():
-            for batch in _batches(rows):
+            for done, batch in enumerate(_batches(rows)):
+                progress(50 + 50 * done * BATCH // len(rows))
                 items = [_item(study, row, source, image_field, stored) for row in batch]
                 Item.objects.bulk_create(items)
                 Document.objects.bulk_create(

@@ -1,0 +1,63 @@
+"""Researcher pages of item imports: upload a rows file and an images zip, follow the job, read
+every problem with its line. Every lookup is scoped to the study's owner."""
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from studies.selectors import study_for_user
+
+from . import imports
+
+
+class ImportForm(forms.Form):
+    rows = forms.FileField(label="Items (a .csv or .jsonl file)")
+    images = forms.FileField(label="Images (one .zip)", required=False)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def import_items(request, pk: int):
+    study = study_for_user(request.user, pk)
+    form, refused, status = ImportForm(), "", 200
+    if request.method == "POST" and _declared_size(request) > imports.upload_limit():
+        # refused before Django reads the body into temporary files
+        refused, status = f"The upload is larger than the limit of {imports.upload_limit():,} bytes.", 413
+    elif request.method == "POST":
+        form = ImportForm(request.POST, request.FILES)
+        if form.is_valid():
+            try:
+                imports.import_start(
+                    study=study, user=request.user, rows=form.cleaned_data["rows"], images=form.cleaned_data["images"]
+                )
+            except imports.ImportRefused as exc:
+                form.add_error(None, str(exc))
+            else:
+                return redirect("analysis:import-items", pk=study.pk)
+        status = 400
+    context = {
+        "study": study,
+        "form": form,
+        "refused": refused,
+        "job": study.import_jobs.order_by("-created_at", "-id").first(),
+        "rows_limit": settings.IMPORT_ROWS_MAX_BYTES,
+        "zip_limit": settings.IMPORT_ZIP_MAX_BYTES,
+    }
+    return render(request, "analysis/import.html", context, status=status)
+
+
+def _declared_size(request) -> int:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0
+
+
+@login_required
+@require_GET
+def import_status(request, pk: int, job_pk: int):
+    study = study_for_user(request.user, pk)
+    job = get_object_or_404(study.import_jobs, pk=job_pk)
+    return render(request, "analysis/_import_status.html", {"study": study, "job": job})

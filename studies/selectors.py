@@ -1,13 +1,15 @@
 """Reads of studies, always scoped to what the user may see."""
 
+import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet, Sum
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
-from .models import ProtocolVersion, Study
+from .models import CountryPool, Item, ItemQuota, ProtocolVersion, Study
 from .protocol import Protocol, SpecError, parse_spec
 
 
@@ -47,3 +49,40 @@ def protocol_specs(*, study: Study, versions: Iterable[int]) -> dict[int, Protoc
         except SpecError:
             continue
     return out
+
+
+def pool_for_user(user: AbstractBaseUser, pk: int, pool_pk: int) -> CountryPool:
+    """One pool of one of the user's studies, or 404."""
+    study = study_for_user(user, pk)
+    return get_object_or_404(CountryPool.objects.select_related("study"), study=study, pk=pool_pk)
+
+
+@dataclass(frozen=True)
+class PoolPlan:
+    """What a pool's settings mean for the study: items routed to it, the slots they make
+    (items × annotations wanted) and the sessions needed to fill them."""
+
+    pool: CountryPool
+    items: int
+    slots: int
+    sessions: int
+    done: int
+
+
+def pool_plans(study: Study) -> list[PoolPlan]:
+    """Every pool of the study with its consequences (three queries)."""
+    items = Item.objects.filter(study=study, is_example=False)
+    by_country = dict(items.values_list("country").annotate(n=Count("pk")).order_by())
+    every = sum(by_country.values())
+    done = dict(
+        ItemQuota.objects.filter(pool__study=study).values_list("pool").annotate(n=Sum("done")).order_by()
+    )
+    plans = []
+    for pool in study.pools.order_by("country_name"):
+        routed = every if study.routing == Study.Routing.ALL_POOLS else by_country.get(pool.country, 0)
+        slots = routed * pool.annotations_per_item
+        plans.append(PoolPlan(
+            pool=pool, items=routed, slots=slots,
+            sessions=math.ceil(slots / study.items_per_session), done=done.get(pool.pk) or 0,
+        ))
+    return plans

@@ -9,7 +9,10 @@ from tests import factories as f
 NO_SIDEWAYS_SCROLL = "document.documentElement.scrollWidth <= window.innerWidth"
 
 
-@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, {"width": 390, "height": 844}], ids=["desktop", "phone"])
+VIEWPORTS = [{"width": 1280, "height": 900}, {"width": 390, "height": 844}]
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS, ids=["desktop", "phone"])
 def test_a_researcher_creates_a_study_from_a_preset_and_adds_two_pools(browser, live_server, viewport):
     owner = f.make_researcher("researcher")
     context = browser.new_context(viewport=viewport)

@@ -16,7 +16,9 @@ def pool_data(**overrides) -> dict:
     return {k: v for k, v in data.items() if v is not None}
 
 
-def test_the_pool_list_shows_slots_and_sessions_needed(client, owner, study, pool, other_pool, items, django_assert_num_queries):
+def test_the_pool_list_shows_slots_and_sessions_needed(
+    client, owner, study, pool, other_pool, items, django_assert_num_queries
+):
     CountryPool.objects.filter(pk=pool.pk).update(annotations_per_item=4)
     login(client, owner)
     url = reverse("studies:pool-list", args=[study.pk])

@@ -63,7 +63,9 @@ def test_it_creates_a_study_from_a_preset_owned_by_the_researcher(client, owner)
     assert ProtocolVersion.objects.filter(study=study, version=1).exists()
 
 
-def test_it_copies_a_study_with_its_pools_but_not_its_items_or_answers(client, owner, study, pool, other_pool, annotated):
+def test_it_copies_a_study_with_its_pools_but_not_its_items_or_answers(
+    client, owner, study, pool, other_pool, annotated
+):
     CountryPool.objects.filter(pk=pool.pk).update(annotations_per_item=4, require_born=False, min_distinct_annotators=3)
     login(client, owner)
     response = client.post(f"{NEW}?copy={study.pk}", study_data(name="Round two"))

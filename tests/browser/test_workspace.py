@@ -1,5 +1,6 @@
-"""A researcher creates a study from a preset in the browser, sees the instructions' Markdown
-rendered while typing, and adds two country pools, on a desktop and on a phone."""
+"""A researcher looks at a preset's annotator form, creates a study from the preset in the browser,
+sees the instructions' Markdown rendered while typing, and adds two country pools, on a desktop and
+on a phone."""
 
 import pytest
 
@@ -27,6 +28,10 @@ def test_a_researcher_creates_a_study_from_a_preset_and_adds_two_pools(browser, 
 
         page.get_by_role("link", name="New study").click()
         page.get_by_text("The questions annotators answer").first.wait_for()
+        page.get_by_role("link", name="See the annotator's form of CulturalFrames image rating").click()
+        form = page.get_by_role("form", name="The annotator's form (preview)")
+        assert form.get_by_role("radio").first.is_visible()
+        assert not Study.objects.exists()
         page.get_by_role("link", name="Start from “CulturalFrames image rating”").click()
         assert page.evaluate(NO_SIDEWAYS_SCROLL)
 

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet, Sum
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
-from .models import ProtocolVersion, Study
+from .models import CountryPool, Item, ItemQuota, ProtocolVersion, Study
 from .protocol import Protocol, SpecError, parse_spec
 
 
@@ -104,3 +105,38 @@ def item_filter_choices(*, study: Study) -> dict[str, list[str]]:
         return sorted(v for v in items.values_list(column, flat=True).distinct() if v)
 
     return {"countries": distinct("country"), "models": distinct("model_name"), "categories": distinct("category")}
+def pool_for_user(user: AbstractBaseUser, pk: int, pool_pk: int) -> CountryPool:
+    """One pool of one of the user's studies, or 404."""
+    study = study_for_user(user, pk)
+    return get_object_or_404(CountryPool.objects.select_related("study"), study=study, pk=pool_pk)
+
+
+@dataclass(frozen=True)
+class PoolPlan:
+    """What a pool's settings mean for the study: items routed to it, the slots they make
+    (items × annotations wanted) and the sessions needed to fill them."""
+
+    pool: CountryPool
+    items: int
+    slots: int
+    sessions: int
+    done: int
+
+
+def pool_plans(study: Study) -> list[PoolPlan]:
+    """Every pool of the study with its consequences (three queries)."""
+    items = Item.objects.filter(study=study, is_example=False)
+    by_country = dict(items.values_list("country").annotate(n=Count("pk")).order_by())
+    every = sum(by_country.values())
+    done = dict(
+        ItemQuota.objects.filter(pool__study=study).values_list("pool").annotate(n=Sum("done")).order_by()
+    )
+    plans = []
+    for pool in study.pools.order_by("country_name"):
+        routed = every if study.routing == Study.Routing.ALL_POOLS else by_country.get(pool.country, 0)
+        slots = routed * pool.annotations_per_item
+        plans.append(PoolPlan(
+            pool=pool, items=routed, slots=slots,
+            sessions=math.ceil(slots / study.items_per_session), done=done.get(pool.pk) or 0,
+        ))
+    return plans

@@ -10,7 +10,7 @@ from pathlib import Path
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.storage import default_storage
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, RestrictedError
 
 from . import protocol as protocol_engine
 from .models import STUDY_FILE_KINDS, CountryPool, Item, ItemQuota, ProtocolVersion, Study, study_files_prefix
@@ -65,14 +65,19 @@ def study_create_from_preset(*, owner: AbstractBaseUser, preset: str, name: str 
     Completion codes are generated when not given; ``settings`` override the preset's.
     """
     chosen = preset_get(preset)
-    codes = {f"code_{kind}": _code() for kind in ("completed", "failed_mock", "not_eligible", "no_consent")}
     return study_create(
-        owner=owner, name=name or chosen.title, protocol=chosen.protocol, **{**codes, **chosen.study, **settings}
+        owner=owner, name=name or chosen.title, protocol=chosen.protocol,
+        **{**completion_codes(), **chosen.study, **settings},
     )
 
 
-def _code() -> str:
-    return secrets.token_hex(4).upper()
+def completion_codes() -> dict[str, str]:
+    """Four fresh, distinct completion codes, one per outcome of a session."""
+    codes: set[str] = set()
+    while len(codes) < 4:
+        codes.add(secrets.token_hex(4).upper())
+    kinds = ("completed", "failed_mock", "not_eligible", "no_consent")
+    return {f"code_{kind}": code for kind, code in zip(kinds, sorted(codes), strict=True)}
 
 
 def study_delete(*, study: Study) -> None:
@@ -195,3 +200,91 @@ def pool_create(*, study: Study, country: str, country_name: str, **settings) ->
         pool = CountryPool.objects.create(study=study, country=country, country_name=country_name, **settings)
         quotas_sync(pool=pool)
     return pool
+
+
+# --- the researcher's workspace: settings, copies and pools ---
+
+STUDY_SETTINGS = (
+    "routing", "consent_md", "instructions_md", "items_per_session", "lease_minutes",
+    "code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent", "mock_attempts_allowed",
+)
+POOL_SETTINGS = (
+    "annotations_per_item", "min_distinct_annotators",
+    "require_born", "require_nationality", "require_childhood", "require_resident",
+)
+
+
+class WorkspaceError(ValueError):
+    """A change refused because of what the study holds already; ``field`` names the form field."""
+
+    def __init__(self, message: str, *, field: str | None = None):
+        super().__init__(message)
+        self.field = field
+
+
+def study_create_from_study(*, owner: AbstractBaseUser, source: Study, name: str, **settings) -> Study:
+    """A new study with another study's protocol, settings and country pools; never its items,
+    answers or mock questions. ``settings`` override the copied ones."""
+    copied = {field: getattr(source, field) for field in STUDY_SETTINGS}
+    with transaction.atomic():
+        study = study_create(owner=owner, name=name, protocol=source.protocol, **{**copied, **settings})
+        for pool in source.pools.order_by("pk"):
+            pool_create(
+                study=study, country=pool.country, country_name=pool.country_name,
+                **{field: getattr(pool, field) for field in POOL_SETTINGS},
+            )
+    return study
+
+
+def study_update(*, study: Study, name: str, **settings) -> Study:
+    """Change a study's name and settings. The routing is fixed once the study has items: their
+    quotas were made for it."""
+    unknown = set(settings) - set(STUDY_SETTINGS)
+    assert not unknown, f"not study settings: {unknown}"
+    routing_now = Study.objects.filter(pk=study.pk).values_list("routing", flat=True).get()
+    if settings.get("routing", routing_now) != routing_now and Item.objects.filter(study=study).exists():
+        raise WorkspaceError("The routing cannot change once the study has items.", field="routing")
+    study.name = name
+    for field, value in settings.items():
+        setattr(study, field, value)
+    study.save(update_fields=["name", *settings])
+    return study
+
+
+def pool_update(*, pool: CountryPool, **settings) -> CountryPool:
+    """Change a pool's settings; a new number of annotations wanted reaches every quota of the
+    pool at once, and is refused where an item has more annotations done already."""
+    unknown = set(settings) - set(POOL_SETTINGS)
+    assert not unknown, f"not pool settings: {unknown}"
+    wanted = settings.get("annotations_per_item", pool.annotations_per_item)
+    with transaction.atomic():
+        most_done = (
+            ItemQuota.objects.filter(pool=pool, done__gt=wanted + F("reopened"))
+            .order_by("-done").values_list("done", flat=True).first()
+        )
+        if most_done is not None:
+            raise WorkspaceError(
+                f"An item of this pool has {most_done} annotations already: ask for at least {most_done}.",
+                field="annotations_per_item",
+            )
+        for field, value in settings.items():
+            setattr(pool, field, value)
+        pool.save(update_fields=list(settings))
+        quotas_sync(pool=pool)
+    return pool
+
+
+def pool_delete(*, pool: CountryPool) -> None:
+    """Remove a pool with its quotas and entry link; refused once it holds an annotation."""
+    refused = WorkspaceError(
+        f"The pool for {pool.country_name} has annotations already, so it stays: its answers belong to the study."
+    )
+    # ``annotations`` is the reverse of annotation.Annotation.pool (on_delete=RESTRICT): asked first
+    # for a clear message, and the database refuses anyway if one arrives in between.
+    if pool.annotations.exists():
+        raise refused
+    try:
+        with transaction.atomic():
+            pool.delete()
+    except RestrictedError:
+        raise refused from None

@@ -6,5 +6,12 @@ app_name = "studies"
 urlpatterns = [
     path("", views.study_list, name="study-list"),
     path("<int:pk>/items/", views.item_list, name="item-list"),
+    path("new", views.study_new, name="study-new"),
+    path("markdown-preview", views.markdown_preview, name="markdown-preview"),
+    path("<int:pk>/settings", views.study_settings, name="study-settings"),
+    path("<int:pk>/pools", views.pool_list, name="pool-list"),
+    path("<int:pk>/pools/new", views.pool_add, name="pool-add"),
+    path("<int:pk>/pools/<int:pool_pk>/edit", views.pool_edit, name="pool-edit"),
+    path("<int:pk>/pools/<int:pool_pk>/delete", views.pool_delete, name="pool-delete"),
     path("<int:pk>/items/<int:item_pk>/image", views.item_image, name="item-image"),
 ]

@@ -1,10 +1,26 @@
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.shortcuts import get_object_or_404, render
-from django.views.decorators.http import require_GET
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from . import services
+from .countries import COUNTRY_NAMES
 from .files import image_response
-from .selectors import ItemFilters, item_filter_choices, items_search, studies_for_user, study_for_user
+from .forms import PoolForm, StudyForm
+from .markdown import render_markdown
+from .protocol import parse_spec
+from .selectors import (
+    ItemFilters,
+    item_filter_choices,
+    items_search,
+    pool_for_user,
+    pool_plans,
+    studies_for_user,
+    study_for_user,
+)
 
 ITEMS_PER_PAGE = 50
 
@@ -36,3 +52,138 @@ def item_list(request, pk: int):
         **item_filter_choices(study=study),
     }
     return render(request, "studies/item_list.html", context)
+def _researcher(request) -> None:
+    """Researchers (staff accounts) make studies; anyone else finds no such page."""
+    if not request.user.is_staff:
+        raise Http404
+
+
+def _start(request):
+    """What the new study starts from, by the query string: (preset, None), (None, source study)
+    or (None, None) when nothing is chosen yet. An unknown preset or another's study is a 404."""
+    if name := request.GET.get("preset"):
+        try:
+            return services.preset_get(name), None
+        except ValueError:
+            raise Http404 from None
+    if pk := request.GET.get("copy"):
+        if not pk.isdigit():
+            raise Http404
+        return None, study_for_user(request.user, int(pk))
+    return None, None
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def study_new(request):
+    _researcher(request)
+    preset, source = _start(request)
+    if preset is None and source is None:
+        return render(request, "studies/study_start.html", {
+            "presets": [(p, parse_spec(p.protocol)) for p in services.presets_list()],
+            "studies": studies_for_user(request.user).order_by("-created_at"),
+        })
+    if preset is not None:
+        initial = {"name": preset.title, **preset.study, **services.completion_codes()}
+    else:
+        initial = {
+            "name": f"{source.name} (copy)", **{f: getattr(source, f) for f in services.STUDY_SETTINGS},
+            **services.completion_codes(),
+        }
+    form = StudyForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        name, settings = form.cleaned_data["name"], form.settings()
+        if preset is not None:
+            study = services.study_create_from_preset(owner=request.user, preset=preset.name, name=name, **settings)
+        else:
+            study = services.study_create_from_study(owner=request.user, source=source, name=name, **settings)
+        messages.success(request, f"“{study.name}” is created. Add its country pools next.")
+        return redirect("studies:pool-list", study.pk)
+    return _study_form_page(request, form, preset=preset, source=source, action=request.get_full_path())
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def study_settings(request, pk: int):
+    study = study_for_user(request.user, pk)
+    form = StudyForm(request.POST or None, instance=study)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.study_update(study=study, name=form.cleaned_data["name"], **form.settings())
+        except services.WorkspaceError as refused:
+            form.add_error(refused.field, str(refused))
+            study.refresh_from_db()
+        else:
+            messages.success(request, "The settings are saved.")
+            return redirect("analysis:study-dashboard", study.pk)
+    return _study_form_page(request, form, study=study, action=reverse("studies:study-settings", args=[study.pk]))
+
+
+def _study_form_page(request, form: StudyForm, **context):
+    """The study form, its Markdown shown rendered as the annotator pages render it."""
+    return render(request, "studies/study_form.html", {
+        "form": form,
+        "instructions_html": render_markdown(form["instructions_md"].value()),
+        "consent_html": render_markdown(form["consent_md"].value()),
+        **context,
+    }, status=400 if form.errors else 200)
+
+
+@login_required
+@require_POST
+def markdown_preview(request):
+    """The Markdown of one textarea, rendered as the annotator will see it (an htmx fragment)."""
+    _researcher(request)
+    text = request.POST.get("instructions_md", request.POST.get("consent_md", ""))
+    return render(request, "studies/_markdown_preview.html", {"html": render_markdown(text)})
+
+
+@login_required
+def pool_list(request, pk: int):
+    study = study_for_user(request.user, pk)
+    return render(request, "studies/pool_list.html", {"study": study, "plans": pool_plans(study)})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def pool_add(request, pk: int):
+    study = study_for_user(request.user, pk)
+    form = PoolForm(request.POST or None, study=study)
+    if request.method == "POST" and form.is_valid():
+        country = form.cleaned_data["country"]
+        services.pool_create(study=study, country=country, country_name=COUNTRY_NAMES[country], **form.settings())
+        messages.success(request, f"The pool for {COUNTRY_NAMES[country]} is added.")
+        return redirect("studies:pool-list", study.pk)
+    return render(request, "studies/pool_form.html", {"form": form, "study": study}, status=400 if form.errors else 200)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def pool_edit(request, pk: int, pool_pk: int):
+    pool = pool_for_user(request.user, pk, pool_pk)
+    form = PoolForm(request.POST or None, instance=pool, study=pool.study)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.pool_update(pool=pool, **form.settings())
+        except services.WorkspaceError as refused:
+            form.add_error(refused.field, str(refused))
+        else:
+            messages.success(request, f"The pool for {pool.country_name} is saved.")
+            return redirect("studies:pool-list", pk)
+    return render(
+        request, "studies/pool_form.html", {"form": form, "study": pool.study, "pool": pool},
+        status=400 if form.errors else 200,
+    )
+
+
+@login_required
+@require_POST
+def pool_delete(request, pk: int, pool_pk: int):
+    pool = pool_for_user(request.user, pk, pool_pk)
+    try:
+        services.pool_delete(pool=pool)
+    except services.WorkspaceError as refused:
+        messages.error(request, str(refused))
+    else:
+        messages.success(request, f"The pool for {pool.country_name} is removed.")
+    return redirect("studies:pool-list", pk)

@@ -60,7 +60,8 @@ def test_it_shows_progress_per_pool(client, owner, busy, pool, other_pool):
     assert "3 / 9 (33%)" in html
     assert "(≥ 20)" in html
     assert reverse("analysis:analysis", args=[busy.pk]) in html
-    assert reverse("admin:studies_study_change", args=[busy.pk]) in html
+    assert reverse("studies:study-settings", args=[busy.pk]) in html
+    assert reverse("studies:pool-list", args=[busy.pk]) in html
 
 
 def test_it_gives_the_prolific_entry_link_of_each_pool(client, owner, study, pool, other_pool, settings):

@@ -1,0 +1,121 @@
+"""The researcher's forms: a study's settings and a country pool. They check input only; the
+services make the change."""
+
+from django import forms
+from django.core.validators import MinValueValidator
+from django.urls import reverse_lazy
+
+from .countries import COUNTRIES, COUNTRY_NAMES
+from .models import CountryPool, Study
+
+CODE_FIELDS = ("code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent")
+
+MARKDOWN_HELP = "Markdown: ## for a heading, **bold**, a line starting with - for a list."
+
+
+class StudyForm(forms.ModelForm):
+    """Name, texts shown to annotators, session size, lease, the four completion codes, routing."""
+
+    class Meta:
+        model = Study
+        fields = [
+            "name", "instructions_md", "consent_md", "items_per_session", "lease_minutes",
+            *CODE_FIELDS, "routing",
+        ]
+        labels = {
+            "instructions_md": "Instructions",
+            "consent_md": "Consent text",
+            "items_per_session": "Items per session",
+            "lease_minutes": "Lease (minutes)",
+            "code_completed": "Completed",
+            "code_failed_mock": "Failed the mock test",
+            "code_not_eligible": "Not eligible",
+            "code_no_consent": "No consent",
+        }
+        help_texts = {
+            "instructions_md": MARKDOWN_HELP,
+            "consent_md": MARKDOWN_HELP,
+            "items_per_session": "How many items one annotator answers in one sitting (one Prolific submission).",
+        }
+        widgets = {
+            "instructions_md": forms.Textarea(attrs={"rows": 10}),
+            "consent_md": forms.Textarea(attrs={"rows": 6}),
+            "routing": forms.RadioSelect,
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in ("items_per_session", "lease_minutes"):
+            self.fields[name].widget.attrs["min"] = 1
+            self.fields[name].validators.append(MinValueValidator(1))
+        for name in CODE_FIELDS:
+            self.fields[name].widget.attrs.update(autocomplete="off", spellcheck="false")
+        for name in ("instructions_md", "consent_md"):
+            # Typing asks the server for the rendered Markdown (the annotator page's renderer).
+            self.fields[name].widget.attrs.update({
+                "hx-post": reverse_lazy("studies:markdown-preview"),
+                "hx-trigger": "input changed delay:400ms",
+                "hx-target": f"#preview-{name}",
+                "hx-swap": "innerHTML",
+            })
+
+    def clean(self):
+        cleaned = super().clean()
+        seen: dict[str, str] = {}
+        for name in CODE_FIELDS:
+            code = (cleaned.get(name) or "").strip()
+            if not code:
+                continue
+            if code in seen:
+                other = self.fields[seen[code]].label
+                self.add_error(name, f"The same as the code for “{other}”: every outcome needs its own code.")
+            else:
+                seen[code] = name
+        return cleaned
+
+    def settings(self) -> dict:
+        """The cleaned settings, as the services take them (the name apart)."""
+        return {k: v for k, v in self.cleaned_data.items() if k != "name"}
+
+
+class PoolForm(forms.ModelForm):
+    """A country pool: its country, annotations wanted per item, minimum annotators, the screening
+    questions it asks."""
+
+    country = forms.ChoiceField(choices=[("", "Choose a country…"), *[(c, f"{n} ({c})") for c, n in COUNTRIES]])
+
+    class Meta:
+        model = CountryPool
+        fields = [
+            "country", "annotations_per_item", "min_distinct_annotators",
+            "require_born", "require_nationality", "require_childhood", "require_resident",
+        ]
+        labels = {
+            "annotations_per_item": "Annotations wanted per item",
+            "min_distinct_annotators": "Minimum distinct annotators",
+        }
+
+    def __init__(self, *args, study: Study, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.study = study
+        self.fields["annotations_per_item"].widget.attrs["min"] = 1
+        self.fields["min_distinct_annotators"].widget.attrs["min"] = 0
+        if self.instance.pk:
+            # A pool's country is its identity: its entry link and annotators belong to it.
+            self.fields["country"].disabled = True
+
+    def clean_country(self) -> str:
+        country = self.cleaned_data["country"]
+        taken = self.study.pools.filter(country=country).exclude(pk=self.instance.pk)
+        if country and taken.exists():
+            raise forms.ValidationError(f"This study has a pool for {COUNTRY_NAMES[country]} already.")
+        return country
+
+    def clean_annotations_per_item(self) -> int:
+        wanted = self.cleaned_data["annotations_per_item"]
+        if wanted < 1:
+            raise forms.ValidationError("Ask for at least one annotation per item.")
+        return wanted
+
+    def settings(self) -> dict:
+        return {k: v for k, v in self.cleaned_data.items() if k != "country"}

@@ -1,0 +1,184 @@
+"""New study (from a preset or a copy of one's own study), its settings, the Markdown preview."""
+
+import pytest
+from django.urls import reverse
+
+from studies.models import CountryPool, Item, ItemQuota, ProtocolVersion, Study
+from studies.services import preset_get
+from tests import factories as f
+from tests.helpers import login
+
+NEW = reverse("studies:study-new")
+
+
+def study_data(**overrides) -> dict:
+    data = {
+        "name": "Festival images",
+        "instructions_md": "## Your task\n\n- Look at the image\n- Rate it",
+        "consent_md": "You **agree**.",
+        "items_per_session": "8",
+        "lease_minutes": "20",
+        "code_completed": "DONE1",
+        "code_failed_mock": "MOCK1",
+        "code_not_eligible": "NOTEL1",
+        "code_no_consent": "NOCON1",
+        "routing": "country",
+    }
+    data.update(overrides)
+    return data
+
+
+def test_the_start_page_offers_every_preset_and_the_researchers_own_studies(client, owner, study, other_researcher):
+    theirs = f.make_study(other_researcher, name="Someone else's study")
+    login(client, owner)
+    page = client.get(NEW).content.decode()
+    caire = preset_get("caire-relevance")
+    assert caire.title in page and caire.description[:40] in page
+    assert f"{NEW}?preset=caire-relevance" in page
+    assert f"{NEW}?copy={study.pk}" in page
+    assert theirs.name not in page and f"?copy={theirs.pk}" not in page
+
+
+def test_a_preset_form_is_filled_with_the_presets_settings_and_fresh_distinct_codes(client, owner):
+    login(client, owner)
+    response = client.get(f"{NEW}?preset=caire-relevance")
+    form = response.context["form"]
+    assert form.initial["routing"] == "all_pools" and form.initial["items_per_session"] == 10
+    codes = [form.initial[k] for k in ("code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent")]
+    assert len(set(codes)) == 4
+    # The instructions are shown rendered, as the annotator will see them: a heading, a real list.
+    assert "<h2>Your task</h2>" in response.content.decode() and "<li><strong>1" in response.content.decode()
+
+
+def test_it_creates_a_study_from_a_preset_owned_by_the_researcher(client, owner):
+    login(client, owner)
+    response = client.post(f"{NEW}?preset=caire-relevance", study_data(routing="all_pools"))
+    study = Study.objects.get(name="Festival images")
+    assert response.status_code == 302 and response.url == reverse("studies:pool-list", args=[study.pk])
+    assert study.owner == owner
+    assert study.protocol == preset_get("caire-relevance").protocol
+    assert (study.items_per_session, study.lease_minutes, study.routing) == (8, 20, "all_pools")
+    assert (study.code_completed, study.code_no_consent) == ("DONE1", "NOCON1")
+    assert study.mock_attempts_allowed == preset_get("caire-relevance").study["mock_attempts_allowed"]
+    assert ProtocolVersion.objects.filter(study=study, version=1).exists()
+
+
+def test_it_copies_a_study_with_its_pools_but_not_its_items_or_answers(
+    client, owner, study, pool, other_pool, annotated
+):
+    CountryPool.objects.filter(pk=pool.pk).update(annotations_per_item=4, require_born=False, min_distinct_annotators=3)
+    login(client, owner)
+    response = client.post(f"{NEW}?copy={study.pk}", study_data(name="Round two"))
+    copy = Study.objects.get(name="Round two")
+    assert response.status_code == 302
+    assert copy.owner == owner and copy.protocol == study.protocol and copy.status == Study.Status.DRAFT
+    india = copy.pools.get(country="IN")
+    assert (india.annotations_per_item, india.require_born, india.min_distinct_annotators) == (4, False, 3)
+    assert india.entry_key != pool.entry_key
+    assert sorted(copy.pools.values_list("country", flat=True)) == ["IN", "JP"]
+    assert not Item.objects.filter(study=copy).exists()
+    assert not ItemQuota.objects.filter(pool__study=copy).exists()
+    assert not copy.annotations.exists()
+
+
+def test_the_copy_form_starts_from_the_source_studys_settings(client, owner, study):
+    login(client, owner)
+    form = client.get(f"{NEW}?copy={study.pk}").context["form"]
+    assert form.initial["name"] == "CulturalFrames rating (copy)"
+    assert form.initial["instructions_md"] == study.instructions_md
+    assert form.initial["code_completed"] != study.code_completed  # fresh codes: each study its own
+
+
+def test_it_refuses_to_copy_another_researchers_study(client, owner, other_researcher):
+    theirs = f.make_study(other_researcher, name="Theirs")
+    login(client, owner)
+    assert client.get(f"{NEW}?copy={theirs.pk}").status_code == 404
+    assert client.post(f"{NEW}?copy={theirs.pk}", study_data()).status_code == 404
+    assert client.get(f"{NEW}?preset=no-such-preset").status_code == 404
+    assert client.get(f"{NEW}?copy=abc").status_code == 404
+    assert not Study.objects.filter(name="Festival images").exists()
+
+
+def test_it_refuses_the_same_completion_code_twice_next_to_the_field(client, owner):
+    login(client, owner)
+    response = client.post(f"{NEW}?preset=caire-relevance", study_data(code_not_eligible="DONE1"))
+    assert response.status_code == 400
+    errors = response.context["form"].errors
+    assert list(errors) == ["code_not_eligible"]
+    assert "Completed" in errors["code_not_eligible"][0]
+    assert 'id="id_code_not_eligible_error"' in response.content.decode()
+    assert not Study.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("name", ""), ("items_per_session", "0"), ("lease_minutes", "-5"), ("routing", "nowhere"), ("code_completed", "")],
+)
+def test_it_refuses_bad_input_and_creates_nothing(client, owner, field, value):
+    login(client, owner)
+    response = client.post(f"{NEW}?preset=caire-relevance", study_data(**{field: value}))
+    assert response.status_code == 400
+    assert field in response.context["form"].errors
+    assert not Study.objects.exists()
+
+
+def test_the_owner_changes_the_settings(client, owner, study):
+    login(client, owner)
+    url = reverse("studies:study-settings", args=[study.pk])
+    assert client.get(url).context["form"].initial["name"] == study.name
+    response = client.post(url, study_data(name="Renamed", routing="all_pools"))
+    assert response.status_code == 302 and response.url == reverse("analysis:study-dashboard", args=[study.pk])
+    study.refresh_from_db()
+    assert (study.name, study.items_per_session, study.routing, study.code_failed_mock) == (
+        "Renamed", 8, "all_pools", "MOCK1",
+    )
+
+
+def test_settings_refuse_duplicate_codes_and_change_nothing(client, owner, study):
+    login(client, owner)
+    response = client.post(
+        reverse("studies:study-settings", args=[study.pk]), study_data(name="Renamed", code_no_consent="MOCK1")
+    )
+    assert response.status_code == 400 and "code_no_consent" in response.context["form"].errors
+    study.refresh_from_db()
+    assert study.name == "CulturalFrames rating" and study.code_no_consent == "NOCONSENT"
+
+
+def test_the_routing_stays_once_the_study_has_items(client, owner, study, items):
+    login(client, owner)
+    response = client.post(reverse("studies:study-settings", args=[study.pk]), study_data(routing="all_pools"))
+    assert response.status_code == 400
+    assert "once the study has items" in response.context["form"].errors["routing"][0]
+    study.refresh_from_db()
+    assert study.routing == "country" and study.name == "CulturalFrames rating"
+
+
+def test_the_markdown_preview_renders_a_list_with_the_annotator_pages_renderer(client, owner):
+    login(client, owner)
+    response = client.post(
+        reverse("studies:markdown-preview"),
+        {"instructions_md": "Steps:\n\n- one\n- two\n\n<script>alert(1)</script>"},
+        HTTP_HX_REQUEST="true",
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "<ul>\n<li>one</li>\n<li>two</li>\n</ul>" in html
+    assert "<script>" not in html
+    consent = client.post(reverse("studies:markdown-preview"), {"consent_md": "I **agree**"}).content.decode()
+    assert "<strong>agree</strong>" in consent
+
+
+def test_the_form_asks_for_a_preview_on_input_debounced(client, owner, study):
+    login(client, owner)
+    page = client.get(reverse("studies:study-settings", args=[study.pk])).content.decode()
+    assert f'hx-post="{reverse("studies:markdown-preview")}"' in page
+    assert 'hx-trigger="input changed delay:400ms"' in page and 'hx-target="#preview-consent_md"' in page
+
+
+def test_the_study_list_and_the_study_page_link_to_the_workspace(client, owner, study):
+    login(client, owner)
+    assert f'href="{NEW}"' in client.get(reverse("studies:study-list")).content.decode()
+    page = client.get(reverse("analysis:study-dashboard", args=[study.pk])).content.decode()
+    assert reverse("studies:study-settings", args=[study.pk]) in page
+    assert reverse("studies:pool-list", args=[study.pk]) in page
+    assert "in the admin" not in page

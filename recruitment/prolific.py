@@ -22,13 +22,47 @@ import logging
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from .prolific_answers import (
+    BonusSetup,
+    Filter,
+    ProlificAuthError,
+    ProlificError,
+    ProlificRateLimited,
+    ProlificRequestError,
+    ProlificServerError,
+    ProlificUnavailable,
+    Study,
+    Submission,
+    _error_for,
+    _shown,
+    major_units,
+)
+
 logger = logging.getLogger(__name__)
+
+__all__ = [
+    "BonusSetup",
+    "Filter",
+    "ProlificAuthError",
+    "ProlificError",
+    "ProlificRateLimited",
+    "ProlificRequestError",
+    "ProlificServerError",
+    "ProlificUnavailable",
+    "Study",
+    "Submission",
+    "major_units",
+    "DEFAULT_BASE_URL",
+    "DEVICES",
+    "REJECTION_CATEGORIES",
+    "REJECTION_MESSAGE_MIN",
+    "ProlificClient",
+]
 
 DEFAULT_BASE_URL = "https://api.prolific.com/api/v1/"
 
@@ -42,135 +76,6 @@ DEVICES = ("desktop", "tablet", "mobile")
 # How long a 429's Retry-After may be waited for in-process; longer, the error goes to the caller
 # (a Celery task retries it later).
 MAX_INLINE_WAIT = 10.0
-
-
-# --- errors ----------------------------------------------------------------------------------
-
-
-class ProlificError(Exception):
-    """Something Prolific refused or could not answer. ``message`` is fit to show a researcher."""
-
-    status: int | None = None
-
-    def __init__(self, message: str, *, status: int | None = None, body: Any = None):
-        super().__init__(message)
-        self.message = message
-        self.status = status
-        self.body = body
-
-
-class ProlificUnavailable(ProlificError):
-    """No answer: a time-out or a refused connection. A create may or may not have happened."""
-
-
-class ProlificAuthError(ProlificError):
-    """401 or 403: the token is missing, wrong or revoked."""
-
-
-class ProlificRateLimited(ProlificError):
-    """429: too many requests (Prolific sends these under wallet contention). ``retry_after`` in seconds."""
-
-    def __init__(self, message: str, *, retry_after: float | None, **kwargs: Any):
-        super().__init__(message, **kwargs)
-        self.retry_after = retry_after
-
-
-class ProlificServerError(ProlificError):
-    """5xx: Prolific's side failed."""
-
-
-class ProlificRequestError(ProlificError):
-    """Another 4xx (400, 404, 422…): the request was refused, with Prolific's reason."""
-
-
-# --- typed results ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Filter:
-    filter_id: str
-    title: str
-    type: str  # "select" or "range"
-    choices: dict[str, str]  # choice key -> label (select filters)
-
-    @classmethod
-    def parse(cls, raw: dict[str, Any]) -> Filter:
-        return cls(
-            filter_id=str(raw["filter_id"]),
-            title=str(raw.get("title") or ""),
-            type=str(raw.get("type") or ""),
-            choices={str(k): str(v) for k, v in (raw.get("choices") or {}).items()},
-        )
-
-
-@dataclass(frozen=True)
-class Study:
-    id: str
-    status: str
-    internal_name: str
-    total_available_places: int
-    places_taken: int
-    reward: int  # minor units
-    total_cost: int | None  # minor units, as Prolific reports it
-    raw: dict[str, Any] = field(repr=False, compare=False)
-
-    @classmethod
-    def parse(cls, raw: dict[str, Any]) -> Study:
-        cost = raw.get("total_cost")
-        return cls(
-            id=str(raw["id"]),
-            status=str(raw.get("status") or ""),
-            internal_name=str(raw.get("internal_name") or ""),
-            total_available_places=int(raw.get("total_available_places") or 0),
-            places_taken=int(raw.get("places_taken") or 0),
-            reward=int(raw.get("reward") or 0),
-            total_cost=int(round(float(cost))) if cost is not None else None,
-            raw=raw,
-        )
-
-
-@dataclass(frozen=True)
-class Submission:
-    id: str
-    participant: str
-    study_id: str
-    status: str
-    raw: dict[str, Any] = field(repr=False, compare=False)
-
-    @classmethod
-    def parse(cls, raw: dict[str, Any]) -> Submission:
-        return cls(
-            id=str(raw["id"]),
-            # the list endpoint says participant_id, the element endpoint participant
-            participant=str(raw.get("participant") or raw.get("participant_id") or ""),
-            study_id=str(raw.get("study_id") or raw.get("study") or ""),
-            # the list schema spells the time-out "TIME-OUT", the element one "TIMED-OUT"
-            status="TIMED-OUT" if raw.get("status") == "TIME-OUT" else str(raw.get("status") or ""),
-            raw=raw,
-        )
-
-
-@dataclass(frozen=True)
-class BonusSetup:
-    id: str
-    amount: int  # minor units, what participants get
-    fees: int
-    vat: int
-    total_amount: int
-
-    @classmethod
-    def parse(cls, raw: dict[str, Any]) -> BonusSetup:
-        def minor(key: str) -> int:
-            return int(round(float(raw.get(key) or 0)))
-
-        return cls(str(raw["id"]), minor("amount"), minor("fees"), minor("vat"), minor("total_amount"))
-
-
-def major_units(minor: int) -> str:
-    """``425`` as ``"4.25"``: the bonus CSV's amounts are in major units."""
-    if minor < 0:
-        raise ValueError("an amount cannot be negative")
-    return f"{minor // 100}.{minor % 100:02d}"
 
 
 # --- the client ------------------------------------------------------------------------------
@@ -438,71 +343,3 @@ class ProlificClient:
         return self._request(
             "POST", f"hooks/subscriptions/{subscription_id}/", json={"secret": secret}, retry=True
         ).json()
-
-
-# --- errors from answers ---------------------------------------------------------------------
-
-
-def _shown(path: str) -> str:
-    """A path for a message, without its query."""
-    return path.split("?", 1)[0]
-
-
-def _error_for(response: httpx.Response, method: str, path: str) -> ProlificError:
-    status = response.status_code
-    try:
-        body: Any = response.json()
-    except ValueError:
-        body = response.text[:500]
-    reason = _reason(body) or response.reason_phrase or "no reason given"
-    where = f"{method} {_shown(path)}"
-    if status in (401, 403):
-        return ProlificAuthError(
-            f"Prolific refused the token ({status}: {reason}). Check the token in your Prolific settings.",
-            status=status, body=body,
-        )
-    if status == 429:
-        retry_after = _retry_after(response.headers.get("Retry-After"))
-        wait = f"; retry after {retry_after:g} s" if retry_after is not None else ""
-        return ProlificRateLimited(
-            f"Prolific is busy (429 on {where}{wait}): {reason}", retry_after=retry_after, status=status, body=body
-        )
-    if status >= 500:
-        return ProlificServerError(f"Prolific failed ({status} on {where}): {reason}", status=status, body=body)
-    return ProlificRequestError(f"Prolific refused {where} ({status}): {reason}", status=status, body=body)
-
-
-def _retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        return None  # an HTTP date: treated as unknown, backoff applies
-
-
-def _reason(body: Any) -> str:
-    """Prolific's message out of its three error shapes: ``{"error": {title, detail}}``, the inner
-    object alone, or ``{"message", "detail"}``; ``detail`` a string, a list or ``{field: [msgs]}``."""
-    if not isinstance(body, dict):
-        return str(body or "")[:500]
-    error = body.get("error")
-    inner: dict[str, Any] = error if isinstance(error, dict) else body
-    detail = inner.get("detail")
-    parts: list[str] = []
-    title = inner.get("title") or inner.get("message")
-    if isinstance(detail, dict):
-        parts += [f"{key}: {_flat(value)}" for key, value in detail.items()]
-    elif detail:
-        parts.append(_flat(detail))
-    if not parts and title:
-        parts.append(str(title))
-    return "; ".join(parts)[:1000]
-
-
-def _flat(value: Any) -> str:
-    if isinstance(value, list):
-        return " ".join(_flat(v) for v in value)
-    if isinstance(value, dict):
-        return "; ".join(f"{k}: {_flat(v)}" for k, v in value.items())
-    return str(value)

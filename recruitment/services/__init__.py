@@ -15,7 +15,8 @@ from .launch import (
     prolific_study_transition,
 )
 from .places import PlacesResult, prolific_places_sync
-from .review import RefreshResult, prolific_bonus_draft, prolific_job_start, prolific_submissions_refresh
+from .review import prolific_bonus_draft, prolific_job_start
+from .submissions import RefreshResult, prolific_submissions_refresh
 from .sync import (
     SyncResult,
     prolific_entries_recheck,

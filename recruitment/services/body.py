@@ -152,7 +152,7 @@ def resolve_filters(
     out: list[dict[str, Any]] = []
     for title, labels in [(RESIDENCE_FILTER_TITLE, ()), *((p.title, p.labels) for p in picks)]:
         flt = _find_filter(catalogue, title)
-        if flt.type != "select":
+        if not flt.selects_choices:
             raise RuleBroken(
                 f"Prolific's filter {flt.title!r} is a {flt.type or 'non-select'} filter: not supported yet"
             )

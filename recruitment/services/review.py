@@ -1,4 +1,4 @@
-"""Review and pay: a pool's submissions read from Prolific, and the researcher's actions on them
+"""Review and pay: the researcher's actions on a pool's submissions
 (approve one or many, reject, request a return, set up and pay bonuses), each run as a job.
 
 A job (``ProlificJob``) is written, then its Celery task queued once the transaction commits; the
@@ -19,8 +19,7 @@ transition or a read, never from what was asked.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
 
@@ -28,10 +27,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 from django.utils.module_loading import import_string
-
-from annotation.models import Session
 
 from ..models import ProlificAction, ProlificBonus, ProlificJob, ProlificStudy, ProlificSubmission
 from ..prolific import (
@@ -46,6 +42,7 @@ from ..prolific import (
 from ..rules import money
 from ..tokens import ProlificNotConfigured, client_for
 from .launch import RecruitmentRefused, action_log
+from .submissions import prolific_submissions_refresh, submission_mirror
 
 logger = logging.getLogger(__name__)
 
@@ -55,114 +52,7 @@ BonusState = ProlificBonus.State
 
 MAX_ATTEMPTS = 4  # a job queued again after a 429, a 5xx or no answer (safe kinds only)
 BULK_BATCH = 100  # submissions per bulk approval, sent one batch after the other
-UPSERT_CHUNK = 200
 RETRY_WAIT = (5.0, 30.0, 120.0)  # seconds before the 2nd, 3rd, 4th attempt when Prolific names none
-
-
-# --- reading the submissions -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RefreshResult:
-    seen: int
-    created: int
-    changed: int
-
-
-def prolific_submissions_refresh(
-    *, prolific_study: ProlificStudy, user: AbstractBaseUser | None, client: ProlificClient | None = None
-) -> RefreshResult:
-    """Every submission of the pool's study, listed by Prolific (page by page), upserted as
-    ``ProlificSubmission`` rows and tied to the annotator session each opened. Idempotent: a
-    repeat changes only what Prolific changed. The periodic sync can call it (pass its client)."""
-    row = prolific_study
-    if not row.created:
-        raise RecruitmentRefused(f"{row.pool.country_name}: the study is not on Prolific yet")
-    if client is None:
-        with client_for(user=user) as own:
-            return prolific_submissions_refresh(prolific_study=row, user=user, client=own)
-    seen = created = changed = 0
-    chunk: list[Submission] = []
-    for remote in client.submissions(row.prolific_id):
-        chunk.append(remote)
-        if len(chunk) >= UPSERT_CHUNK:
-            c, u = _upsert(row, chunk)
-            seen, created, changed = seen + len(chunk), created + c, changed + u
-            chunk = []
-    if chunk:
-        c, u = _upsert(row, chunk)
-        seen, created, changed = seen + len(chunk), created + c, changed + u
-    return RefreshResult(seen, created, changed)
-
-
-SUBMISSION_FIELDS = ("participant_id", "status", "study_code", "started_at", "completed_at", "return_requested_at")
-
-
-def _fields_from(remote: Submission) -> dict[str, Any]:
-    raw = remote.raw
-    status = remote.status if remote.status in ProlificSubmission.Status.values else ProlificSubmission.Status.UNKNOWN
-    return {
-        "participant_id": remote.participant,
-        "status": status,
-        "study_code": str(raw.get("study_code") or raw.get("entered_code") or "")[:64],
-        "started_at": _when(raw.get("started_at")),
-        "completed_at": _when(raw.get("completed_at")),
-        "return_requested_at": _when(raw.get("return_requested")),
-    }
-
-
-def _when(value: Any):
-    return parse_datetime(value) if isinstance(value, str) and value else None
-
-
-def _upsert(row: ProlificStudy, remotes: Sequence[Submission]) -> tuple[int, int]:
-    """Create the new rows and update the changed ones (three or four queries a chunk)."""
-    ids = [r.id for r in remotes]
-    existing = {s.prolific_id: s for s in ProlificSubmission.objects.filter(prolific_id__in=ids)}
-    sessions = dict(
-        Session.objects.filter(annotator__study_id=row.pool.study_id, prolific_session_id__in=ids)
-        .values_list("prolific_session_id", "pk")
-    )
-    new, dirty = [], []
-    for remote in remotes:
-        fields = _fields_from(remote)
-        found = existing.get(remote.id)
-        if found is None:
-            new.append(ProlificSubmission(
-                prolific_study=row, prolific_id=remote.id, session_id=sessions.get(remote.id), **fields
-            ))
-            continue
-        before = [getattr(found, key) for key in SUBMISSION_FIELDS] + [found.session_id]
-        for key, value in fields.items():
-            setattr(found, key, value)
-        if found.session_id is None:
-            found.session_id = sessions.get(remote.id)
-        if before != [getattr(found, key) for key in SUBMISSION_FIELDS] + [found.session_id]:
-            found.updated_at = timezone.now()
-            dirty.append(found)
-    # ignore_conflicts: a webhook or the sync may insert the same submission meanwhile
-    ProlificSubmission.objects.bulk_create(new, ignore_conflicts=True)
-    if dirty:
-        ProlificSubmission.objects.bulk_update(dirty, [*SUBMISSION_FIELDS, "session", "updated_at"])
-    return len(new), len(dirty)
-
-
-def submission_mirror(sub: ProlificSubmission, remote: Submission | dict[str, Any]) -> None:
-    """Write what Prolific answered of one submission (its status; a return's request time)."""
-    raw = remote.raw if isinstance(remote, Submission) else remote
-    status = raw.get("status")
-    if status == "TIME-OUT":
-        status = "TIMED-OUT"
-    update: dict[str, Any] = {}
-    if status in ProlificSubmission.Status.values:
-        update["status"] = status
-    if raw.get("return_requested"):
-        update["return_requested_at"] = _when(raw["return_requested"])
-    if update:
-        update["updated_at"] = timezone.now()
-        ProlificSubmission.objects.filter(pk=sub.pk).update(**update)
-        for key, value in update.items():
-            setattr(sub, key, value)
 
 
 # --- starting a job --------------------------------------------------------------------------

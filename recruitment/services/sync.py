@@ -25,6 +25,7 @@ from studies.models import Study
 from ..models import ProlificEvent, ProlificStudy, ProlificSubmission, RecruitmentPolicy
 from ..prolific import ProlificError, ProlificRequestError
 from ..prolific import Submission as RemoteSubmission
+from ..prolific_answers import answer_time
 from ..tokens import ProlificNotConfigured, client_for
 from .places import prolific_places_sync
 
@@ -52,7 +53,7 @@ def prolific_submission_apply(*, row: ProlificSubmission, status: str, remote: R
     if remote is not None:
         raw = remote.raw
         for name, key in (("started_at", "started_at"), ("completed_at", "completed_at")):
-            value = _when(raw.get(key))
+            value = answer_time(raw.get(key))
             if value is not None and getattr(row, name) != value:
                 changes[name] = value
         code = str(raw.get("study_code") or raw.get("entered_code") or "")[:64]
@@ -75,15 +76,6 @@ def prolific_submission_apply(*, row: ProlificSubmission, status: str, remote: R
         if not returned_count(study_id=study_id) and session_annotations_withdraw(session=row.session):
             done.append("annotations withdrawn")
     return ", ".join(done)
-
-
-def _when(value) -> datetime | None:
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        return None
 
 
 def submission_row(*, prolific_study: ProlificStudy, remote: RemoteSubmission) -> ProlificSubmission:

@@ -7,7 +7,7 @@ from annotation.models import Review
 from annotation.services import annotation_submit, assignment_current
 from recruitment.models import ProlificSubmission
 from recruitment.services import LaunchOptions, prolific_study_launch, prolific_study_transition
-from recruitment.services.review import prolific_submissions_refresh
+from recruitment.services.submissions import prolific_submissions_refresh
 
 from .. import factories as f
 

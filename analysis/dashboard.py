@@ -3,7 +3,8 @@
 Every figure is a grouped aggregate over the study's rows, so the number of queries does not grow
 with the number of pools, items or annotations: the median time per item is taken from a count of
 annotations per pool and whole second (a few hundred rows whatever the study's size), the progress
-plot from counts per pool and hour of the last 48 hours (a range scan of ``annotation_pool_submitted``).
+plot (done over time) from counts per pool and hour of the last 48 hours (a range scan of
+``annotation_pool_submitted``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from annotation.links import entry_link
 from annotation.models import Annotation, Annotator, Assignment, Session
 from studies.models import CountryPool, ItemQuota, Study
 
-from .plots.charts import Bin, histogram
+from .plots.charts import Point, progress_line
 
 RATE_WINDOW = timedelta(hours=1)
 MEDIAN_CAP_SECONDS = 3600  # times per item counted to the second, an hour or more as one bucket
@@ -178,21 +179,31 @@ def median_of_counts(counts: dict[int, int]) -> int | None:
     return None  # unreachable: the counts add up to ``total``
 
 
-def progress_plot(row: PoolProgress) -> str:
-    """The pool's annotations per hour over the last 48 hours, as a histogram (``analysis.plots``);
-    "" when none was submitted in that time."""
+def progress_points(row: PoolProgress) -> list[Point]:
+    """The pool's annotations done at the end of each of the last 48 hours: the count done now less
+    those submitted after that hour (no further query), each hour's own count in its hover. Pure."""
     now = row.now or timezone.now()
     current = now.replace(minute=0, second=0, microsecond=0)
     counts = dict(row.hourly)
     hours = int(PLOT_WINDOW / timedelta(hours=1))
-    bins = []
-    for back in range(hours - 1, -1, -1):
+    later, points = 0, []
+    for back in range(hours):  # from the current hour backwards
         hour = current - timedelta(hours=back)
-        label = "now" if back == 0 else f"−{back}h"
+        total = max(0, row.done - later)
         n = counts.get(hour, 0)
-        bins.append(Bin(label, n, f"{hour:%Y-%m-%d %H}:00 UTC: {n} annotation{'' if n == 1 else 's'}"))
-    return histogram(
-        bins, title=f"Annotations per hour in {row.pool.country_name}",
-        lead=f"{row.done} of {row.wanted} annotations done in {row.pool.country_name}; the last 48 hours, by hour.",
-        heading=f"{row.pool.country_name}: {row.done} / {row.wanted}", x_label="hours ago (UTC)", unit="annotations",
+        label = "now" if back == 0 else f"−{back}h"
+        hover = f"{hour:%Y-%m-%d %H}:00 UTC: {total} of {row.wanted} done (+{n} in that hour)"
+        points.append(Point(label, total, hover))
+        later += n
+    return points[::-1]
+
+
+def progress_plot(row: PoolProgress) -> str:
+    """The pool's progress over the last 48 hours toward the annotations wanted (``analysis.plots``);
+    "" when nothing is done yet."""
+    name = row.pool.country_name
+    return progress_line(
+        progress_points(row), target=row.wanted, title=f"Progress over time in {name}",
+        lead=f"{row.done} of {row.wanted} annotations done in {name}; the count done at each of the last 48 hours.",
+        heading=f"{name}: {row.done} / {row.wanted}", x_label="hours ago (UTC)",
     )

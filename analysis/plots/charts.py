@@ -325,6 +325,51 @@ def histogram(
     return document(SMALL, bottom + (36 if x_label else 22), title, summary(lead, parts), body, cls="plot-small")
 
 
+# --- progress line ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Point:
+    label: str
+    value: int
+    hover: str = ""
+
+
+def progress_line(
+    points: Sequence[Point], *, target: int, title: str, lead: str = "", heading: str = "", x_label: str = ""
+) -> str:
+    """A running total over time, one point per step, rising toward ``target`` (a dashed line);
+    "" when the total never left zero."""
+    if not points or not any(p.value for p in points):
+        return ""
+    left, right, top = 34, SMALL - 8, (HEADING if heading else 0) + 14
+    bottom = top + 110
+    _, hi, grid = ticks(0, max(target, *(p.value for p in points)), 4, integers=True)
+    y = Scale(0, hi, bottom, top)
+    step = (right - left) / max(1, len(points) - 1)
+    body = [*_heading(heading)]
+    body += [_line(left, y(t), right, y(t), "plot-grid") for t in grid]
+    body += [text(left - 5, y(t) + 4, fmt_tick(t), "plot-tick", "end") for t in grid]
+    body.append(_line(left, bottom, right, bottom, "plot-axis"))
+    if target:
+        body.append(_line(left, y(target), right, y(target), "plot-ref"))
+        body.append(text(right, y(target) - 4, f"wanted {target}", "plot-ref-label", "end"))
+    xy = [(left + i * step, y(p.value)) for i, p in enumerate(points)]
+    path = " ".join(f"{'M' if i == 0 else 'L'}{c(px)},{c(py)}" for i, (px, py) in enumerate(xy))
+    body.append(f'<path class="plot-line" d="{path}"/>')
+    every = max(1, math.ceil(max(len(p.label) for p in points) * FONT * 0.55 / step)) if step else 1
+    every = max(every, math.ceil(len(points) / 8))
+    for i, (p, (px, py)) in enumerate(zip(points, xy)):
+        dot = f'<circle class="plot-point" cx="{c(px)}" cy="{c(py)}" r="3"/>'
+        body.append(mark(p.hover or f"{p.label}: {p.value}", dot))
+        if (len(points) - 1 - i) % every == 0:
+            body.append(text(px, bottom + 14, p.label, "plot-tick", "middle"))
+    if x_label:
+        body.append(text((left + right) / 2, bottom + 30, x_label, "plot-axis-label", "middle"))
+    parts = [f"{p.label}: {p.value}" for p in points]
+    return document(SMALL, bottom + (36 if x_label else 22), title, summary(lead, parts), body, cls="plot-small")
+
+
 # --- heatmap ----------------------------------------------------------------------------------
 
 

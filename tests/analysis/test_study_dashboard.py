@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from analysis.dashboard import median_of_counts
+from analysis.dashboard import PoolProgress, median_of_counts, progress_plot, progress_points
 from annotation.models import Annotation, Annotator, Assignment, Session
 from studies.models import ItemQuota
 from tests import factories as f
@@ -157,8 +157,25 @@ def test_it_shows_the_pace_sessions_and_gates_of_each_pool(client, owner, paced,
     assert (japan.done, japan.last_hour, japan.median_seconds, japan.finish_eta) == (0, 0, None, None)
     html = response.content.decode()
     assert 'hx-trigger="every 10s' in html and "4 / 9 (44%)" in html
-    assert "<svg" in html and "Annotations per hour in India" in html
-    assert "Japan: no annotation in the last 48 hours." in html
+    assert "<svg" in html and "Progress over time in India" in html
+    assert "Japan: nothing done yet." in html
+
+
+def test_the_progress_plot_runs_up_to_what_is_done_now(pool):
+    now = timezone.now().replace(minute=30)
+    hour = now.replace(minute=0, second=0, microsecond=0)
+    row = PoolProgress(pool=pool, entry_link="", wanted=20, done=10, now=now,
+                       hourly=[(hour - timedelta(hours=5), 2), (hour - timedelta(hours=1), 3), (hour, 1)])
+    points = progress_points(row)
+    assert len(points) == 48 and [p.label for p in points[-2:]] == ["−1h", "now"]
+    values = {p.label: p.value for p in points}
+    # 10 done now; 1 of them this hour, 3 the hour before, 2 five hours ago: 4 were done before that
+    shown = [values[label] for label in ("now", "−1h", "−2h", "−4h", "−5h", "−6h")]
+    assert shown == [10, 9, 6, 6, 6, 4]
+    assert values["−47h"] == 4
+    assert points[-2].hover.endswith("9 of 20 done (+3 in that hour)")
+    assert "Progress over time in India" in progress_plot(row)
+    assert progress_plot(PoolProgress(pool=pool, entry_link="", wanted=20, done=0, now=now)) == ""
 
 
 def test_a_pool_that_is_full_says_done(client, owner, study, pool, items):

@@ -51,5 +51,5 @@ def test_the_study_page_follows_an_annotator_without_a_reload(page, browser, liv
         timeout=POLL,
     )
     assert row.locator("[data-figure=last-hour]").inner_text() == "1"
-    assert page.get_by_role("img", name="Annotations per hour in India").is_visible()
+    assert page.get_by_role("img", name="Progress over time in India").is_visible()
     assert page.evaluate("window.__samePage") is True  # the page was never reloaded

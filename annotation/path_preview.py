@@ -87,10 +87,15 @@ def preview_start(request, pool: CountryPool) -> PathPreview:
 
 
 def preview_load(request, pool: CountryPool) -> PathPreview | None:
-    """The walk of ``pool`` this browser is on, or None."""
+    """The walk of ``pool`` this browser is on, or None (none, or one kept in another shape)."""
     state = request.session.get(SESSION_KEY.format(pool=pool.pk))
-    if not isinstance(state, dict):
+    try:
+        return _preview_from(state, pool)
+    except (KeyError, TypeError, ValueError, AttributeError):
         return None
+
+
+def _preview_from(state: dict, pool: CountryPool) -> PathPreview:
     annotator = Annotator(study=pool.study, pool=pool, prolific_pid="preview")
     for name in ANNOTATOR_STATE:
         value = state["annotator"].get(name)

@@ -209,3 +209,10 @@ def test_an_annotator_is_sent_to_log_in(client, session, study, pool, items):
     assert response.status_code == 302 and response.url.startswith(reverse("login"))
     assert client.post(url(study, pool, "item-submit", 1), valid_answers()).status_code == 302
     assert Annotation.objects.count() == 0
+
+
+def test_a_walk_kept_in_another_shape_starts_again(owner_client, study, pool):
+    session = owner_client.session
+    session[f"tessera_path_preview:{pool.pk}"] = {"annotator": "?"}
+    session.save()
+    assert owner_client.get(url(study, pool, "consent")).url == url(study, pool)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import flow, items, preview, review, study_items
+from .views import flow, items, path_preview, preview, review, study_items
 
 app_name = "annotation"
 urlpatterns = [
@@ -21,6 +21,22 @@ urlpatterns = [
     path("healthz", items.healthz, name="healthz"),
     # A preset's annotator form for a sample item, for the researcher's New study page.
     path("studies/presets/<slug:name>/preview", preview.preset_preview, name="preset-preview"),
+    # A pool's whole annotator path, walked by the study's owner: nothing is stored.
+    path("studies/<int:pk>/pools/<int:pool_pk>/preview/", path_preview.start, name="path-preview"),
+    path("studies/<int:pk>/pools/<int:pool_pk>/preview/consent/", path_preview.consent, name="path-preview-consent"),
+    path("studies/<int:pk>/pools/<int:pool_pk>/preview/eligibility/", path_preview.eligibility,
+         name="path-preview-eligibility"),
+    path("studies/<int:pk>/pools/<int:pool_pk>/preview/instructions/", path_preview.instructions,
+         name="path-preview-instructions"),
+    path("studies/<int:pk>/pools/<int:pool_pk>/preview/practice/", path_preview.mock, name="path-preview-mock"),
+    path("studies/<int:pk>/pools/<int:pool_pk>/preview/items/", path_preview.items, name="path-preview-items"),
+    path("studies/<int:pk>/pools/<int:pool_pk>/preview/items/<int:position>/", path_preview.item_submit,
+         name="path-preview-item-submit"),
+    path("studies/<int:pk>/pools/<int:pool_pk>/preview/items/<int:position>/draft", path_preview.item_draft,
+         name="path-preview-item-draft"),
+    path("studies/<int:pk>/pools/<int:pool_pk>/preview/items/<int:position>/upload", path_preview.item_upload,
+         name="path-preview-item-upload"),
+    path("studies/<int:pk>/pools/<int:pool_pk>/preview/end/", path_preview.end, name="path-preview-end"),
     # The quality check: the study's owner and the pool's checkers review a sample of annotations.
     path("review/", review.review_home, name="review-home"),
     path("studies/<int:pk>/items/<int:item_pk>/", study_items.study_item, name="study-item"),

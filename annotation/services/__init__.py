@@ -13,6 +13,7 @@ from .leases import (
     assignment_current,
     assignment_save_draft,
     assignments_expire,
+    draft_fits,
     lease_release,
     session_complete,
     session_release,
@@ -27,7 +28,7 @@ __all__ = [
     "EntryRefused", "SubmitResult", "UploadRefused",
     "annotation_submit", "annotator_block", "annotator_consent", "annotator_enter", "annotator_read_instructions",
     "annotator_screen", "annotator_unblock", "assignment_current", "assignment_save_draft", "assignments_expire",
-    "lease_release", "mock_submit", "pool_has_room",
+    "draft_fits", "lease_release", "mock_submit", "pool_has_room",
     "quota_count_late", "session_annotations_withdraw", "session_complete", "session_release",
     "session_submitted_count", "upload_receive",
 ]

@@ -247,9 +247,14 @@ def _lease_open_quota(
     return None
 
 
+def draft_fits(data: dict[str, list[str]]) -> bool:
+    """Is a draft small enough to keep (``DRAFT_MAX_CHARS`` in all)?"""
+    return sum(len(v) for values in data.values() for v in values) <= DRAFT_MAX_CHARS
+
+
 def assignment_save_draft(*, assignment: Assignment, data: dict[str, list[str]]) -> bool:
     """Keep what the annotator typed so a reload (in any browser) restores it."""
-    if sum(len(v) for values in data.values() for v in values) > DRAFT_MAX_CHARS:
+    if not draft_fits(data):
         return False
     return bool(
         Assignment.objects.exclude(status=Assignment.Status.SUBMITTED).filter(pk=assignment.pk).update(draft=data)

@@ -1,58 +1,104 @@
-"""Onboarding: consent, eligibility screening, instructions and the mock test."""
+"""Onboarding: consent, eligibility screening, instructions and the mock test.
+
+Each step's rule is a pure function over an annotator held in memory (``*_apply``, ``mock_grade``),
+which the services here store and the researcher's path preview (``annotation.path_preview``) keeps
+in its browser session instead: one rule, two keepers.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from studies.models import MockQuestion
+
 from ..models import Annotator, MockAttempt
 
 
-def annotator_consent(*, annotator: Annotator, agree: bool, now: datetime | None = None) -> None:
+def consent_apply(annotator: Annotator, *, agree: bool, now: datetime) -> list[str]:
+    """The consent answer's effect on ``annotator`` (in memory): the fields it changed."""
     if annotator.outcome or annotator.consented_at:
-        return
+        return []
     if agree:
-        annotator.consented_at = now or timezone.now()
-        annotator.save(update_fields=["consented_at"])
+        annotator.consented_at = now
+        return ["consented_at"]
+    annotator.outcome = Annotator.Outcome.NO_CONSENT
+    return ["outcome"]
+
+
+def annotator_consent(*, annotator: Annotator, agree: bool, now: datetime | None = None) -> None:
+    changed = consent_apply(annotator, agree=agree, now=now or timezone.now())
+    if changed:
+        annotator.save(update_fields=changed)
+
+
+def screen_apply(annotator: Annotator, *, answers: dict[str, bool], now: datetime) -> list[str]:
+    """The eligibility answers' effect on ``annotator`` (in memory): any "no" to a question the pool
+    asks ends the study politely. Returns the fields it changed."""
+    if annotator.outcome or annotator.eligible_at:
+        return []
+    asked = [key for key, _ in annotator.pool.eligibility_questions()]
+    annotator.eligibility = {key: bool(answers[key]) for key in asked}
+    if all(annotator.eligibility.values()):
+        annotator.eligible_at = now
     else:
-        annotator.outcome = Annotator.Outcome.NO_CONSENT
-        annotator.save(update_fields=["outcome"])
+        annotator.outcome = Annotator.Outcome.NOT_ELIGIBLE
+    return ["eligibility", "eligible_at", "outcome"]
 
 
 def annotator_screen(*, annotator: Annotator, answers: dict[str, bool], now: datetime | None = None) -> bool:
     """Record the eligibility answers; any "no" to a question the pool asks ends the study politely."""
-    if annotator.outcome or annotator.eligible_at:
-        return annotator.eligible_at is not None
-    asked = [key for key, _ in annotator.pool.eligibility_questions()]
-    annotator.eligibility = {key: bool(answers[key]) for key in asked}
-    if all(annotator.eligibility.values()):
-        annotator.eligible_at = now or timezone.now()
-    else:
-        annotator.outcome = Annotator.Outcome.NOT_ELIGIBLE
-    annotator.save(update_fields=["eligibility", "eligible_at", "outcome"])
+    changed = screen_apply(annotator, answers=answers, now=now or timezone.now())
+    if changed:
+        annotator.save(update_fields=changed)
     return annotator.eligible_at is not None
+
+
+def instructions_apply(annotator: Annotator, *, now: datetime) -> list[str]:
+    """Mark the instructions read (in memory); without a practice test to take, the annotator is
+    cleared to annotate. Returns the fields it changed."""
+    if annotator.instructions_read_at is not None:
+        return []
+    annotator.instructions_read_at = now
+    changed = ["instructions_read_at"]
+    if annotator.cleared_at is None and not annotator.study.mock_questions.exists():
+        annotator.cleared_at = annotator.instructions_read_at
+        changed.append("cleared_at")
+    return changed
 
 
 def annotator_read_instructions(*, annotator: Annotator, now: datetime | None = None) -> None:
     """Mark the instructions read; without a practice test to take, the annotator is cleared to annotate."""
-    if annotator.instructions_read_at is None:
-        annotator.instructions_read_at = now or timezone.now()
-        fields = ["instructions_read_at"]
-        if annotator.cleared_at is None and not annotator.study.mock_questions.exists():
-            annotator.cleared_at = annotator.instructions_read_at
-            fields.append("cleared_at")
-        annotator.save(update_fields=fields)
+    changed = instructions_apply(annotator, now=now or timezone.now())
+    if changed:
+        annotator.save(update_fields=changed)
+
+
+def mock_grade(questions: Iterable[MockQuestion], answers: dict[int, str]) -> tuple[int, int, bool]:
+    """One attempt at the mock test graded: (correct, total, passed); every answer must be right."""
+    questions = list(questions)
+    correct = sum(1 for q in questions if answers.get(q.id) == q.expected)
+    return correct, len(questions), correct == len(questions)
+
+
+def mock_attempt_apply(annotator: Annotator, *, passed: bool, now: datetime) -> list[str]:
+    """An attempt's effect on ``annotator`` (in memory), once its attempt was counted: a pass clears
+    them; the last allowed attempt failed ends the study. Returns the fields it may change."""
+    if passed:
+        annotator.mock_passed_at = annotator.cleared_at = now
+    elif annotator.mock_attempts >= annotator.study.mock_attempts_allowed:
+        annotator.outcome = Annotator.Outcome.FAILED_MOCK
+    return ["mock_passed_at", "cleared_at", "outcome"]
 
 
 def mock_submit(*, annotator: Annotator, answers: dict[int, str]) -> MockAttempt:
     """Grade one attempt at the mock test: every answer must be right; attempts are limited."""
     study = annotator.study
-    questions = list(study.mock_questions.all())
-    correct = sum(1 for q in questions if answers.get(q.id) == q.expected)
-    passed = correct == len(questions)
+    correct, total, passed = mock_grade(study.mock_questions.all(), answers)
     with transaction.atomic():
         # The attempt counter is bumped conditionally so two tabs cannot both use the last attempt.
         taken = Annotator.objects.filter(
@@ -60,18 +106,14 @@ def mock_submit(*, annotator: Annotator, answers: dict[int, str]) -> MockAttempt
         ).update(mock_attempts=F("mock_attempts") + 1)
         if not taken:
             annotator.refresh_from_db()
-            return MockAttempt(annotator=annotator, answers={}, correct=0, total=len(questions), passed=False)
+            return MockAttempt(annotator=annotator, answers={}, correct=0, total=total, passed=False)
         attempt = MockAttempt.objects.create(
             annotator=annotator,
             answers={str(k): v for k, v in answers.items()},
             correct=correct,
-            total=len(questions),
+            total=total,
             passed=passed,
         )
         annotator.refresh_from_db()
-        if passed:
-            annotator.mock_passed_at = annotator.cleared_at = timezone.now()
-        elif annotator.mock_attempts >= study.mock_attempts_allowed:
-            annotator.outcome = Annotator.Outcome.FAILED_MOCK
-        annotator.save(update_fields=["mock_passed_at", "cleared_at", "outcome"])
+        annotator.save(update_fields=mock_attempt_apply(annotator, passed=passed, now=timezone.now()))
     return attempt

@@ -127,26 +127,38 @@ def consent(request, session):
     return render(request, "annotation/consent.html", {"study": annotator.study, "step": 1})
 
 
+def eligibility_answers(post, questions) -> tuple[dict[str, bool], dict[str, str]]:
+    """The eligibility form read: (answers, errors), each question answered yes or no."""
+    answers, errors = {}, {}
+    for key, _ in questions:
+        value = post.get(key)
+        if value in ("yes", "no"):
+            answers[key] = value == "yes"
+        else:
+            errors[key] = "Please answer yes or no."
+    return answers, errors
+
+
+def eligibility_page(request, *, study, pool, questions, errors, extra=None) -> HttpResponse:
+    """The eligibility questions, each refused answer marked; ``extra``: more of the page's context."""
+    rows = [{"key": k, "text": t, "value": request.POST.get(k), "error": errors.get(k)} for k, t in questions]
+    return render(request, "annotation/eligibility.html", {
+        "study": study, "pool": pool, "questions": rows, "step": 2, **(extra or {}),
+    }, status=422 if errors else 200)
+
+
 @require_http_methods(["GET", "POST"])
 @annotator_required("eligibility")
 def eligibility(request, session):
     annotator = session.annotator
     questions = annotator.pool.eligibility_questions()
-    answers, errors = {}, {}
+    errors = {}
     if request.method == "POST":
-        for key, _ in questions:
-            value = request.POST.get(key)
-            if value in ("yes", "no"):
-                answers[key] = value == "yes"
-            else:
-                errors[key] = "Please answer yes or no."
+        answers, errors = eligibility_answers(request.POST, questions)
         if not errors:
             services.annotator_screen(annotator=annotator, answers=answers)
             return step_redirect(annotator)
-    rows = [{"key": k, "text": t, "value": request.POST.get(k), "error": errors.get(k)} for k, t in questions]
-    return render(request, "annotation/eligibility.html", {
-        "study": annotator.study, "pool": annotator.pool, "questions": rows, "step": 2,
-    }, status=422 if errors else 200)
+    return eligibility_page(request, study=annotator.study, pool=annotator.pool, questions=questions, errors=errors)
 
 
 @require_http_methods(["GET", "POST"])
@@ -159,6 +171,34 @@ def instructions(request, session):
     return render(request, "annotation/instructions.html", {"study": annotator.study, "step": 3})
 
 
+def mock_answers(post, questions) -> tuple[dict[int, str], dict[int, str]]:
+    """The practice test's form read: (chosen, errors), one of its choices per question."""
+    chosen, errors = {}, {}
+    for q in questions:
+        value = post.get(f"q{q.pk}")
+        if value in q.choices:
+            chosen[q.pk] = value
+        else:
+            errors[q.pk] = "Please choose an answer."
+    return chosen, errors
+
+
+def mock_page(
+    request, *, study, questions, chosen, errors, attempt, attempts_used, image_url, extra=None
+) -> HttpResponse:
+    """The practice test, with each wrong answer's note after an attempt; ``image_url(q)`` is the
+    address of a question's example image; ``extra``: more of the page's context."""
+    rows = [{
+        "q": q, "value": chosen.get(q.pk), "error": errors.get(q.pk),
+        "wrong": attempt is not None and chosen.get(q.pk) != q.expected,
+        "image_url": image_url(q) if q.item_id else "",
+    } for q in questions]
+    return render(request, "annotation/mock.html", {
+        "study": study, "rows": rows, "attempt": attempt, "attempts_left": study.mock_attempts_allowed - attempts_used,
+        "step": 4, **(extra or {}),
+    }, status=422 if errors or attempt else 200)
+
+
 @require_http_methods(["GET", "POST"])
 @annotator_required("mock")
 def mock(request, session):
@@ -167,24 +207,14 @@ def mock(request, session):
     questions = list(study.mock_questions.select_related("item"))
     chosen, errors, attempt = {}, {}, None
     if request.method == "POST":
-        for q in questions:
-            value = request.POST.get(f"q{q.pk}")
-            if value in q.choices:
-                chosen[q.pk] = value
-            else:
-                errors[q.pk] = "Please choose an answer."
+        chosen, errors = mock_answers(request.POST, questions)
         if not errors:
             attempt = services.mock_submit(annotator=annotator, answers=chosen)
             if attempt.passed or annotator_step(annotator) != "mock":
                 return step_redirect(annotator)
-    rows = [{
-        "q": q, "value": chosen.get(q.pk), "error": errors.get(q.pk),
-        "wrong": attempt is not None and chosen.get(q.pk) != q.expected,
-    } for q in questions]
-    attempts_left = study.mock_attempts_allowed - annotator.mock_attempts
-    return render(request, "annotation/mock.html", {
-        "study": study, "rows": rows, "attempt": attempt, "attempts_left": attempts_left, "step": 4,
-    }, status=422 if errors or attempt else 200)
+    return mock_page(request, study=study, questions=questions, chosen=chosen, errors=errors, attempt=attempt,
+                     attempts_used=annotator.mock_attempts,
+                     image_url=lambda q: reverse("annotation:example-image", args=[q.item_id]))
 
 
 @annotator_required()
@@ -204,7 +234,11 @@ def end(request, session):
 
 def hx_redirect(request, url_name: str) -> HttpResponse:
     """Redirect a plain request, or tell htmx to navigate the whole page."""
-    url = reverse(url_name)
+    return hx_navigate(request, reverse(url_name))
+
+
+def hx_navigate(request, url: str) -> HttpResponse:
+    """``hx_redirect`` to an address."""
     if request.headers.get("HX-Request"):
         response = HttpResponse(status=204)
         response["HX-Redirect"] = url

@@ -22,7 +22,7 @@ from .flow import annotator_required, hx_redirect
 UPLOAD_MAX_READ = 64 * 1024 * 1024
 
 
-def _form_data(request) -> dict[str, list[str]]:
+def form_data(request) -> dict[str, list[str]]:
     return {k: request.POST.getlist(k) for k in request.POST if k != "csrfmiddlewaretoken"}
 
 
@@ -69,19 +69,37 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
     """Render the item panel for ``assignment`` (None: the session is over)."""
     if assignment is None:
         return None
-    study = session.annotator.study
+    context = panel_context(
+        session.annotator.study, assignment, raw=data if data is not None else assignment.draft, errors=errors,
+        done=services.session_submitted_count(session), total=session.items_target,
+    )
+    context.update(
+        image_url=item_image_link(assignment) if assignment.item.image else "",
+        submit_url=reverse("annotation:item-submit", args=[assignment.pk]),
+        draft_url=reverse("annotation:item-draft", args=[assignment.pk]),
+        upload_url=reverse("annotation:item-upload", args=[assignment.pk]),
+    )
+    return render(request, panel_template(request), context, status=status)
+
+
+def panel_template(request) -> str:
+    """The panel alone for htmx's swap, else the whole item page."""
+    return "annotation/_item_panel.html" if request.headers.get("HX-Request") else "annotation/item.html"
+
+
+def panel_context(study, assignment: Assignment, *, raw, errors, done: int, total: int) -> dict:
+    """What the item page shows of ``assignment``'s item, its form bound to ``raw`` (with ``errors``),
+    at ``done`` of ``total`` items; the caller adds the image's and the form's addresses
+    (``image_url``, ``submit_url``, ``draft_url``, ``upload_url``)."""
     spec = study.spec
     display = spec.display
     context = assignment_context(assignment, spec)
-    raw = data if data is not None else assignment.draft
     fields = bind(spec, raw, context, errors)
     parts = spec.item_parts()
     shown = {*display.show, *display.collapsed}
     documents, candidates = shown_documents(assignment, spec), shown_candidates(assignment, spec)
     _show_documents_in_fields(fields, documents)
-    done = services.session_submitted_count(session)
-    template = "annotation/_item_panel.html" if request.headers.get("HX-Request") else "annotation/item.html"
-    return render(request, template, {
+    return {
         "study": study,
         "spec": spec,
         "field_scripts": FIELD_SCRIPTS,
@@ -90,7 +108,6 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
         "assignment": assignment,
         "item": assignment.item,
         "show_image": "image" in shown and bool(assignment.item.image),
-        "image_url": item_image_link(assignment) if assignment.item.image else "",
         "parts": display_parts(display, context.texts, documents=documents, candidates=candidates,
                         has_pick_one="candidates" in parts, has_per_document="documents" in parts),
         "texts": context.texts,
@@ -103,10 +120,18 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
         "skip_error": (errors or {}).get(SKIP),
         "fields": fields,
         "number": done + 1,
-        "total": session.items_target,
-        "percent": round(100 * done / session.items_target),
+        "total": total,
+        "percent": round(100 * done / total),
         "errors": errors,
-    }, status=status)
+    }
+
+
+def refused_data(data: dict[str, list[str]], draft: dict) -> dict[str, list[str]]:
+    """What a refused submit's form shows again: the skip form posts only the reason, so the
+    answers drafted so far are shown instead."""
+    if SKIP in data:
+        return {k: v for k, v in draft.items() if k != SKIP}
+    return data
 
 
 def _skip_label(skip, noun: str) -> str:
@@ -115,6 +140,11 @@ def _skip_label(skip, noun: str) -> str:
     return f"Skip this {noun.lower()}" if skip.label == "Skip this item" else skip.label
 
 
+NO_ITEMS_LEFT = {
+    "title": "No items are left for you",
+    "message": "Every item has enough answers already. Please return the study on Prolific; you will not be "
+    "penalised.",
+}
 RELEASED = {
     "title": "This session has ended",
     "message": "Prolific tells us your submission is no longer active (returned, timed out or rejected), so no "
@@ -130,11 +160,7 @@ def _next(request, session):
     if session.released_at:
         return render(request, "annotation/problem.html", RELEASED, status=410)
     if services.session_submitted_count(session) == 0:
-        return render(request, "annotation/problem.html", {
-            "title": "No items are left for you",
-            "message": "Every item has enough answers already. Please return the study on Prolific; "
-            "you will not be penalised.",
-        }, status=410)
+        return render(request, "annotation/problem.html", NO_ITEMS_LEFT, status=410)
     services.session_complete(session=session)
     return hx_redirect(request, "annotation:end")
 
@@ -151,11 +177,10 @@ def item_page(request, session):
 @annotator_required("items")
 def item_submit(request, session, pk):
     assignment = assignment_for_session(session, pk)
-    data = _form_data(request)
+    data = form_data(request)
     result = services.annotation_submit(assignment=assignment, data=data)
     if not result.validation.ok:
-        if SKIP in data:  # the skip form posts only the reason: show the answers drafted so far
-            data = {k: v for k, v in assignment.draft.items() if k != SKIP}
+        data = refused_data(data, assignment.draft)
         return _panel(request, session, assignment, data=data, errors=result.validation.errors, status=422)
     return _next(request, session)
 
@@ -164,7 +189,7 @@ def item_submit(request, session, pk):
 @annotator_required("items")
 def item_draft(request, session, pk):
     assignment = assignment_for_session(session, pk)
-    saved = services.assignment_save_draft(assignment=assignment, data=_form_data(request))
+    saved = services.assignment_save_draft(assignment=assignment, data=form_data(request))
     return JsonResponse({"saved": saved}, status=200 if saved else 409)
 
 

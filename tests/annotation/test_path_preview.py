@@ -134,6 +134,7 @@ def test_a_whole_walk_stores_nothing_and_ends_with_the_completion_code(owner_cli
     page = owner_client.get(url(study, pool, "end")).content.decode()
     assert 'id="completion-code">C0MPLETE<' in page and PROLIFIC + study.code_completed in page
     assert 'http-equiv="refresh"' not in page  # the researcher is not sent to Prolific
+    assert "We are taking you back" not in page and "the preview stays here" in page
     assert stored() == before
 
 

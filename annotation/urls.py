@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import flow, items, preview, review, study_items
+from .views import flow, items, preview, protocol_preview, review, study_items
 
 app_name = "annotation"
 urlpatterns = [
@@ -21,6 +21,8 @@ urlpatterns = [
     path("healthz", items.healthz, name="healthz"),
     # A preset's annotator form for a sample item, for the researcher's New study page.
     path("studies/presets/<slug:name>/preview", preview.preset_preview, name="preset-preview"),
+    # The protocol editor's annotator form (studies:protocol-edit loads it by htmx).
+    path("studies/<int:pk>/protocol/preview", protocol_preview.protocol_preview, name="protocol-preview"),
     # The quality check: the study's owner and the pool's checkers review a sample of annotations.
     path("review/", review.review_home, name="review-home"),
     path("studies/<int:pk>/items/<int:item_pk>/", study_items.study_item, name="study-item"),

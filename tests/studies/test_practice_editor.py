@@ -224,3 +224,10 @@ def test_an_annotator_gets_nothing(client, study, question, example, session):
 def test_a_question_of_another_study_is_404(client, owner, study, question):
     other = f.make_study(owner, name="Another")
     assert login(client, owner).get(url("practice-edit", other, question.pk)).status_code == 404
+
+
+def test_the_list_reads_in_a_fixed_number_of_queries(client, owner, study, question, django_assert_num_queries):
+    f.make_mock_question(study, text="And this one?")
+    login(client, owner)
+    with django_assert_num_queries(5):  # session, user, study, questions with their items, examples
+        client.get(url("practice", study))

@@ -38,6 +38,11 @@ def test_a_json_syntax_error_is_named_by_its_line_and_column():
     assert problem.where == "line 3, column 17" and problem.message.startswith("JSON syntax:")
 
 
+def test_nan_is_no_json_number():
+    read = spec_read('{"fields": [{"key": "s", "type": "scale", "choices": [NaN, 1]}]}')
+    assert not read.ok and read.problems[0].message == "JSON syntax: NaN is not a JSON number"
+
+
 def test_every_spec_error_is_named_by_its_field():
     read = spec_read(json.dumps({**BAD, "colour": 1}))
     places = {p.where: p.message for p in read.problems}

@@ -117,6 +117,15 @@ def test_a_study_with_answers_warns_before_saving_then_makes_a_new_version(clien
     assert [(r.version, r.annotations, r.current) for r in history] == [(2, 0, True), (1, 6, False)]
 
 
+def test_a_new_version_without_answers_is_replaced_in_place(owner, study, annotated):
+    assert study_protocol_save(study=study, protocol=RATING).new_version
+    again = {"fields": [{**RATING["fields"][0], "choices": ["calm", "busy", "loud"]}]}
+    saved = study_protocol_save(study=study, protocol=again)
+    assert (saved.version, saved.new_version, saved.changed) == (2, False, True)
+    assert dict(study.protocol_versions.values_list("version", "spec"))[2] == again
+    assert Study.objects.get(pk=study.pk).protocol == again and study.spec.fields[0].choices[2].value == "loud"
+
+
 def test_an_unchanged_spec_makes_no_version(owner, study, annotated):
     saved = study_protocol_save(study=study, protocol=dict(study.protocol))
     assert not saved.changed and saved.version == 1

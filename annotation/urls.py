@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import flow, items, path_preview, preview, review, study_items
+from .views import flow, items, path_preview, preview, protocol_preview, review, study_items
 
 app_name = "annotation"
 urlpatterns = [
@@ -37,6 +37,8 @@ urlpatterns = [
     path("studies/<int:pk>/pools/<int:pool_pk>/preview/items/<int:position>/upload", path_preview.item_upload,
          name="path-preview-item-upload"),
     path("studies/<int:pk>/pools/<int:pool_pk>/preview/end/", path_preview.end, name="path-preview-end"),
+    # The protocol editor's annotator form (studies:protocol-edit loads it by htmx).
+    path("studies/<int:pk>/protocol/preview", protocol_preview.protocol_preview, name="protocol-preview"),
     # The quality check: the study's owner and the pool's checkers review a sample of annotations.
     path("review/", review.review_home, name="review-home"),
     path("studies/<int:pk>/items/<int:item_pk>/", study_items.study_item, name="study-item"),

@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q, QuerySet, Sum
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
-from .models import CountryPool, Item, ItemQuota, ProtocolVersion, Study
+from .models import CountryPool, Item, ItemQuota, MockQuestion, ProtocolVersion, Study
 from .protocol import Protocol, SpecError, parse_spec
 
 
@@ -51,6 +52,38 @@ def protocol_specs(*, study: Study, versions: Iterable[int]) -> dict[int, Protoc
         except SpecError:
             continue
     return out
+
+
+@dataclass(frozen=True)
+class VersionRow:
+    """One protocol version of a study, for the editor's history: when it was made, and how many
+    annotations were given under it (withdrawn ones too: they are kept)."""
+
+    version: int
+    created_at: datetime | None
+    annotations: int
+    current: bool
+
+
+def protocol_history(*, study: Study) -> list[VersionRow]:
+    """Every version of the study's protocol, newest first, with its annotations (two queries). A
+    version answered under but not stored (older data) is listed without a date."""
+    created = dict(study.protocol_versions.values_list("version", "created_at"))
+    # ``annotations`` is the reverse of annotation.Annotation.study: counted here, never imported.
+    counts = dict(study.annotations.values_list("protocol_version").annotate(n=Count("pk")).order_by())
+    versions = sorted(set(created) | set(counts) | {study.protocol_version}, reverse=True)
+    return [
+        VersionRow(v, created.get(v), counts.get(v, 0), v == study.protocol_version) for v in versions
+    ]
+
+
+def study_sample_item(*, study: Study) -> Item | None:
+    """An item of the study as annotators meet one, for previewing its form: the first routed to a
+    pool (it has a quota), its documents with it; None when no item is routed yet."""
+    return (
+        study.items.filter(is_example=False, quotas__isnull=False)
+        .order_by("pk").prefetch_related("documents").distinct().first()
+    )
 
 
 # --- the item list of a study -----------------------------------------------------------------
@@ -140,3 +173,9 @@ def pool_plans(study: Study) -> list[PoolPlan]:
             sessions=math.ceil(slots / study.items_per_session), done=done.get(pool.pk) or 0,
         ))
     return plans
+
+
+def mock_question_for_user(user: AbstractBaseUser, pk: int, question_pk: int) -> MockQuestion:
+    """One practice question of one of the user's studies, or 404."""
+    study = study_for_user(user, pk)
+    return get_object_or_404(MockQuestion.objects.select_related("study", "item"), study=study, pk=question_pk)

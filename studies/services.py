@@ -112,6 +112,42 @@ def study_set_protocol(*, study: Study, protocol: dict) -> Study:
     return study
 
 
+@dataclass(frozen=True)
+class ProtocolSaved:
+    """What a save of the protocol editor did: the study's version now, and whether it is new."""
+
+    version: int
+    new_version: bool
+    changed: bool
+
+
+def study_protocol_save(*, study: Study, protocol: dict) -> ProtocolSaved:
+    """The protocol editor's save. The engine checks the spec first (``SpecError`` names every
+    problem, and nothing changes). While no annotation was given under the current version, that
+    version is replaced where it stands; once one was, a new version is made (``study_set_protocol``)
+    and the answers given keep theirs."""
+    protocol_engine.parse_spec(protocol)
+    if protocol == study.protocol:
+        return ProtocolSaved(version=study.protocol_version, new_version=False, changed=False)
+    version = study.protocol_version
+    with transaction.atomic():
+        # One statement decides: the study row changes in place only if no annotation of its current
+        # version exists when it runs (``annotations`` is the reverse of annotation.Annotation.study).
+        replaced = (
+            Study.objects.filter(pk=study.pk, protocol_version=version)
+            .exclude(annotations__protocol_version=version)
+            .update(protocol=protocol)
+        )
+        if replaced:
+            ProtocolVersion.objects.update_or_create(study=study, version=version, defaults={"spec": protocol})
+    if replaced:
+        study.protocol = protocol
+        study.__dict__.pop("spec", None)
+        return ProtocolSaved(version=version, new_version=False, changed=True)
+    study_set_protocol(study=study, protocol=protocol)
+    return ProtocolSaved(version=study.protocol_version, new_version=True, changed=True)
+
+
 def _routed_to(pool: CountryPool):
     items = Item.objects.filter(study_id=pool.study_id, is_example=False)
     if pool.study.routing == Study.Routing.COUNTRY:

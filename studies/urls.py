@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import practice_views, protocol_views, views
 
 app_name = "studies"
 urlpatterns = [
@@ -14,4 +14,14 @@ urlpatterns = [
     path("<int:pk>/pools/<int:pool_pk>/edit", views.pool_edit, name="pool-edit"),
     path("<int:pk>/pools/<int:pool_pk>/delete", views.pool_delete, name="pool-delete"),
     path("<int:pk>/items/<int:item_pk>/image", views.item_image, name="item-image"),
+    # The protocol editor; the annotator's form beside it comes from annotation:protocol-preview.
+    path("<int:pk>/protocol", protocol_views.protocol_edit, name="protocol-edit"),
+    path("<int:pk>/protocol/check", protocol_views.protocol_check, name="protocol-check"),
+    # The practice test's questions.
+    path("<int:pk>/practice", practice_views.practice_list, name="practice"),
+    path("<int:pk>/practice/new", practice_views.practice_add, name="practice-add"),
+    path("<int:pk>/practice/<int:question_pk>/edit", practice_views.practice_edit, name="practice-edit"),
+    path("<int:pk>/practice/<int:question_pk>/delete", practice_views.practice_delete, name="practice-delete"),
+    path("<int:pk>/practice/attempts", practice_views.practice_attempts, name="practice-attempts"),
+    path("<int:pk>/practice/examples", practice_views.practice_example, name="practice-example"),
 ]

@@ -10,11 +10,13 @@ from .conditions import COMPARATORS, evaluate
 from .item import CandidateRef, DocumentRef, ItemContext, Token, UploadRef, tokenize
 from .spec import LEVELS, Choice, Display, Field, Protocol, Skip, SpecError, answer_token, parse_spec, value_token
 from .submission import SKIP, Bound, Validation, bind, validate, walk
+from .text import SpecProblem, SpecText, spec_pretty, spec_read
 from .types import FIELD_SCRIPTS, FIELD_TYPES, FieldType, ShownAnswer, cell_text
 
 __all__ = [
     "COMPARATORS", "FIELD_SCRIPTS", "FIELD_TYPES", "LEVELS", "SKIP",
     "Bound", "CandidateRef", "Choice", "Display", "DocumentRef", "Field", "FieldType", "ItemContext", "Protocol",
-    "ShownAnswer", "Skip", "SpecError", "Token", "UploadRef", "Validation",
-    "answer_token", "bind", "cell_text", "evaluate", "parse_spec", "tokenize", "validate", "value_token", "walk",
+    "ShownAnswer", "Skip", "SpecError", "SpecProblem", "SpecText", "Token", "UploadRef", "Validation",
+    "answer_token", "bind", "cell_text", "evaluate", "parse_spec", "spec_pretty", "spec_read", "tokenize", "validate",
+    "value_token", "walk",
 ]

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from . import services
 from .protocol import SpecError, spec_pretty, spec_read
-from .selectors import protocol_history, study_for_user
+from .selectors import items_in_hand, protocol_history, study_for_user
 
 
 @login_required
@@ -62,5 +62,6 @@ def _page(request, study, text: str, *, problems):
         "history": history,
         "current": current,
         "next_version": current.version + 1,
+        "in_hand": 0 if current.annotations else items_in_hand(study=study),
     }, status=400 if problems else 200)
 

@@ -77,6 +77,12 @@ def protocol_history(*, study: Study) -> list[VersionRow]:
     ]
 
 
+def items_in_hand(*, study: Study) -> int:
+    """Items of the study an annotator holds now (a lease: ``assignments`` is the reverse of
+    annotation.Assignment.pool, counted here, never imported; "leased" is its LEASED status)."""
+    return study.pools.filter(assignments__status="leased").count()
+
+
 def study_sample_item(*, study: Study) -> Item | None:
     """An item of the study as annotators meet one, for previewing its form: the first routed to a
     pool (it has a quota), its documents with it; None when no item is routed yet."""

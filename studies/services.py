@@ -123,19 +123,22 @@ class ProtocolSaved:
 
 def study_protocol_save(*, study: Study, protocol: dict) -> ProtocolSaved:
     """The protocol editor's save. The engine checks the spec first (``SpecError`` names every
-    problem, and nothing changes). While no annotation was given under the current version, that
-    version is replaced where it stands; once one was, a new version is made (``study_set_protocol``)
-    and the answers given keep theirs."""
+    problem, and nothing changes). While no annotation was given under the current version and no
+    annotator holds an item (whose page shows the current form, and whose submit could be checked
+    against it while this runs), that version is replaced where it stands; otherwise a new version
+    is made (``study_set_protocol``) and the answers given keep theirs."""
     protocol_engine.parse_spec(protocol)
     if protocol == study.protocol:
         return ProtocolSaved(version=study.protocol_version, new_version=False, changed=False)
     version = study.protocol_version
     with transaction.atomic():
         # One statement decides: the study row changes in place only if no annotation of its current
-        # version exists when it runs (``annotations`` is the reverse of annotation.Annotation.study).
+        # version and no leased item exists when it runs (the reverses of annotation.Annotation.study
+        # and annotation.Assignment.pool; "leased" is Assignment.Status.LEASED).
         replaced = (
             Study.objects.filter(pk=study.pk, protocol_version=version)
             .exclude(annotations__protocol_version=version)
+            .exclude(pools__assignments__status="leased")
             .update(protocol=protocol)
         )
         if replaced:

@@ -6,11 +6,13 @@ import json
 
 import pytest
 from django.conf import settings
+from django.test import Client
 from django.urls import reverse
 
 from studies.models import ProtocolVersion, Study
 from studies.protocol import spec_read
 from studies.services import study_protocol_save
+from tests import factories as f
 from tests.helpers import HX, as_annotator, login
 
 RATING = {"fields": [{"key": "mood", "type": "choice", "level": "nominal", "choices": ["calm", "busy"]}]}
@@ -124,6 +126,16 @@ def test_a_new_version_without_answers_is_replaced_in_place(owner, study, annota
     assert (saved.version, saved.new_version, saved.changed) == (2, False, True)
     assert dict(study.protocol_versions.values_list("version", "spec"))[2] == again
     assert Study.objects.get(pk=study.pk).protocol == again and study.spec.fields[0].choices[2].value == "loud"
+
+
+def test_an_item_held_by_an_annotator_makes_a_new_version_said_before_saving(client, owner, study, pool, items):
+    annotator = as_annotator(Client(), f.make_session(f.make_annotator(pool)))
+    assert annotator.get(reverse("annotation:items")).status_code == 200  # the first item is leased
+    page = login(client, owner).get(edit_url(study)).content.decode()
+    assert "1 item is held by annotators at work on version 1; saving creates version 2" in page
+    client.post(edit_url(study), {"spec": json.dumps(RATING)})
+    study.refresh_from_db()
+    assert study.protocol_version == 2 and study.protocol == RATING
 
 
 def test_an_unchanged_spec_makes_no_version(owner, study, annotated):

@@ -57,9 +57,9 @@ def items_import(
     protocol allows when it neither shows the item's image nor has a box drawn on it, or when the
     rows name images already on the site's storage, in the study's import folder (a path such as
     ``imports/<study id>/a.png``, a URL under the storage's public base, or ``s3://bucket/key``;
-    see ``stored_images``). ``progress``
-    is told the percent done: checking the rows is the first half, writing them the second. The
-    command line and the browser's import job both come here, so a file is judged the same way.
+    see ``stored_images``). ``progress`` is told the percent done: checking the rows is the first
+    half, writing them the second. The command line and the browser's import job both come here,
+    so a file is judged the same way.
     """
     rows_file, images = Path(rows_file), Path(images) if images is not None else None
     with images_source(images) as members:

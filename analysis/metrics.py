@@ -8,7 +8,7 @@ ratings of one field from the analysis's one read and hands a plain frame to ``s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,7 +30,7 @@ from studies.models import Study
 from studies.protocol import Field
 
 from .models import MetricUpload
-from .reader import annotation_columns, complete_prompts_of, protocol_set
+from .reader import annotation_columns, complete_prompts_of, item_names, items_named, protocol_set
 
 CHUNK_SIZE = 2000
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -54,9 +54,10 @@ def metric_upload_latest(*, study: Study) -> MetricUpload | None:
     return MetricUpload.objects.filter(study=study).order_by("-created_at", "-id").first()
 
 
-def _study_items(study: Study) -> dict[str, int]:
-    """external_id → item pk, the ids a metric file names."""
-    return dict(study.items.values_list("external_id", "pk").iterator(chunk_size=CHUNK_SIZE))
+def _study_items(study: Study) -> set[str]:
+    """The study's external ids: the ids a metric file names, kept as written (the analysis names
+    items by them too)."""
+    return set(study.items.values_list("external_id", flat=True).iterator(chunk_size=CHUNK_SIZE))
 
 
 def _study_countries(study: Study) -> list[str]:
@@ -98,22 +99,27 @@ def metric_upload_create(*, study: Study, user: AbstractBaseUser | None, name: s
 
 
 SCORE_COLUMNS = ["item", "country", "metric", "score"]
+STORED_COLUMNS = ["external_id", "country", "metric", "score"]  # "item" (a primary key) before external ids
 
 
 def _scores_csv(scores: MetricScores) -> bytes:
-    """The parsed scores (item primary key, country or empty, metric, score) as CSV: what the
+    """The parsed scores (item's external id, country or empty, metric, score) as CSV: what the
     analysis reads back with pandas' C parser instead of parsing the upload again."""
-    frame = pd.DataFrame.from_records(scores.rows, columns=SCORE_COLUMNS)
+    frame = pd.DataFrame.from_records(scores.rows, columns=STORED_COLUMNS)
     return frame.to_csv(index=False, float_format="%.17g").encode()
 
 
-def _stored_scores(upload: MetricUpload) -> pd.DataFrame:
-    """The scores of ``upload`` as parsed when it was stored."""
+def _stored_scores(upload: MetricUpload, names: Mapping[int, str]) -> pd.DataFrame:
+    """The scores of ``upload`` as parsed when it was stored, each item by its external id
+    (an upload stored before external ids holds primary keys: named here by ``names``)."""
     with upload.scores_file.open("rb") as fh:
-        return pd.read_csv(
-            fh, dtype={"item": np.int64, "country": object, "metric": str, "score": np.float64},
+        frame = pd.read_csv(
+            fh, dtype={"external_id": str, "item": np.int64, "country": object, "metric": str, "score": np.float64},
             keep_default_na=False, na_values={"country": [""]},
         )
+    if "external_id" in frame.columns:
+        return frame.rename(columns={"external_id": "item"})
+    return frame.assign(item=items_named(frame["item"].to_numpy(), names))
 
 
 # --- the analysis -----------------------------------------------------------------------------
@@ -128,17 +134,18 @@ def human_field(protocols: ProtocolSet, preferred: Sequence[str] = PREFERRED_HUM
 
 
 def _human_frame(
-    columns: AnnotationColumns, key: str, protocols: ProtocolSet, countries: dict[int, str]
+    columns: AnnotationColumns, key: str, protocols: ProtocolSet, countries: dict[int, str], names: Mapping[int, str]
 ) -> pd.DataFrame:
-    """(item, country, rater, value) of the answers to ``key``; answers given under a version
-    where ``key`` was not a scale, skips and blanks are left out."""
+    """(item, country, rater, value) of the answers to ``key``, each item by its external id
+    (``names``); answers given under a version where ``key`` was not a scale, skips and blanks are
+    left out."""
     answered = columns.answered()
     scale_versions = [v for v in answered.versions() if _is_scale(fields_by_key(protocols.for_version(v)).get(key))]
     mine = answered.take(np.isin(answered.version, scale_versions))
     values = mine.keys[key].numbers(_scale_value)
     kept = ~np.isnan(values)
     return pd.DataFrame({
-        "item": mine.item[kept],
+        "item": items_named(mine.item[kept], names),
         "country": mine.countries(countries)[kept],
         "rater": mine.annotator[kept],
         "value": values[kept],
@@ -166,6 +173,7 @@ def metric_result(
     protocols: ProtocolSet | None = None,
     complete_only: bool = False,
     complete: CompletePrompts | None = None,
+    items: Mapping[int, str] | None = None,
 ) -> dict[str, Any] | None:
     """Each uploaded metric against the human score per item (per (item, country) when every
     pool rates every item: CAIRE), beside the human–human baseline; None when nothing was uploaded.
@@ -174,7 +182,8 @@ def metric_result(
     holding at least the human field's key, and ``protocols`` the specs it was given under; both
     read here when not given.
     ``complete_only`` restricts both sides to the prompts with an image from every model
-    (``complete``: that selection, when the caller has it already)."""
+    (``complete``: that selection, when the caller has it already). Items are matched and named
+    by their external ids (``items``: item id → external id, read here when not given)."""
     upload = metric_upload_latest(study=study)
     if upload is None:
         return None
@@ -190,19 +199,20 @@ def metric_result(
     if f is None:
         return {"upload": upload_info, "human_field": None,
                 "reason": "the protocol has no scale at the ordinal, interval or ratio level to compare with"}
-    scores = _stored_scores(upload)
+    names = items if items is not None else item_names(study=study)
+    scores = _stored_scores(upload, names)
     countries = dict(study.pools.values_list("pk", "country"))
     if columns is None:
         columns = annotation_columns(study=study, max_id=max_id, keys=[f.key])
     per_country = study.routing == Study.Routing.ALL_POOLS
     only = complete if complete is not None else complete_prompts_of(study=study) if complete_only else None
     found = metric_correlations(
-        _human_frame(columns, f.key, protocols, countries),
+        _human_frame(columns, f.key, protocols, countries, names),
         scores,
         per_country=per_country,
         seed=SEED,
         n_boot=N_BOOT,
-        only_items=only.item_ids if only is not None else None,
+        only_items={names.get(i, str(i)) for i in only.item_ids} if only is not None else None,
     )
     return {
         **found.as_dict(),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 from django.db import connection
@@ -150,8 +150,19 @@ def stored_versions(*, study: Study) -> set[int]:
 
 
 def item_names(*, study: Study) -> dict[int, str]:
-    """The study's items: id → the researcher's own id (``external_id``)."""
-    return dict(Item.objects.filter(study=study).values_list("pk", "external_id"))
+    """The study's items: id → the researcher's own id (``external_id``), the name every result a
+    researcher reads gives an item (one query)."""
+    rows = Item.objects.filter(study=study).values_list("pk", "external_id")
+    return dict(rows.iterator(chunk_size=20_000))
+
+
+def items_named(ids: np.ndarray, names: Mapping[int, str]) -> np.ndarray:
+    """Each item id of ``ids`` as ``names`` names it (an object array), looked up once per distinct
+    id; an id ``names`` lacks keeps its number as text."""
+    distinct, inverse = np.unique(np.asarray(ids, dtype=np.int64), return_inverse=True)
+    table = np.empty(len(distinct), dtype=object)
+    table[:] = [names.get(i, str(i)) for i in distinct.tolist()]
+    return table[inverse.reshape(-1)]
 
 
 def document_positions(*, study: Study) -> dict[int, int]:

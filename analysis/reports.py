@@ -7,12 +7,17 @@ reports read), the item quotas and candidates when a kind asks for them, and the
 image from every model when the run is restricted to them. Skipped annotations are left out; an
 answer is read only when its protocol version has the report's fields with fitting types. A report
 that fails on bad data records its error and leaves the others, and the rest of the analysis, alone.
+
+Reports name an item by the researcher's own id (``Item.external_id``), never by its database key:
+the annotations' item column is mapped to those names before any kind computes (``stats`` stays
+unaware of keys), and the quotas and candidates a kind asks for are keyed by the same names.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -25,7 +30,7 @@ from stats.reports.kinds import ReportContext
 from stats.versions import ProtocolSet
 from studies.models import ItemQuota, Study
 
-from .reader import annotation_columns, complete_prompts_of
+from .reader import annotation_columns, complete_prompts_of, item_names, items_named
 
 logger = logging.getLogger(__name__)
 
@@ -39,25 +44,26 @@ SELECTION_TEMPLATE = "analysis/_report_complete_prompts.html"
 
 def _wanted(
     study: Study, country_of: Mapping[int, Any], only_items: frozenset[int] | None
-) -> dict[tuple[int, Any], int]:
-    """(item id, country) → the votes wanted, from the item quotas (one query)."""
-    rows = ItemQuota.objects.filter(item__study=study).values_list("item_id", "pool_id", "wanted")
+) -> dict[tuple[str, Any], int]:
+    """(item's external id, country) → the votes wanted, from the item quotas (one query)."""
+    rows = ItemQuota.objects.filter(item__study=study).values_list("item_id", "item__external_id", "pool_id", "wanted")
     return {
-        (item, country_of.get(pool)): wanted
-        for item, pool, wanted in rows.iterator(chunk_size=CHUNK_SIZE)
+        (name, country_of.get(pool)): wanted
+        for item, name, pool, wanted in rows.iterator(chunk_size=CHUNK_SIZE)
         if only_items is None or item in only_items
     }
 
 
-def _candidates(study: Study) -> dict[int, list]:
-    """Item id → its candidates (one query)."""
-    rows = study.items.filter(is_example=False).values_list("pk", "candidates")
-    return {pk: candidates for pk, candidates in rows.iterator(chunk_size=CHUNK_SIZE) if candidates}
+def _candidates(study: Study) -> dict[str, list]:
+    """Item's external id → its candidates (one query)."""
+    rows = study.items.filter(is_example=False).values_list("external_id", "candidates")
+    return {name: candidates for name, candidates in rows.iterator(chunk_size=CHUNK_SIZE) if candidates}
 
 
 def _context(study: Study, protocols: ProtocolSet, country_of: Mapping[int, Any],
              only_items: frozenset[int] | None) -> ReportContext:
-    """The context of every report of a run; the quotas and candidates are read once, if a kind asks."""
+    """The context of every report of a run, items named by their external ids; the quotas and
+    candidates are read once, if a kind asks."""
     return ReportContext(
         protocols, country_of,
         wanted=cache(lambda: _wanted(study, country_of, only_items)),
@@ -90,6 +96,7 @@ def protocol_reports(
     columns: AnnotationColumns | None = None,
     complete_only: bool = False,
     complete: CompletePrompts | None = None,
+    items: Mapping[int, str] | None = None,
 ) -> list[dict[str, Any]]:
     """Every report the study's current protocol declares, over the annotations in ``columns``
     (the analysis's one read, holding at least the keys of ``report_keys``), or else over the
@@ -99,7 +106,8 @@ def protocol_reports(
     prompts that have an image from every model, and the list starts with that selection
     (kind ``complete_prompts``; ``complete`` is that selection when the caller has it already). Each
     entry: {"kind", "title", "fields", "result"} or, for a report that failed, {"kind", "title",
-    "fields", "error"}."""
+    "fields", "error"}. Items are named by ``items`` (item id → external id; read here when not
+    given)."""
     specs = protocols.current.reports
     if not specs:
         return []
@@ -116,6 +124,8 @@ def protocol_reports(
         out.append({"kind": SELECTION, "title": "Prompts with an image from every model",
                     "fields": {}, "result": selection.as_dict()})
         answered = answered.take(np.isin(answered.item, np.fromiter(only_items, dtype=np.int64, count=len(only_items))))
+    names = items if items is not None else item_names(study=study)
+    answered = replace(answered, item=items_named(answered.item, names))  # reports name items by external ids
     context = _context(study, protocols, {pk: p.get("country") for pk, p in pools.items()}, only_items)
     for spec in specs:
         entry = {"kind": spec.kind, "title": spec.title, "fields": spec.fields}

@@ -38,6 +38,9 @@ from .reports import protocol_reports, report_keys
 from .review import review_result
 
 REUSE_ACTIVE_RUN_FOR = timedelta(minutes=10)
+# How a result names items: by the researcher's own ids. A run stored before this key existed named
+# them by database keys; the page says so and a new run names them by external ids.
+ITEM_IDS = "external_id"
 
 
 
@@ -145,12 +148,13 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
     attributes = attribute_masks(units, _item_attributes(study))
     steps = len(ratings.coders) + len(ratings.documents)
     fields, documents = [], []
+    names = item_names(study=study)  # results name items by the researcher's own ids, never by keys
     for coder in ratings.coders:
         fields.append(field_agreement(coder, units, pools, attributes, n_resamples=run.resamples, seed=run.seed))
         job_progress(AnalysisRun, run.pk, 80 + 10 * len(fields) // steps)
     for docs in ratings.documents:
         agreement = docs.agreement(pools, n_resamples=run.resamples, seed=run.seed)
-        documents.append({**agreement, "score": _score_summary(study, docs, pools)})
+        documents.append({**agreement, "score": _score_summary(study, docs, pools, names)})
         job_progress(AnalysisRun, run.pk, 80 + 10 * (len(fields) + len(documents)) // steps)
     result = {
         "unit": "item within pool",
@@ -167,16 +171,17 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
         "documents": documents,
         "attributes": {attribute: list(masks) for attribute, masks in attributes.items()},
         "bootstrap": {"resamples": run.resamples, "seed": run.seed, "confidence": 0.95},
+        "item_ids": ITEM_IDS,
     }
     only = run.complete_only  # restrict to prompts that have images from every model
     result["complete_only"] = only
     complete = complete_prompts_of(study=study) if only else None  # read once for both
     result["metrics"] = metric_result(
-        study=study, max_id=fingerprint.max_id, columns=columns, protocols=protocols, complete=complete
+        study=study, max_id=fingerprint.max_id, columns=columns, protocols=protocols, complete=complete, items=names
     )
     job_progress(AnalysisRun, run.pk, 95)
     result["reports"] = protocol_reports(
-        study=study, protocols=protocols, columns=columns, pools=pools, complete=complete
+        study=study, protocols=protocols, columns=columns, pools=pools, complete=complete, items=names
     )
     result["review"] = review_result(study=study)
     return result, fingerprint
@@ -196,11 +201,13 @@ def _item_attributes(study: Study) -> dict[str, pd.Series]:
     }
 
 
-def _score_summary(study: Study, docs: DocumentRatings, pools: dict[int, dict[str, Any]]) -> dict[str, Any] | None:
+def _score_summary(
+    study: Study, docs: DocumentRatings, pools: dict[int, dict[str, Any]], names: dict[int, str]
+) -> dict[str, Any] | None:
     if not docs.scored:
         return None
     return docs.score_summary(
-        items=item_names(study=study),
+        items=names,
         positions=document_positions(study=study),
         countries={pk: p["country"] for pk, p in pools.items()},
     )

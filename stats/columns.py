@@ -53,7 +53,7 @@ class KeyColumn:
 class AnnotationColumns:
     """The annotations of a study up to a fingerprint's last id, in id order, as columns."""
 
-    item: np.ndarray  # int64 item id
+    item: np.ndarray  # int64 item id (the reports get the items' names: an object array)
     pool: np.ndarray  # int64 pool id
     annotator: np.ndarray  # int64 annotator id
     version: np.ndarray  # int64 protocol version

@@ -72,6 +72,22 @@ def test_the_pure_packages_import_neither_django_nor_an_app(package):
     assert not bad, "pure code reaches into Django or an app:\n" + "\n".join(bad)
 
 
+PURE_IMPORTING = ["rows", "images", "stored"]  # the import's pure parts; only its service touches Django
+
+
+@pytest.mark.parametrize("module", PURE_IMPORTING)
+def test_the_imports_pure_parts_import_no_django(module):
+    path = ROOT / "studies" / "importing" / f"{module}.py"
+    bad = [
+        f"{path.relative_to(ROOT)}:{line} imports {target}"
+        for line, target in imports_of(f"studies.importing.{module}", path)
+        if target.split(".")[0] == "django"
+        or (target.split(".")[0] in FIRST_PARTY and not within(target, "studies.protocol")
+            and not within(target, "studies.importing"))
+    ]
+    assert not bad, "the import's pure parts reach into Django or the models:\n" + "\n".join(bad)
+
+
 def test_studies_protocol_does_not_import_stats():
     bad = [
         f"{path.relative_to(ROOT)}:{line} imports {target}"

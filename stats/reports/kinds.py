@@ -77,8 +77,8 @@ class ReportContext:
 
     protocols: ProtocolSet
     country_of: Mapping[int, Any]  # pool id -> country code
-    wanted: Callable[[], Mapping[tuple[int, Any], int]]  # (item id, country) -> votes wanted
-    candidates: Callable[[], Mapping[int, list]]  # item id -> its candidates
+    wanted: Callable[[], Mapping[tuple[Any, Any], int]]  # (item, country) -> votes wanted
+    candidates: Callable[[], Mapping[Any, list]]  # item -> its candidates (items named as in the columns)
 
 
 @dataclass(frozen=True)

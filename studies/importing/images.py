@@ -1,4 +1,5 @@
-"""Reading the images of an import: from a folder or a .zip, checked by Pillow. No Django."""
+"""Reading the images of an import: from a folder or a .zip, checked by Pillow. No Django.
+(Images named on the site's own storage are read by ``stored``, and checked here alike.)"""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def safe_name(name: str) -> str:
     return str(path)
 
 
-def _too_big(name: str, size: int | None, limit: int) -> RowProblem:
+def too_big(name: str, size: int | None, limit: int) -> RowProblem:
     size_text = f"{size:,} bytes" if size is not None else "larger"
     return RowProblem(f"image {name!r} is {size_text}, more than the limit of {limit:,} bytes")
 
@@ -45,11 +46,11 @@ class FolderImages:
         if not path.is_file():
             raise RowProblem(f"image file {name!r} not found")
         if path.stat().st_size > max_bytes:
-            raise _too_big(name, path.stat().st_size, max_bytes)
+            raise too_big(name, path.stat().st_size, max_bytes)
         with path.open("rb") as fh:
             data = fh.read(max_bytes + 1)
         if len(data) > max_bytes:
-            raise _too_big(name, None, max_bytes)
+            raise too_big(name, None, max_bytes)
         return data
 
 
@@ -65,14 +66,14 @@ class ZipImages:
         if info.is_dir():
             raise RowProblem(f"image file {name!r} not found in the zip")
         if info.file_size > max_bytes:
-            raise _too_big(name, info.file_size, max_bytes)
+            raise too_big(name, info.file_size, max_bytes)
         try:
             with self.archive.open(info) as fh:  # read at most the limit: headers may lie
                 data = fh.read(max_bytes + 1)
         except (zipfile.BadZipFile, zlib.error, RuntimeError, NotImplementedError, OSError) as exc:
             raise RowProblem(f"image {name!r} could not be read from the zip ({exc})") from None
         if len(data) > max_bytes:
-            raise _too_big(name, None, max_bytes)
+            raise too_big(name, None, max_bytes)
         return data
 
 
@@ -80,7 +81,10 @@ class NoImages:
     """The images of a file whose rows name none (a protocol that shows no image)."""
 
     def read(self, name: str, max_bytes: int) -> bytes:
-        raise RowProblem(f"image {name!r} is named, but no images folder or .zip was given (--images)")
+        raise RowProblem(
+            f"image {name!r} is named, but no images folder or .zip was given (--images), "
+            "and it is not a file on the site's storage"
+        )
 
 
 ImageSource = FolderImages | ZipImages | NoImages

@@ -8,15 +8,18 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.files.base import ContentFile
+from django.core.files.storage import Storage, default_storage
 from django.db import IntegrityError, transaction
 
-from ..models import Document, Item, Study
+from ..models import Document, Item, Study, study_files_prefix
 from ..services import quotas_for_items
-from .images import ImageSource, images_source, inspect_image
+from .images import images_source, inspect_image
 from .rows import ItemImportError, ItemNeeds, Row, RowProblem, item_needs, parse_row, read_rows
+from .stored import StoredImages, WithStored
 
 BATCH = 500
 PROGRESS_EVERY = 200
@@ -51,12 +54,16 @@ def items_import(
     """Import every row of ``rows_file`` or none; raise ItemImportError listing all problems.
 
     ``images`` (a folder or a .zip) may be left out when no row names an image, which the study's
-    protocol allows when it neither shows the item's image nor has a box drawn on it. ``progress``
-    is told the percent done: checking the rows is the first half, writing them the second. The
-    command line and the browser's import job both come here, so a file is judged the same way.
+    protocol allows when it neither shows the item's image nor has a box drawn on it, or when the
+    rows name images already on the site's storage, in the study's import folder (a path such as
+    ``imports/<study id>/a.png``, a URL under the storage's public base, or ``s3://bucket/key``;
+    see ``stored_images``). ``progress`` is told the percent done: checking the rows is the first
+    half, writing them the second. The command line and the browser's import job both come here,
+    so a file is judged the same way.
     """
     rows_file, images = Path(rows_file), Path(images) if images is not None else None
-    with images_source(images) as source:
+    with images_source(images) as members:
+        source = WithStored(members, stored_images(study=study))
         rows, problems = _checked_rows(study=study, rows_file=rows_file, source=source, progress=progress)
         if not problems and not rows:
             problems = [(0, f"{rows_file.name} has no rows")]
@@ -67,6 +74,32 @@ def items_import(
         per_country=dict(Counter(row.country for row in rows)),
         examples=sum(row.is_example for row in rows),
         documents=sum(len(row.documents) for row in rows),
+    )
+
+
+def stored_images(*, study: Study, storage: Storage | None = None) -> StoredImages:
+    """The site's storage as the study's import reads it: only its import folder, named by a key,
+    by a URL under the storage's public base (``MEDIA_URL`` on this site for files on disk; the
+    bucket's address for S3) or by ``s3://<the bucket>/key``. No URL is ever fetched."""
+    storage = storage or default_storage
+    bases = []
+    try:
+        probe = "tessera-probe"
+        url = storage.url(probe).split("?", 1)[0]
+        if url.endswith(probe):
+            bases.append(url[: -len(probe)])
+    except Exception:  # noqa: BLE001 - a storage that cannot spell a URL is read by key only
+        pass
+    bucket = getattr(storage, "bucket_name", None) or None
+    if bucket:
+        bases.append(f"https://{bucket}.s3.amazonaws.com/")
+    site = urlsplit(settings.SITE_URL).hostname
+    return StoredImages(
+        storage=storage,
+        folder=study_files_prefix(study.pk, "imports"),
+        bases=bases,
+        hosts=[site.lower()] if site else [],
+        bucket=bucket,
     )
 
 
@@ -83,7 +116,7 @@ def _line_count(path: Path) -> int:
 
 
 def _checked_rows(
-    *, study: Study, rows_file: Path, source: ImageSource, progress: Progress
+    *, study: Study, rows_file: Path, source: WithStored, progress: Progress
 ) -> tuple[list[Row], list[tuple[int, str]]]:
     needs: ItemNeeds = item_needs(study.spec)
     pools = sorted(study.pools.values_list("country", flat=True)) if study.routing == Study.Routing.COUNTRY else None
@@ -119,7 +152,7 @@ def _row_in_file_problems(row: Row, *, pools: list[str] | None, ids: dict[str, i
     return problems
 
 
-def _image_problems(row: Row, *, source: ImageSource, shas: dict[str, int]) -> list[str]:
+def _image_problems(row: Row, *, source: WithStored, shas: dict[str, int]) -> list[str]:
     if not row.image:
         return []
     try:
@@ -153,7 +186,7 @@ def _batches(rows: Sequence[Row]) -> Iterator[Sequence[Row]]:
         yield rows[start : start + BATCH]
 
 
-def _write(*, study: Study, rows: list[Row], source: ImageSource, progress: Progress) -> None:
+def _write(*, study: Study, rows: list[Row], source: WithStored, progress: Progress) -> None:
     """Store the images and create the items, their documents and quotas; on failure, delete
     the stored files."""
     image_field = Item._meta.get_field("image")
@@ -182,7 +215,7 @@ def _write(*, study: Study, rows: list[Row], source: ImageSource, progress: Prog
         raise
 
 
-def _item(study: Study, row: Row, source: ImageSource, image_field, stored: list[str]) -> Item:
+def _item(study: Study, row: Row, source: WithStored, image_field, stored: list[str]) -> Item:
     item = Item(
         study=study,
         external_id=row.external_id,

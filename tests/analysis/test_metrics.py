@@ -295,8 +295,8 @@ def test_the_scores_are_parsed_once_at_upload_and_read_back_by_the_analysis(owne
     upload = MetricUpload.objects.get(study=rated)
     assert upload.scores_file.name.startswith(f"exports/{rated.pk}/metrics/scores-")
     stored = upload.scores_file.read().decode().splitlines()
-    assert stored[0] == "item,country,metric,score" and len(stored) == 1 + upload.rows
-    assert stored[1].startswith(f"{cf_items[0].pk},")
+    assert stored[0] == "external_id,country,metric,score" and len(stored) == 1 + upload.rows
+    assert stored[1].startswith(f"{cf_items[0].external_id},")
 
     before = metric_result(study=rated, max_id=10**9)
     with upload.file.open("wb") as fh:  # the upload as sent is no longer readable: only the parsed file is read

@@ -69,12 +69,12 @@ def test_human_scores_are_the_mean_per_item_and_country(owner):
         for r, rater in enumerate(annotators(pool, 3)):
             for item, per_item in zip(items, values, strict=True):
                 annotate(rater, item, {"relevance": per_item[r]})
-                rows.append((item.pk, pool.country, per_item[r]))
+                rows.append((item.external_id, pool.country, per_item[r]))
     annotate(annotators(india, 1)[0], items[0], SKIPPED)
     (entry,) = reports_of(study).values()
     assert entry["kind"] == "human_scores" and entry["fields"] == {"value": "relevance"}
     assert result(entry) == human_scores(rows).as_dict()
-    assert result(entry)["rows"][0] == [items[0].pk, "IN", pytest.approx(11 / 3), 3, pytest.approx(1.5275252)]
+    assert result(entry)["rows"][0] == [items[0].external_id, "IN", pytest.approx(11 / 3), 3, pytest.approx(1.5275252)]
 
 
 def test_the_prompt_filter_counts_votes_against_the_quotas(owner):
@@ -86,8 +86,8 @@ def test_the_prompt_filter_counts_votes_against_the_quotas(owner):
         pool = india if item.country == "IN" else japan
         for vote, rater in zip(cast, annotators(pool, len(cast)), strict=True):
             annotate(rater, item, {"fits_culture": vote})
-            rows.append((item.pk, pool.country, vote))
-    wanted = {(q.item_id, q.pool.country): q.wanted for q in ItemQuota.objects.filter(item__study=study)}
+            rows.append((item.external_id, pool.country, vote))
+    wanted = {(q.item.external_id, q.pool.country): q.wanted for q in ItemQuota.objects.filter(item__study=study)}
     (entry,) = reports_of(study).values()
     expected = prompt_filter_majority(rows, min_yes=2, wanted=wanted).as_dict()
     assert result(entry) == expected
@@ -117,7 +117,7 @@ def rated(study, pool, other_pool):
     stored = []
     for p, item, answers in plan:
         for rater, form in zip(raters[p.pk], answers):
-            stored.append((item.pk, p.country, annotate(rater, item, **form).answers))
+            stored.append((item.external_id, p.country, annotate(rater, item, **form).answers))
     annotate(annotators(pool, 1)[0], items[0], SKIPPED)
     return study, items, stored
 
@@ -150,7 +150,7 @@ def test_document_scores_per_item_and_document(owner):
             entries = [{"document": d.pk, **dict(zip(("country", "topic", "visual"), plan[(r + n) % 3], strict=True))}
                        for n, d in enumerate(docs)]
             annotate(rater, item, {"caption_correct": "yes", "documents": entries})
-            rows.append((item.pk, "IN", entries))
+            rows.append((item.external_id, "IN", entries))
     (entry,) = reports_of(study).values()
     assert result(entry) == document_scores(rows, fields).as_dict()
     assert result(entry)["pairs"] == 4 and result(entry)["answers"] == 12
@@ -172,9 +172,9 @@ def test_caption_win_rates_per_system(owner):
             order = ["a", "b"] if r % 2 else ["b", "a"]
             answer = {"choice": "a" if (n + r) % 3 else "b", "order": order}
             annotate(rater, item, {"best_caption": answer})
-            rows.append((item.pk, "IN", answer))
+            rows.append((item.external_id, "IN", answer))
     (entry,) = reports_of(study).values()
-    expected = caption_win_rates(rows, candidates={i.pk: candidates for i in items}).as_dict()
+    expected = caption_win_rates(rows, candidates={i.external_id: candidates for i in items}).as_dict()
     assert result(entry) == expected
     assert [s["system"] for s in expected["overall"]["systems"]] == ["sys-a", "sys-b"]
 
@@ -210,7 +210,7 @@ def test_answer_agreement_within_a_country(owner):
         pool = india if item.country == "IN" else japan
         for text, rater in zip(answers, annotators(pool, len(answers)), strict=True):
             annotate(rater, item, {"answer": text})
-            rows.append((item.pk, pool.country, text))
+            rows.append((item.external_id, pool.country, text))
     (entry,) = reports_of(study).values()
     expected = answer_agreement(rows).as_dict()
     assert result(entry) == expected
@@ -268,14 +268,14 @@ def test_complete_only_keeps_prompts_with_an_image_from_every_model(study, pool)
     for item in (*both, lonely):
         for r, rater in enumerate(annotators(pool, 2)):
             a = annotate(rater, item, alignment=[0, 1][r], quality=1, overall=r + 2, stereotype="no")
-            stored.append((item.pk, "IN", a.answers))
+            stored.append((item, "IN", a.answers))
     full = reports_of(study)
     restricted = reports_of(study, complete_only=True)
     assert "complete_prompts" not in full
     selection = complete_prompts([(i.pk, (i.country, i.prompt), i.model_name) for i in (*both, lonely)])
     assert result(restricted["complete_prompts"]) == selection.as_dict()
     assert selection.item_ids == {i.pk for i in both}
-    keep = [(i, c, a["overall"]) for i, c, a in stored if i in selection.item_ids]
+    keep = [(i.external_id, c, a["overall"]) for i, c, a in stored if i.pk in selection.item_ids]
     assert result(restricted["human_scores"]) == human_scores(keep).as_dict()
     assert result(full["human_scores"])["pairs"] == 3 and result(restricted["human_scores"])["pairs"] == 2
     assert result(restricted["error_types"])["overall"]["ratings"] == 4

@@ -1,4 +1,5 @@
-"""python manage.py import_items STUDY FILE [--images PATH]: the command line of items_import."""
+"""python manage.py import_items STUDY FILE [--images PATH]: the command line of items_import (images
+from the folder or zip, or already on the site's storage)."""
 
 from pathlib import Path
 
@@ -11,7 +12,9 @@ from studies.models import Study
 class Command(BaseCommand):
     help = (
         "Import items into a study from a .csv or .jsonl file and a folder or .zip of images. "
-        "Columns: id, country, image (required when the protocol shows the image), prompt, caption, "
+        "Columns: id, country, image (required when the protocol shows the image: a path in the folder or zip, "
+        "or a file already on the site's storage in the study's import folder, imports/<study id>/..., "
+        "named by its key, its URL under the storage's public base or s3://<bucket>/<key>), prompt, caption, "
         "question, background, reference (answers separated by '|', or a JSON list), answer, "
         "candidates (JSON list of {id, text}), documents (JSON list of {title, url, text}), "
         "author (Prolific id of the item's writer), model, category, is_example; other columns go to "
@@ -23,7 +26,7 @@ class Command(BaseCommand):
         parser.add_argument("file", type=Path, help="The rows: a .csv or .jsonl file.")
         parser.add_argument(
             "--images", type=Path, default=None,
-            help="A folder or .zip holding the images (not needed when no row names an image).",
+            help="A folder or .zip holding the images (not needed when every image is on the site's storage).",
         )
 
     def handle(self, *args, study: int, file: Path, images: Path | None, **options):

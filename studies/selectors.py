@@ -65,7 +65,9 @@ class StudyAccess:
 
 OWNER = "owner"
 READ_ONLY_MESSAGE = "Your role on this study is read-only."
-OWNER_ONLY_MESSAGE = "Only the study's owner may do this (it manages the study's members or uses their Prolific account)."
+OWNER_ONLY_MESSAGE = (
+    "Only the study's owner may do this (it manages the study's members or uses their Prolific account)."
+)
 
 
 def study_for_user(user: AbstractBaseUser, pk: int, *, write: bool = False, owner_only: bool = False) -> Study:

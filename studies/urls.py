@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import member_views, views
 
 app_name = "studies"
 urlpatterns = [
@@ -14,4 +14,9 @@ urlpatterns = [
     path("<int:pk>/pools/<int:pool_pk>/edit", views.pool_edit, name="pool-edit"),
     path("<int:pk>/pools/<int:pool_pk>/delete", views.pool_delete, name="pool-delete"),
     path("<int:pk>/items/<int:item_pk>/image", views.item_image, name="item-image"),
+    path("<int:pk>/members", member_views.member_list, name="members"),
+    path("<int:pk>/members/<int:member_pk>/role", member_views.member_role, name="member-role"),
+    path("<int:pk>/members/<int:member_pk>/remove", member_views.member_remove, name="member-remove"),
+    path("<int:pk>/invitations/<int:invitation_pk>/revoke", member_views.invitation_revoke,
+         name="invitation-revoke"),
 ]

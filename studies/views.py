@@ -27,7 +27,7 @@ ITEMS_PER_PAGE = 50
 
 @login_required
 def study_list(request):
-    studies = studies_for_user(request.user).order_by("-created_at")
+    studies = studies_for_user(request.user).select_related("owner").order_by("-created_at")
     return render(request, "studies/study_list.html", {"studies": studies})
 
 

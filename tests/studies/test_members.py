@@ -261,3 +261,10 @@ def test_it_refuses_a_second_pending_invitation_and_the_owner_accepting(client, 
     response = client.post(reverse("annotation:invitation", args=[token]))
     assert response.status_code == 400 and "own this study" in response.content.decode()
     assert StudyInvitation.objects.get().accepted_at is None
+
+
+def test_a_shared_study_is_listed_with_its_owner(client, owner, study):
+    viewer = f.make_member(study, "vera", "viewer")
+    login(client, viewer)
+    body = client.get(reverse("studies:study-list")).content.decode()
+    assert study.name in body and "shared by owner" in body

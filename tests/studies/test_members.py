@@ -268,3 +268,16 @@ def test_a_shared_study_is_listed_with_its_owner(client, owner, study):
     login(client, viewer)
     body = client.get(reverse("studies:study-list")).content.decode()
     assert study.name in body and "shared by owner" in body
+
+
+@pytest.mark.parametrize("role, can_edit", [("viewer", False), ("editor", True)])
+def test_the_pages_hide_what_a_member_cannot_use(client, study, pool, role, can_edit):
+    member = f.make_member(study, "mia", role)
+    login(client, member)
+    pools = client.get(reverse("studies:pool-list", args=[study.pk])).content.decode()
+    assert (reverse("studies:pool-delete", args=[study.pk, pool.pk]) in pools) is can_edit
+    analysis = client.get(reverse("analysis:analysis", args=[study.pk])).content.decode()
+    assert (f'action="{reverse("analysis:metrics-upload", args=[study.pk])}"' in analysis) is can_edit
+    prolific = client.get(reverse("recruitment:study-prolific", args=[study.pk])).content.decode()
+    assert reverse("recruitment:study-launch", args=[study.pk]) not in prolific  # the owner's only
+    assert (reverse("recruitment:study-policy", args=[study.pk]) in prolific) is can_edit

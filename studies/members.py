@@ -133,10 +133,19 @@ def invitation_create(
     """A pending invitation and its token (shown once, never stored: only its hash is)."""
     email = invitation_check(study=study, email=email, role=role, pool=pool)
     token = secrets.token_urlsafe(32)
-    invitation = StudyInvitation.objects.create(
-        study=study, email=email, role=role, pool=pool, token_hash=token_hash(token), created_by=by,
-        expires_at=timezone.now() + timedelta(days=INVITATION_DAYS),
-    )
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            # an expired invitation of the address is closed, so the constraint lets a new one in
+            study.invitations.filter(
+                email__iexact=email, accepted_at__isnull=True, revoked_at__isnull=True, expires_at__lte=now
+            ).update(revoked_at=now)
+            invitation = StudyInvitation.objects.create(
+                study=study, email=email, role=role, pool=pool, token_hash=token_hash(token), created_by=by,
+                expires_at=now + timedelta(days=INVITATION_DAYS),
+            )
+    except IntegrityError:  # another request invited the address meanwhile
+        raise MemberRefused(f"{email} has an invitation pending already: withdraw it to send a new one.") from None
     return invitation, token
 
 

@@ -7,6 +7,7 @@ from functools import cached_property, lru_cache
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.functions import Lower
 
 from . import protocol as protocol_engine
 
@@ -330,6 +331,11 @@ class StudyInvitation(models.Model):
             models.CheckConstraint(
                 condition=(Q(role="checker") & Q(pool__isnull=False)) | (~Q(role="checker") & Q(pool__isnull=True)),
                 name="study_invitation_pool_iff_checker",
+            ),
+            # one open invitation per address and study (an expired one is closed before a new one)
+            models.UniqueConstraint(
+                Lower("email"), "study", condition=Q(accepted_at__isnull=True, revoked_at__isnull=True),
+                name="study_invitation_one_open_per_email",
             ),
         ]
 

@@ -281,3 +281,11 @@ def test_the_pages_hide_what_a_member_cannot_use(client, study, pool, role, can_
     prolific = client.get(reverse("recruitment:study-prolific", args=[study.pk])).content.decode()
     assert reverse("recruitment:study-launch", args=[study.pk]) not in prolific  # the owner's only
     assert (reverse("recruitment:study-policy", args=[study.pk]) in prolific) is can_edit
+
+
+def test_an_expired_invitation_may_be_sent_again(client, owner, study):
+    login(client, owner)
+    invite(client, study, "x@example.org", "viewer")
+    StudyInvitation.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert invite(client, study, "X@example.org", "editor").status_code == 302
+    assert StudyInvitation.objects.filter(revoked_at__isnull=True).get().role == "editor"

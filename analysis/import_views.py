@@ -1,5 +1,6 @@
 """Researcher pages of item imports: upload a rows file and an images zip, follow the job, read
-every problem with its line. Every lookup is scoped to the study's owner."""
+every problem with its line. Every lookup is scoped; a
+viewer sees the page, an editor or the owner imports."""
 
 from django import forms
 from django.conf import settings
@@ -20,7 +21,7 @@ class ImportForm(forms.Form):
 @login_required
 @require_http_methods(["GET", "POST"])
 def import_items(request, pk: int):
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, write=request.method == "POST")
     form, refused, status = ImportForm(), "", 200
     if request.method == "POST" and _declared_size(request) > imports.upload_limit():
         # refused before Django reads the body into temporary files

@@ -51,7 +51,7 @@ def pool_annotators(request, pk: int, pool_pk: int):
 @login_required
 @require_POST
 def annotator_block(request, pk: int, annotator_pk: int):
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, write=True)
     annotator = annotators.annotator_of_study(study=study, pk=annotator_pk)
     released = annotation_services.annotator_block(annotator=annotator)
     messages.success(request, f"{annotator.pseudonym} is blocked" + (
@@ -62,7 +62,7 @@ def annotator_block(request, pk: int, annotator_pk: int):
 @login_required
 @require_POST
 def annotator_unblock(request, pk: int, annotator_pk: int):
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, write=True)
     annotator = annotators.annotator_of_study(study=study, pk=annotator_pk)
     annotation_services.annotator_unblock(annotator=annotator)
     messages.success(request, f"{annotator.pseudonym} may take part again.")
@@ -78,7 +78,7 @@ def _back_to_annotators(request, study, annotator):
 @login_required
 @require_http_methods(["GET", "POST"])
 def analysis(request, pk: int):
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, write=request.method == "POST")
     if request.method == "POST":
         form = AnalysisForm(request.POST)
         if form.is_valid():
@@ -178,7 +178,7 @@ class MetricUploadForm(forms.Form):
 @require_POST
 def metrics_upload(request, pk: int):
     """Store a metric file that parses against the study, or show the page with its line errors."""
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, write=True)
     form = MetricUploadForm(request.POST, request.FILES)
     if form.is_valid():
         file = form.cleaned_data["file"]

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import flow, items, path_preview, preview, protocol_preview, review, study_items
+from .views import flow, items, members, path_preview, preview, protocol_preview, review, study_items
 
 app_name = "annotation"
 urlpatterns = [
@@ -42,6 +42,10 @@ urlpatterns = [
     # The quality check: the study's owner and the pool's checkers review a sample of annotations.
     path("review/", review.review_home, name="review-home"),
     path("studies/<int:pk>/items/<int:item_pk>/", study_items.study_item, name="study-item"),
+    # A study's members page (studies:members) invites here: a checker is an annotation row.
+    path("studies/<int:pk>/members/invite", members.member_invite, name="member-invite"),
+    path("studies/<int:pk>/checkers/<int:checker_pk>/remove", members.checker_remove, name="checker-remove"),
+    path("invitations/<str:token>/", members.invitation, name="invitation"),
     path("studies/<int:pk>/review/", review.review_study, name="review-study"),
     path("studies/<int:pk>/review/<int:pool_pk>/", review.review_pool, name="review-pool"),
     path("studies/<int:pk>/review/<int:pool_pk>/<int:annotation_pk>/", review.review_submit, name="review-submit"),

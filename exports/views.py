@@ -15,7 +15,7 @@ from . import selectors, services
 @login_required
 @require_POST
 def export_start(request, pk: int):
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, write=True)
     try:
         services.export_start(study=study, user=request.user)
     except services.ExportRefused as exc:

@@ -1,7 +1,8 @@
 """The review page of a study's Prolific submissions (/prolific/studies/<pk>/review/): what the
 platform knows of each participant; approve one or many, reject, request a return, refresh from
 Prolific, bonuses with a preview then set-up and pay. Every action is a job (a Celery task) whose
-progress the page polls; the study is its owner's only (404 for anyone else)."""
+progress the page polls. The study's members read the pages; every action (they use the owner's
+Prolific token and money) is the owner's only (403 for a member, 404 for anyone else)."""
 
 from urllib.parse import urlencode
 
@@ -68,7 +69,7 @@ def review_page(request, pk: int):
 @require_POST
 def review_refresh(request, pk: int):
     """Read every pool's submissions (or the posted pool's) from Prolific."""
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, owner_only=True)
     rows = ProlificStudy.objects.filter(pool__study=study).exclude(prolific_id="").select_related("pool")
     if request.POST.get("pool"):
         rows = rows.filter(pool__pk=request.POST["pool"])
@@ -89,7 +90,7 @@ def review_refresh(request, pk: int):
 def review_approve(request, pk: int):
     """Approve the submissions ticked: one by its transition, several by Prolific's bulk approval
     (one job a pool). Only submissions awaiting review, as last read from Prolific."""
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, owner_only=True)
     ids = [i for i in request.POST.getlist("submission") if i.isdigit()]
     chosen = list(
         ProlificSubmission.objects.filter(prolific_study__pool__study=study, pk__in=ids)
@@ -115,7 +116,7 @@ def review_approve(request, pk: int):
 @login_required
 @require_http_methods(["GET", "POST"])
 def review_reject(request, pk: int, sub_pk: int):
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, owner_only=request.method == "POST")
     sub = _submission_for(study, sub_pk)
     form = RejectForm(request.POST or None)
     refusal = "" if sub.status == ProlificSubmission.Status.AWAITING_REVIEW else (
@@ -136,7 +137,7 @@ def review_reject(request, pk: int, sub_pk: int):
 @login_required
 @require_http_methods(["GET", "POST"])
 def review_return(request, pk: int, sub_pk: int):
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, owner_only=request.method == "POST")
     sub = _submission_for(study, sub_pk)
     form = ReturnForm(request.POST or None)
     allowed = {ProlificSubmission.Status.ACTIVE, ProlificSubmission.Status.AWAITING_REVIEW}
@@ -163,7 +164,7 @@ def review_return(request, pk: int, sub_pk: int):
 @require_http_methods(["GET", "POST"])
 def bonus_new(request, pk: int):
     """The bonus form; a valid one is written down (nothing sent) and its preview shown."""
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, owner_only=request.method == "POST")
     form = BonusForm(request.POST or None, study=study)
     if request.method == "POST" and form.is_valid():
         bonus = review.prolific_bonus_draft(
@@ -195,7 +196,7 @@ def bonus_page(request, pk: int, bonus_pk: int):
 @require_POST
 def bonus_send(request, pk: int, bonus_pk: int, step: str):
     """Set the bonuses up on Prolific (its fees come back), or pay them (once)."""
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, owner_only=True)
     bonus = _bonus_for(study, bonus_pk)
     kinds = {
         "setup": (Kind.BONUS_SETUP, ProlificBonus.State.DRAFT),

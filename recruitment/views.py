@@ -1,6 +1,7 @@
 """Researcher pages of recruitment: the Prolific token settings (the logged-in researcher's own
 token only, no id in the address, never rendered back) and a study's pools on Prolific (launch,
-preview, publish, pause, resume, stop; the study scoped to its owner)."""
+preview, publish, pause, resume, stop). The study's members read its page; what calls Prolific is
+the owner's only (their token, their money), and the returned-participant choice is an editor's too."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -100,7 +101,7 @@ def study_prolific(request, pk: int):
 @require_POST
 def study_launch(request, pk: int):
     """Create the Prolific draft of every pool not on Prolific yet (or of the one posted)."""
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, owner_only=True)
     form = LaunchForm(request.POST)
     if not form.is_valid():
         return _study_page(request, study, form, status=400)
@@ -123,7 +124,7 @@ def study_launch(request, pk: int):
 @require_POST
 def study_transition(request, pk: int, verb: str):
     """Publish, pause, resume or stop one pool's study (``pool`` posted) or every pool's."""
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, owner_only=True)
     if verb not in VERBS:
         raise Http404
     pools = _pools_posted(request, study)
@@ -143,7 +144,7 @@ def study_transition(request, pk: int, verb: str):
 @require_POST
 def study_webhooks(request, pk: int):
     """Create the workspace's signing secret and the status-change subscriptions (idempotent)."""
-    study_for_user(request.user, pk)
+    study_for_user(request.user, pk, owner_only=True)
     try:
         results = services.prolific_webhooks_setup(user=request.user)
     except PROLIFIC_FAILURES as exc:
@@ -159,7 +160,7 @@ def study_webhooks(request, pk: int):
 @require_POST
 def study_policy(request, pk: int):
     """Whether the study counts the annotations of participants who returned."""
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, write=True)
     form = PolicyForm(request.POST)
     form.is_valid()  # a checkbox: always valid
     count = bool(form.cleaned_data.get("count_returned"))
@@ -173,7 +174,7 @@ def study_policy(request, pk: int):
 @require_GET
 def pool_preview(request, pk: int, pool_pk: int):
     """The htmx fragment with a pool's eligible participants and cost, asked of Prolific."""
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, owner_only=True)
     row = get_object_or_404(ProlificStudy, pool__study=study, pool__pk=pool_pk)
     try:
         preview, error = selectors.prolific_preview(prolific_study=row, user=request.user), ""

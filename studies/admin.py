@@ -3,7 +3,7 @@ from django.contrib import admin
 
 from . import protocol as protocol_engine
 from .models import CountryPool, Item, MockQuestion, Study
-from .selectors import owned_by, studies_for_user
+from .selectors import owned_by
 from .services import (
     preset_load,
     presets_list,
@@ -29,7 +29,7 @@ class OwnedAdmin(admin.ModelAdmin):
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.name == "study":
-            kwargs["queryset"] = studies_for_user(request.user)
+            kwargs["queryset"] = owned_by(Study.objects.all(), request.user)  # owners only, not members
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 

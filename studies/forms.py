@@ -6,7 +6,7 @@ from django.core.validators import MinValueValidator
 from django.urls import reverse_lazy
 
 from .countries import COUNTRIES, COUNTRY_NAMES
-from .models import CountryPool, Study
+from .models import CountryPool, Role, Study, StudyMember
 
 CODE_FIELDS = ("code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent")
 
@@ -119,3 +119,34 @@ class PoolForm(forms.ModelForm):
 
     def settings(self) -> dict:
         return {k: v for k, v in self.cleaned_data.items() if k != "country"}
+
+
+class InviteForm(forms.Form):
+    """Who to invite (a username or an email address) and with which role; a checker's pool is one
+    of the study's. The services refuse the rest (the owner, a member already, a bad address)."""
+
+    who = forms.CharField(label="Username or email address", max_length=254)
+    role = forms.ChoiceField(label="Role", choices=Role.choices, initial=Role.VIEWER)
+    pool = forms.ModelChoiceField(
+        label="Pool (checkers only)", queryset=CountryPool.objects.none(), required=False,
+        error_messages={"invalid_choice": "Choose one of this study's pools."},
+    )
+
+    def __init__(self, *args, study: Study, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["pool"].queryset = study.pools.order_by("country_name")
+
+    def clean_who(self):
+        return self.cleaned_data["who"].strip()
+
+    def clean(self):
+        data = super().clean()
+        if data.get("role") == Role.CHECKER and not data.get("pool") and "pool" not in self.errors:
+            self.add_error("pool", "Choose the pool this checker reviews.")
+        if data.get("role") != Role.CHECKER:
+            data["pool"] = None
+        return data
+
+
+class MemberRoleForm(forms.Form):
+    role = forms.ChoiceField(choices=[(r.value, r.label) for r in StudyMember.MEMBER_ROLES])

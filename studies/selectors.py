@@ -1,4 +1,10 @@
-"""Reads of studies, always scoped to what the user may see."""
+"""Reads of studies, always scoped to what the user may see.
+
+Who sees a study: its owner, its members (``StudyMember``: a viewer reads, an editor also changes)
+and a superuser. Everyone else gets 404. ``study_for_user(..., write=True)`` refuses a viewer (403,
+"read-only"); ``owner_only=True`` refuses every member: managing members and Prolific (the owner's
+token and money) are the owner's alone. A pool's checkers see only its quality check
+(``annotation.reviews.access``)."""
 
 from __future__ import annotations
 
@@ -8,18 +14,20 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Q, QuerySet, Sum
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Sum
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
-from .models import CountryPool, Item, ItemQuota, MockQuestion, ProtocolVersion, Study
+from .models import CountryPool, Item, ItemQuota, MockQuestion, ProtocolVersion, Role, Study, StudyMember
 from .protocol import Protocol, SpecError, parse_spec
 
 
 def owned_by(queryset: QuerySet, user: AbstractBaseUser, *, owner_path: str = "owner") -> QuerySet:
-    """The rows of ``queryset`` a researcher may see: those of their own studies, ``owner_path``
-    leading from a row to its study's owner ("study__owner" for a pool, an item or an annotator).
-    Every row for a superuser; none for a visitor who is not logged in."""
+    """The rows of ``queryset`` of the user's own studies, ``owner_path`` leading from a row to its
+    study's owner ("study__owner" for a pool, an item or an annotator). Every row for a superuser;
+    none for a visitor who is not logged in. The operators' admin stays scoped by this (owners only);
+    the researcher's pages use ``studies_for_user``, which adds the studies shared with the user."""
     if not user.is_authenticated:
         return queryset.none()
     if user.is_superuser:
@@ -27,16 +35,61 @@ def owned_by(queryset: QuerySet, user: AbstractBaseUser, *, owner_path: str = "o
     return queryset.filter(**{owner_path: user})
 
 
-def studies_for_user(user: AbstractBaseUser) -> QuerySet[Study]:
-    """The studies a researcher may see: their own (every study for a superuser)."""
-    return owned_by(Study.objects.all(), user)
+def studies_for_user(user: AbstractBaseUser, *, write: bool = False) -> QuerySet[Study]:
+    """The studies a researcher may see: their own and those they are a member of (every study for a
+    superuser); with ``write``, those they may change (a viewer's are left out)."""
+    if not user.is_authenticated:
+        return Study.objects.none()
+    if user.is_superuser:
+        return Study.objects.all()
+    memberships = StudyMember.objects.filter(study=OuterRef("pk"), user=user)
+    if write:
+        memberships = memberships.filter(role=Role.EDITOR)
+    return Study.objects.filter(Q(owner=user) | Exists(memberships))
 
 
-def study_for_user(user: AbstractBaseUser, pk: int) -> Study:
-    """One study the user may see, or 404 (never 403: another's study does not exist for them)."""
+@dataclass(frozen=True)
+class StudyAccess:
+    """What one user may do with one study (``study.access`` on a study from ``study_for_user``):
+    the templates read ``can_edit`` and ``is_owner`` to hide what the user cannot use."""
+
+    role: str  # "owner" (a superuser too), "editor" or "viewer"
+
+    @property
+    def is_owner(self) -> bool:
+        return self.role == OWNER
+
+    @property
+    def can_edit(self) -> bool:
+        return self.role in (OWNER, Role.EDITOR)
+
+
+OWNER = "owner"
+READ_ONLY_MESSAGE = "Your role on this study is read-only."
+OWNER_ONLY_MESSAGE = (
+    "Only the study's owner may do this (it manages the study's members or uses their Prolific account)."
+)
+
+
+def study_for_user(user: AbstractBaseUser, pk: int, *, write: bool = False, owner_only: bool = False) -> Study:
+    """One study the user may see, or 404 (never 403 to a stranger: another's study does not exist
+    for them). A member sees it; ``write=True`` refuses a viewer with PermissionDenied ("read-only");
+    ``owner_only=True`` refuses every member who is not the owner (a superuser counts as the owner).
+
+    Owner-only are the members page's changes and everything of Prolific (recruitment): a Prolific call
+    uses the acting user's token (``recruitment.tokens.token_for``) and launching, publishing, approving
+    and bonuses spend the owner's money, so an editor may not act there in the owner's name."""
     if not user.is_authenticated:
         raise Http404
-    return get_object_or_404(studies_for_user(user), pk=pk)
+    member_role = StudyMember.objects.filter(study=OuterRef("pk"), user=user).values("role")[:1]
+    study = get_object_or_404(studies_for_user(user).annotate(member_role=Subquery(member_role)), pk=pk)
+    role = OWNER if (study.owner_id == user.pk or user.is_superuser) else study.member_role
+    study.access = StudyAccess(role=role)
+    if owner_only and role != OWNER:
+        raise PermissionDenied(OWNER_ONLY_MESSAGE)
+    if write and role == Role.VIEWER:
+        raise PermissionDenied(READ_ONLY_MESSAGE)
+    return study
 
 
 def protocol_specs(*, study: Study, versions: Iterable[int]) -> dict[int, Protocol]:
@@ -144,10 +197,15 @@ def item_filter_choices(*, study: Study) -> dict[str, list[str]]:
         return sorted(v for v in items.values_list(column, flat=True).distinct() if v)
 
     return {"countries": distinct("country"), "models": distinct("model_name"), "categories": distinct("category")}
-def pool_for_user(user: AbstractBaseUser, pk: int, pool_pk: int) -> CountryPool:
-    """One pool of one of the user's studies, or 404."""
-    study = study_for_user(user, pk)
-    return get_object_or_404(CountryPool.objects.select_related("study"), study=study, pk=pool_pk)
+def pool_for_user(
+    user: AbstractBaseUser, pk: int, pool_pk: int, *, write: bool = False, owner_only: bool = False
+) -> CountryPool:
+    """One pool of one of the user's studies, or 404 (``write`` and ``owner_only`` as for
+    ``study_for_user``); ``pool.study`` is the scoped study, with its ``access``."""
+    study = study_for_user(user, pk, write=write, owner_only=owner_only)
+    pool = get_object_or_404(CountryPool.objects.all(), study=study, pk=pool_pk)
+    pool.study = study
+    return pool
 
 
 @dataclass(frozen=True)

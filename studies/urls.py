@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import practice_views, protocol_views, views
+from . import member_views, practice_views, protocol_views, views
 
 app_name = "studies"
 urlpatterns = [
@@ -24,4 +24,9 @@ urlpatterns = [
     path("<int:pk>/practice/<int:question_pk>/delete", practice_views.practice_delete, name="practice-delete"),
     path("<int:pk>/practice/attempts", practice_views.practice_attempts, name="practice-attempts"),
     path("<int:pk>/practice/examples", practice_views.practice_example, name="practice-example"),
+    path("<int:pk>/members", member_views.member_list, name="members"),
+    path("<int:pk>/members/<int:member_pk>/role", member_views.member_role, name="member-role"),
+    path("<int:pk>/members/<int:member_pk>/remove", member_views.member_remove, name="member-remove"),
+    path("<int:pk>/invitations/<int:invitation_pk>/revoke", member_views.invitation_revoke,
+         name="invitation-revoke"),
 ]

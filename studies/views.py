@@ -27,7 +27,7 @@ ITEMS_PER_PAGE = 50
 
 @login_required
 def study_list(request):
-    studies = studies_for_user(request.user).order_by("-created_at")
+    studies = studies_for_user(request.user).select_related("owner").order_by("-created_at")
     return render(request, "studies/study_list.html", {"studies": studies})
 
 
@@ -105,7 +105,7 @@ def study_new(request):
 @login_required
 @require_http_methods(["GET", "POST"])
 def study_settings(request, pk: int):
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, write=request.method == "POST")
     form = StudyForm(request.POST or None, instance=study)
     if request.method == "POST" and form.is_valid():
         try:
@@ -147,7 +147,7 @@ def pool_list(request, pk: int):
 @login_required
 @require_http_methods(["GET", "POST"])
 def pool_add(request, pk: int):
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, write=request.method == "POST")
     form = PoolForm(request.POST or None, study=study)
     if request.method == "POST" and form.is_valid():
         country = form.cleaned_data["country"]
@@ -160,7 +160,7 @@ def pool_add(request, pk: int):
 @login_required
 @require_http_methods(["GET", "POST"])
 def pool_edit(request, pk: int, pool_pk: int):
-    pool = pool_for_user(request.user, pk, pool_pk)
+    pool = pool_for_user(request.user, pk, pool_pk, write=request.method == "POST")
     form = PoolForm(request.POST or None, instance=pool, study=pool.study)
     if request.method == "POST" and form.is_valid():
         try:
@@ -179,7 +179,7 @@ def pool_edit(request, pk: int, pool_pk: int):
 @login_required
 @require_POST
 def pool_delete(request, pk: int, pool_pk: int):
-    pool = pool_for_user(request.user, pk, pool_pk)
+    pool = pool_for_user(request.user, pk, pool_pk, write=True)
     try:
         services.pool_delete(pool=pool)
     except services.WorkspaceError as refused:

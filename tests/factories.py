@@ -241,3 +241,12 @@ def add_items(study, n=2, *, documents=(), **fields) -> list:
         )
     quotas_for_items(items=items)
     return items
+
+
+def make_member(study, username: str, role: str = "viewer"):
+    """A researcher who is a member of ``study`` with ``role`` (viewer or editor)."""
+    from studies.models import StudyMember
+
+    user = make_researcher(username)
+    StudyMember.objects.create(study=study, user=user, role=role, created_by=study.owner)
+    return user

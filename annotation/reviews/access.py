@@ -1,8 +1,9 @@
 """Who may review what. Every review page and action looks its pool and annotation up here.
 
-A pool's annotations may be reviewed by whoever sees its study (``studies_for_user``: its owner; a
-superuser: any study) and by the pool's checkers. Anyone else gets 404, never 403: a pool they may
-not review does not exist for them.
+A pool's annotations may be reviewed by whoever may change its study (``studies_for_user(...,
+write=True)``: its owner, its editors; a superuser: any study) and by the pool's checkers. A viewer
+of the study reads its pages but does not review (a review changes the data: a flag reopens a slot).
+Anyone else gets 404, never 403: a pool they may not review does not exist for them.
 """
 
 from __future__ import annotations
@@ -31,11 +32,11 @@ class ReviewScope:
 
 
 def pools_for_reviewer(user: AbstractBaseUser) -> QuerySet[CountryPool]:
-    """The pools the user may review: of the studies they own, and those they check."""
+    """The pools the user may review: of the studies they own or edit, and those they check."""
     if not user.is_authenticated:
         return CountryPool.objects.none()
     checks = Checker.objects.filter(pool=OuterRef("pk"), user=user)
-    return CountryPool.objects.filter(Q(study__in=studies_for_user(user)) | Exists(checks))
+    return CountryPool.objects.filter(Q(study__in=studies_for_user(user, write=True)) | Exists(checks))
 
 
 def scope_for_reviewer(user: AbstractBaseUser, study_pk: int, pool_pk: int) -> ReviewScope:

@@ -1,5 +1,5 @@
 """The researcher's page of one item: its image, its texts and every annotation of it, each answer
-shown the way its field type shows it (``FieldType.show_answer``). For the study's owner only."""
+shown the way its field type shows it (``FieldType.show_answer``). For the study's owner and members."""
 
 from __future__ import annotations
 

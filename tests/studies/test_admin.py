@@ -114,3 +114,10 @@ def test_a_study_with_annotations_can_be_deleted_whole_but_an_annotated_item_can
         a.item.delete()
     study.delete()
     assert not Annotation.objects.exists()
+
+
+def test_a_member_of_the_study_does_not_see_it_in_the_admin(client, study, pool, items):
+    editor = f.make_member(study, "eddie", "editor")
+    login(client, editor)
+    assert study.name not in client.get(reverse("admin:studies_study_changelist")).content.decode()
+    assert client.get(reverse("admin:studies_countrypool_change", args=[pool.pk])).status_code == 302

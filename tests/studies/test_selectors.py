@@ -43,3 +43,36 @@ def test_a_superuser_sees_every_row(study, items, others_study):
     admin = get_user_model().objects.create_superuser("root", password="pass-for-tests-1")
     assert set(owned_by(Study.objects.all(), admin)) == {study, others_study}
     assert owned_by(Item.objects.all(), admin, owner_path="study__owner").count() == Item.objects.count()
+
+
+# --- members: the researcher's scope ------------------------------------------------------------
+
+
+def test_a_member_sees_a_shared_study_once_and_a_viewer_may_not_change_it(owner, other_researcher, study, others_study):
+    viewer = f.make_member(study, "vera", "viewer")
+    editor = f.make_member(study, "eddie", "editor")
+    f.make_member(others_study, "third", "viewer")
+    assert list(studies_for_user(owner)) == [study]  # once, though it has two members
+    assert list(studies_for_user(viewer)) == [study]
+    assert not studies_for_user(viewer, write=True).exists()
+    assert list(studies_for_user(editor, write=True)) == [study]
+    assert not owned_by(Study.objects.all(), viewer).exists()  # the admin's scope stays the owner's
+
+
+def test_study_for_user_says_the_role_and_refuses_by_it(owner, study):
+    from django.core.exceptions import PermissionDenied
+    from django.http import Http404
+
+    from studies.selectors import study_for_user
+
+    viewer, editor = f.make_member(study, "vera", "viewer"), f.make_member(study, "eddie", "editor")
+    assert study_for_user(owner, study.pk, owner_only=True).access.is_owner
+    assert study_for_user(viewer, study.pk).access.role == "viewer"
+    assert not study_for_user(viewer, study.pk).access.can_edit
+    with pytest.raises(PermissionDenied, match="read-only"):
+        study_for_user(viewer, study.pk, write=True)
+    assert study_for_user(editor, study.pk, write=True).access.can_edit
+    with pytest.raises(PermissionDenied, match="owner"):
+        study_for_user(editor, study.pk, owner_only=True)
+    with pytest.raises(Http404):
+        study_for_user(f.make_researcher("stranger"), study.pk)

@@ -23,9 +23,9 @@ def practice_list(request, pk: int):
 @login_required
 @require_http_methods(["GET", "POST"])
 def practice_add(request, pk: int):
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, write=request.method == "POST")
     form = MockQuestionForm(request.POST or None, study=study)
-    if request.method == "POST" and _saved(form, study):  # write
+    if request.method == "POST" and _saved(form, study):
         messages.success(request, "The practice question is added.")
         return redirect("studies:practice", study.pk)
     return _form_page(request, study, form)
@@ -34,14 +34,14 @@ def practice_add(request, pk: int):
 @login_required
 @require_http_methods(["GET", "POST"])
 def practice_edit(request, pk: int, question_pk: int):
-    question = mock_question_for_user(request.user, pk, question_pk)
+    question = mock_question_for_user(request.user, pk, question_pk, write=request.method == "POST")
     study = question.study
     initial = {
         "item": question.item_id, "text": question.text, "choices": "\n".join(map(str, question.choices)),
         "expected": question.expected, "explanation": question.explanation,
     }
     form = MockQuestionForm(request.POST or None, initial=initial, study=study)
-    if request.method == "POST" and _saved(form, study, question):  # write
+    if request.method == "POST" and _saved(form, study, question):
         messages.success(request, "The practice question is saved.")
         return redirect("studies:practice", study.pk)
     return _form_page(request, study, form, question=question)
@@ -50,8 +50,7 @@ def practice_edit(request, pk: int, question_pk: int):
 @login_required
 @require_POST
 def practice_delete(request, pk: int, question_pk: int):
-    # write
-    question = mock_question_for_user(request.user, pk, question_pk)
+    question = mock_question_for_user(request.user, pk, question_pk, write=True)
     practice.mock_question_delete(question=question)
     messages.success(request, "The practice question is removed.")
     return redirect("studies:practice", pk)
@@ -60,8 +59,7 @@ def practice_delete(request, pk: int, question_pk: int):
 @login_required
 @require_POST
 def practice_attempts(request, pk: int):
-    # write
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, write=True)
     form = AttemptsForm(request.POST)
     if not form.is_valid():
         return _list_page(request, study, attempts_form=form)
@@ -73,8 +71,7 @@ def practice_attempts(request, pk: int):
 @login_required
 @require_POST
 def practice_example(request, pk: int):
-    # write
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, write=True)
     form = ExampleForm(request.POST, study=study)
     if form.is_valid():
         try:

@@ -19,10 +19,9 @@ from .selectors import items_in_hand, protocol_history, study_for_user
 @login_required
 @require_http_methods(["GET", "POST"])
 def protocol_edit(request, pk: int):
-    study = study_for_user(request.user, pk)
+    study = study_for_user(request.user, pk, write=request.method == "POST")
     if request.method == "GET":
         return _page(request, study, spec_pretty(study.protocol), problems=())
-    # write
     text = request.POST.get("spec", "")
     read = spec_read(text)
     if not read.ok:

@@ -239,7 +239,9 @@ def pool_plans(study: Study) -> list[PoolPlan]:
     return plans
 
 
-def mock_question_for_user(user: AbstractBaseUser, pk: int, question_pk: int) -> MockQuestion:
-    """One practice question of one of the user's studies, or 404."""
-    study = study_for_user(user, pk)
-    return get_object_or_404(MockQuestion.objects.select_related("study", "item"), study=study, pk=question_pk)
+def mock_question_for_user(user: AbstractBaseUser, pk: int, question_pk: int, *, write: bool = False) -> MockQuestion:
+    """One practice question of one of the user's studies, or 404 (403 to a viewer's change)."""
+    study = study_for_user(user, pk, write=write)
+    question = get_object_or_404(MockQuestion.objects.select_related("item"), study=study, pk=question_pk)
+    question.study = study  # with its ``access`` for the templates
+    return question

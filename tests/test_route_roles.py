@@ -42,6 +42,14 @@ MATRIX: dict[str, dict[str, str]] = {
     "studies:pool-delete": {"POST": WRITE},
     "studies:item-image": {"GET": READ},
     "studies:members": {"GET": READ},
+    "studies:protocol-edit": {"GET": READ, "POST": WRITE},
+    "studies:protocol-check": {"POST": READ},  # a check of typed text: nothing is stored
+    "studies:practice": {"GET": READ},
+    "studies:practice-add": {"GET": READ, "POST": WRITE},
+    "studies:practice-edit": {"GET": READ, "POST": WRITE},
+    "studies:practice-delete": {"POST": WRITE},
+    "studies:practice-attempts": {"POST": WRITE},
+    "studies:practice-example": {"POST": WRITE},
     "studies:member-role": {"POST": OWNER},
     "studies:member-remove": {"POST": OWNER},
     "studies:invitation-revoke": {"POST": OWNER},
@@ -79,6 +87,18 @@ MATRIX: dict[str, dict[str, str]] = {
     "recruitment:study-transition": {"POST": OWNER},
     # annotation: the researcher's item page, the members page's invite and checkers, the quality check
     "annotation:study-item": {"GET": READ},
+    # previews keep their state in the researcher's own browser session: nothing of the study changes
+    "annotation:protocol-preview": {"POST": READ},
+    "annotation:path-preview": {"GET": READ},
+    "annotation:path-preview-consent": {"GET": READ, "POST": READ},
+    "annotation:path-preview-eligibility": {"GET": READ, "POST": READ},
+    "annotation:path-preview-instructions": {"GET": READ, "POST": READ},
+    "annotation:path-preview-mock": {"GET": READ, "POST": READ},
+    "annotation:path-preview-items": {"GET": READ},
+    "annotation:path-preview-item-submit": {"POST": READ},
+    "annotation:path-preview-item-draft": {"POST": READ},
+    "annotation:path-preview-item-upload": {"POST": READ},
+    "annotation:path-preview-end": {"GET": READ},
     "annotation:member-invite": {"POST": OWNER},
     "annotation:checker-remove": {"POST": OWNER},
     "annotation:review-study": {"GET": REVIEW},
@@ -160,6 +180,8 @@ def world(owner, study, pool, items, checker, settings):
         "bonus_pk": ProlificBonus.objects.create(
             prolific_study=prolific, lines=[{"who": "PID1", "amount": 100}], amount=100
         ).pk,
+        "question_pk": f.make_mock_question(study).pk,
+        "position": 1,
         "step": "setup",
         "verb": "pause",
     }

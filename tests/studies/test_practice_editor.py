@@ -231,3 +231,13 @@ def test_the_list_reads_in_a_fixed_number_of_queries(client, owner, study, quest
     login(client, owner)
     with django_assert_num_queries(5):  # session, user, study, questions with their items, examples
         client.get(url("practice", study))
+
+
+def test_a_viewer_reads_the_practice_test_and_the_protocol_without_their_buttons(client, study):
+    f.make_mock_question(study)
+    login(client, f.make_member(study, "viewer", "viewer"))
+    page = client.get(reverse("studies:practice", args=[study.pk])).content.decode()
+    assert "Does this image match the prompt?" in page and "Your role on this study is read-only" in page
+    assert "Add a practice question" not in page and "Save the attempts" not in page and ">Remove<" not in page
+    editor = client.get(reverse("studies:protocol-edit", args=[study.pk])).content.decode()
+    assert "Save the protocol" not in editor and "you may try changes here, not save them" in editor

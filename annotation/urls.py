@@ -48,6 +48,7 @@ urlpatterns = [
     path("invitations/<str:token>/", members.invitation, name="invitation"),
     path("studies/<int:pk>/review/", review.review_study, name="review-study"),
     path("studies/<int:pk>/review/<int:pool_pk>/", review.review_pool, name="review-pool"),
+    path("studies/<int:pk>/review/<int:pool_pk>/target", review.review_target, name="review-target"),
     path("studies/<int:pk>/review/<int:pool_pk>/<int:annotation_pk>/", review.review_submit, name="review-submit"),
     path("studies/<int:pk>/review/<int:pool_pk>/<int:annotation_pk>/image", review.review_image, name="review-image"),
     path("studies/<int:pk>/review/<int:pool_pk>/<int:annotation_pk>/uploads/<uuid:token>", review.review_upload_image,

@@ -103,6 +103,7 @@ MATRIX: dict[str, dict[str, str]] = {
     "annotation:checker-remove": {"POST": OWNER},
     "annotation:review-study": {"GET": REVIEW},
     "annotation:review-pool": {"GET": REVIEW},
+    "annotation:review-target": {"POST": WRITE},
     "annotation:review-submit": {"POST": REVIEW},
     "annotation:review-image": {"GET": REVIEW},
     "annotation:review-upload-image": {"GET": REVIEW},

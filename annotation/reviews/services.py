@@ -11,7 +11,7 @@ from django.db.models import F
 from studies.models import ItemQuota
 from studies.protocol import walk
 
-from ..models import Annotation, Review
+from ..models import Annotation, Review, ReviewTarget
 from . import labels
 from .selectors import review_form_for
 
@@ -101,3 +101,15 @@ def _reopen_slot(annotation: Annotation) -> None:
     ItemQuota.objects.filter(item_id=annotation.item_id, pool_id=annotation.pool_id).update(
         wanted=F("wanted") + 1, reopened=F("reopened") + 1
     )
+
+
+class ReviewTargetRefused(ValueError):
+    """A review target out of range; the message says which range."""
+
+
+def review_target_set(*, pool, percent: int) -> ReviewTarget:
+    """The share of the pool's annotations its checkers aim to review, from 1 to 100 percent."""
+    if not 1 <= percent <= 100:
+        raise ReviewTargetRefused("A review target is a whole percentage from 1 to 100.")
+    target, _ = ReviewTarget.objects.update_or_create(pool=pool, defaults={"percent": percent})
+    return target

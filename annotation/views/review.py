@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from studies.files import image_response
+from studies.selectors import pool_for_user, study_for_user
 
 from ..models import Annotation, Review
 from ..reviews import selectors, services
@@ -38,7 +39,27 @@ def review_study(request, pk: int):
     rows = selectors.pools_progress(pools_for_reviewer(request.user).filter(study_id=pk), request.user)
     if not rows:
         raise Http404
-    return render(request, "annotation/review_list.html", {"rows": rows, "study": rows[0].pool.study})
+    study = rows[0].pool.study
+    try:  # a checker of one pool is no member: they review, they set nothing
+        can_edit = study_for_user(request.user, pk).access.can_edit
+    except Http404:
+        can_edit = False
+    return render(request, "annotation/review_list.html", {"rows": rows, "study": study, "can_edit": can_edit})
+
+
+@login_required
+@require_POST
+def review_target(request, pk: int, pool_pk: int):
+    """The pool's review target, set by an editor or the owner of the study."""
+    pool = pool_for_user(request.user, pk, pool_pk, write=True)
+    try:
+        percent = int(request.POST.get("percent", ""))
+        services.review_target_set(pool=pool, percent=percent)
+    except (ValueError, services.ReviewTargetRefused):
+        messages.error(request, f"{pool.country_name}: a review target is a whole percentage from 1 to 100.")
+    else:
+        messages.success(request, f"{pool.country_name}: the checkers aim to review {percent}% of its annotations.")
+    return redirect("annotation:review-study", pk)
 
 
 @login_required

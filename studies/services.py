@@ -327,3 +327,31 @@ def pool_delete(*, pool: CountryPool) -> None:
             pool.delete()
     except RestrictedError:
         raise refused from None
+
+
+# What each status may go to, and the verb the page's button says.
+STATUS_MOVES = {
+    (Study.Status.DRAFT, Study.Status.OPEN): "open",
+    (Study.Status.OPEN, Study.Status.CLOSED): "close",
+    (Study.Status.CLOSED, Study.Status.OPEN): "reopen",
+}
+
+
+def study_set_status(*, study: Study, status: str) -> Study:
+    """Open a study to annotators, close it, or reopen it (``WorkspaceError`` says why not). A study
+    opens only with a pool and an item routed to one (otherwise every entry would meet an empty
+    page). Closing turns new entries away; annotators already in finish their session."""
+    if (study.status, status) not in STATUS_MOVES:
+        now = {Study.Status.DRAFT: "a draft"}.get(study.status, study.status)
+        raise WorkspaceError(f"The study is {now}: it cannot become {status or 'that'}.")
+    if status == Study.Status.OPEN:
+        if not study.pools.exists():
+            raise WorkspaceError("Add a country pool before opening the study.")
+        if not ItemQuota.objects.filter(pool__study=study).exists():
+            raise WorkspaceError("Import items routed to a pool before opening the study.")
+    # The status moves only from the one it was read with: two clicks move it once.
+    moved = Study.objects.filter(pk=study.pk, status=study.status).update(status=status)
+    if not moved:
+        raise WorkspaceError("The study's status changed meanwhile; see its page.")
+    study.status = status
+    return study

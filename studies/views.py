@@ -187,3 +187,23 @@ def pool_delete(request, pk: int, pool_pk: int):
     else:
         messages.success(request, f"The pool for {pool.country_name} is removed.")
     return redirect("studies:pool-list", pk)
+
+
+@login_required
+@require_POST
+def study_status(request, pk: int):
+    """Open the study to annotators, close it, or reopen it (the button's ``status``)."""
+    study = study_for_user(request.user, pk, write=True)
+    try:
+        services.study_set_status(study=study, status=request.POST.get("status", ""))
+    except services.WorkspaceError as refused:
+        messages.error(request, str(refused))
+    else:
+        messages.success(request, STATUS_SAID[study.status])
+    return redirect("analysis:study-dashboard", study.pk)
+
+
+STATUS_SAID = {
+    "open": "The study is open: its entry links let annotators in.",
+    "closed": "The study is closed: its entry links turn new annotators away; those already in finish their session.",
+}

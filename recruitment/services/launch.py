@@ -201,6 +201,9 @@ def _row_failed(row: ProlificStudy, exc: ProlificError) -> None:
 # --- transitions -----------------------------------------------------------------------------
 
 # our verb -> (Prolific's action, the log's kind, the statuses that mean it is done)
+# Publishing and resuming send participants to the entry links: only to an open study.
+SENDS_PARTICIPANTS = {"publish", "resume"}
+
 TRANSITIONS = {
     "publish": ("PUBLISH", ProlificAction.Kind.PUBLISH, {"PUBLISHING", "SCHEDULED", "ACTIVE"}),
     "pause": ("PAUSE", ProlificAction.Kind.PAUSE, {"PAUSED"}),
@@ -230,6 +233,11 @@ def prolific_study_transition(
     row = prolific_study
     if not row.created:
         raise RecruitmentRefused(f"{row.pool.country_name}: the study is not on Prolific yet; launch it first")
+    if verb in SENDS_PARTICIPANTS and not row.pool.study.is_open:
+        raise RecruitmentRefused(
+            f"{row.pool.country_name}: open the study to annotators first (on its page): "
+            "Prolific would send participants to entry links that turn them away"
+        )
     with client_for(user=user) as client:
         try:
             remote = client.study_transition(row.prolific_id, action)

@@ -56,7 +56,7 @@ def prolific_places_sync(*, prolific_study: ProlificStudy, user: AbstractBaseUse
             remote = _transition(client, row, "PAUSE", ProlificAction.Kind.PAUSE, user)
             row.paused_when_full = True
             done.append("paused: the pool is full")
-        elif open_slots > 0 and remote.status == "PAUSED" and row.paused_when_full:
+        elif open_slots > 0 and remote.status == "PAUSED" and row.paused_when_full and row.pool.study.is_open:
             remote = _transition(client, row, "START", ProlificAction.Kind.RESUME, user)
             row.paused_when_full = False
             done.append("resumed: slots reopened")

@@ -118,3 +118,23 @@ def test_a_pool_not_on_prolific(fake_prolific, owner, other_pool, items):
     )
     with pytest.raises(RecruitmentRefused, match="not on Prolific yet"):
         sync(row, owner)
+
+
+def test_a_draft_or_closed_study_is_never_published_nor_resumed(fake_prolific, launched, owner, study, pool):
+    from studies.models import Study
+
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.DRAFT)
+    launched.refresh_from_db()
+    with pytest.raises(RecruitmentRefused, match="open the study to annotators first"):
+        prolific_study_transition(prolific_study=launched, verb="publish", user=owner)
+    assert remote(fake_prolific, launched)["status"] == "UNPUBLISHED"
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.OPEN)
+    launched.refresh_from_db()
+    prolific_study_transition(prolific_study=launched, verb="publish", user=owner)
+    ItemQuota.objects.filter(pool=pool).update(done=3)
+    assert sync(launched, owner).changed == "paused: the pool is full"
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.CLOSED)
+    ItemQuota.objects.filter(pool=pool).update(done=2)  # slots reopen, but the study is closed
+    launched.refresh_from_db()
+    assert sync(launched, owner).changed != "resumed: slots reopened"
+    assert remote(fake_prolific, launched)["status"] == "PAUSED"

@@ -10,6 +10,7 @@ urlpatterns = [
     path("markdown-preview", views.markdown_preview, name="markdown-preview"),
     path("<int:pk>/settings", views.study_settings, name="study-settings"),
     path("<int:pk>/status", views.study_status, name="study-status"),
+    path("<int:pk>/delete", views.study_remove, name="study-delete"),
     path("<int:pk>/pools", views.pool_list, name="pool-list"),
     path("<int:pk>/pools/new", views.pool_add, name="pool-add"),
     path("<int:pk>/pools/<int:pool_pk>/edit", views.pool_edit, name="pool-edit"),

@@ -207,3 +207,20 @@ STATUS_SAID = {
     "open": "The study is open: its entry links let annotators in.",
     "closed": "The study is closed: its entry links turn new annotators away; those already in finish their session.",
 }
+
+
+@login_required
+@require_POST
+def study_remove(request, pk: int):
+    """Delete the study with everything collected for it: its owner only, the study not open, and
+    its name typed again (a slip of the mouse deletes nothing)."""
+    study = study_for_user(request.user, pk, owner_only=True)
+    if study.is_open:
+        messages.error(request, "Close the study before deleting it: annotators may be at work.")
+    elif request.POST.get("confirm_name", "").strip() != study.name:
+        messages.error(request, "Type the name of the study exactly to delete it; nothing was deleted.")
+    else:
+        services.study_delete(study=study)
+        messages.success(request, f"The study “{study.name}” and everything collected for it are deleted.")
+        return redirect("studies:study-list")
+    return redirect(reverse("studies:study-settings", args=[study.pk]) + "#delete")

@@ -37,6 +37,7 @@ MATRIX: dict[str, dict[str, str]] = {
     "studies:item-list": {"GET": READ},
     "studies:study-settings": {"GET": READ, "POST": WRITE},
     "studies:study-status": {"POST": WRITE},
+    "studies:study-delete": {"POST": OWNER},
     "studies:pool-list": {"GET": READ},
     "studies:pool-add": {"GET": READ, "POST": WRITE},
     "studies:pool-edit": {"GET": READ, "POST": WRITE},

@@ -85,3 +85,34 @@ def test_a_viewer_and_a_stranger_cannot_move_it(client, pool, items, other_resea
     login(client, f.make_member(study, "editor", "editor"))
     client.post(status_url(study), {"status": "closed"})
     assert status_of(study) == "closed"
+
+
+def delete_url(study):
+    return reverse("studies:study-delete", args=[study.pk])
+
+
+def test_the_owner_deletes_a_closed_study_by_typing_its_name(client, owner, pool, items):
+    study = pool.study
+    login(client, owner)
+    said = client.post(delete_url(study), {"confirm_name": study.name}, follow=True).content.decode()
+    assert "Close the study before deleting it" in said and Study.objects.filter(pk=study.pk).exists()
+    client.post(status_url(study), {"status": "closed"})
+    page = client.get(reverse("studies:study-settings", args=[study.pk])).content.decode()
+    assert "Delete the study" in page
+    said = client.post(delete_url(study), {"confirm_name": study.name + "x"}, follow=True).content.decode()
+    assert "Type the name of the study exactly" in said and Study.objects.filter(pk=study.pk).exists()
+    response = client.post(delete_url(study), {"confirm_name": study.name})
+    assert response.status_code == 302 and response.url == reverse("studies:study-list")
+    assert not Study.objects.filter(pk=study.pk).exists()
+
+
+def test_only_the_owner_deletes_a_study(client, pool, items, other_researcher):
+    study = pool.study
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.CLOSED)
+    editor = f.make_member(study, "editor", "editor")
+    login(client, editor)
+    assert "Delete the study" not in client.get(reverse("studies:study-settings", args=[study.pk])).content.decode()
+    assert client.post(delete_url(study), {"confirm_name": study.name}).status_code == 403
+    login(client, other_researcher)
+    assert client.post(delete_url(study), {"confirm_name": study.name}).status_code == 404
+    assert Study.objects.filter(pk=study.pk).exists()

@@ -1,0 +1,215 @@
+"""Gold labels per field, by its level of measurement. Pure: no Django.
+
+``field_gold`` takes one field's ratings as a frame with the columns item, country, annotator and
+value (the stored answer, None where the annotator gave none) and returns one row per (item,
+country) and one per item. Each field type says what its answers count as
+(``FieldType.gold_votes``: a choice one vote, a multi a vote per option; ``FieldType.gold_number``:
+a scale its point, an ordinal choice its rank in the domain). A missing answer is not a rating.
+Annotators in ``excluded`` (flagged by a checker, left out by the researcher) are left out first.
+
+Columns of a row (``GOLD_COLUMNS``; a unit is one (item, country), or one item):
+
+- ``field``: the key, or ``key.option`` for one option of a multi;
+- ``level``, ``n`` (ratings counted), ``agreement`` (the share of pairs of ratings that are equal;
+  None with fewer than two ratings);
+- nominal: ``majority`` (None on a tie), ``tie``, ``tied`` (the labels sharing the most votes,
+  joined by "|"), ``majority_share`` (the top label's votes / n); with Dawid–Skene (``stats.gold.
+  dawid_skene``) fitted over the field's units, ``ds_label`` and ``ds_probability``;
+- ordinal: ``median``, ``mean``; interval and ratio: also ``sd`` (sample) and the 95% t interval
+  ``ci_low``, ``ci_high`` (None with a single rating: nothing to estimate a spread from).
+
+Each annotator's Dawid–Skene competence on the field's (item, country) units is in ``annotators``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from studies.protocol import Field
+
+from ..reports.common import column_values
+from .dawid_skene import dawid_skene
+
+NOMINAL, ORDINAL = "nominal", "ordinal"
+GOLD_COLUMNS = (
+    "item", "country", "field", "level", "n", "agreement", "majority", "tie", "tied", "majority_share",
+    "ds_label", "ds_probability", "median", "mean", "sd", "ci_low", "ci_high",
+)
+ANNOTATOR_COLUMNS = ("field", "annotator", "competence", "items")
+TIE_SEPARATOR = "|"
+
+
+@dataclass(frozen=True)
+class FieldGold:
+    """One field's gold labels: ``by_country`` one row per (item, country) and part, ``by_item`` one
+    per item and part (columns ``GOLD_COLUMNS``, the item-level rows with country None), and
+    ``annotators`` the Dawid–Skene competence of each annotator per nominal part."""
+
+    by_country: pd.DataFrame
+    by_item: pd.DataFrame
+    annotators: pd.DataFrame
+
+
+def t_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float | None, float | None]:
+    """The t-based interval of a mean; (None, None) with fewer than two values."""
+    n = len(values)
+    if n < 2:
+        return None, None
+    mean, sd = float(values.mean()), float(values.std(ddof=1))
+    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * sd / np.sqrt(n)
+    return mean - half, mean + half
+
+
+def pair_agreement(counts: Sequence[int] | np.ndarray) -> float | None:
+    """The share of pairs of ratings that are equal, given how many ratings each value has."""
+    c = np.asarray(counts, dtype=np.int64)
+    n = int(c.sum())
+    return float((c * (c - 1)).sum() / (n * (n - 1))) if n >= 2 else None
+
+
+def _frame(rows: pd.DataFrame, excluded: Collection[Any]) -> pd.DataFrame:
+    frame = rows.iloc[:, :4].set_axis(["item", "country", "annotator", "value"], axis=1)
+    values = pd.Series([_absent_as_none(v) for v in frame["value"].tolist()], index=frame.index, dtype=object)
+    frame = frame.assign(value=values)
+    if excluded:
+        frame = frame[~frame["annotator"].isin(set(excluded))]
+    return frame
+
+
+def _votes(f: Field, frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per vote: item, country, annotator, part, label (each distinct answer read once)."""
+    keys = frame["value"].map(_hashable)
+    codes, uniques = pd.factorize(keys, use_na_sentinel=False)
+    first = pd.Series(range(len(frame))).groupby(codes).first().to_numpy()
+    votes = [f.kind.gold_votes(f, frame["value"].iloc[i]) for i in first]
+    out: dict[str, list[Any]] = {"row": [], "part": [], "label": []}
+    for code, cast in enumerate(votes):
+        rows = np.flatnonzero(codes == code)
+        for part, label in cast.items():
+            out["row"].extend(rows.tolist())
+            out["part"].extend([part] * len(rows))
+            out["label"].extend([label] * len(rows))
+    at = np.asarray(out["row"], dtype=np.int64)
+    base = frame.iloc[at][["item", "country", "annotator"]].reset_index(drop=True)
+    return base.assign(part=out["part"], label=out["label"])
+
+
+def _absent_as_none(value: Any) -> Any:
+    """None for a missing answer however the frame holds it (None, NaN, NA)."""
+    if isinstance(value, (list, dict, tuple)):
+        return value
+    return None if pd.isna(value) else value
+
+
+def _hashable(value: Any) -> Hashable:
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        return json.dumps(value, sort_keys=True, default=str)
+
+
+def _nominal(votes: pd.DataFrame, keys: list[str], order: dict[str, int]) -> pd.DataFrame:
+    """Per unit (``keys`` and part): n, agreement, majority, tie, tied, majority_share."""
+    counts = votes.groupby([*keys, "part", "label"], dropna=False, sort=False).size().rename("count").reset_index()
+    rows = []
+    for unit, group in counts.groupby([*keys, "part"], dropna=False, sort=True):
+        c = group["count"].to_numpy()
+        n, top = int(c.sum()), int(c.max())
+        tied = sorted(group["label"][c == top].tolist(), key=lambda t: (order.get(t, len(order)), str(t)))
+        rows.append((*unit, n, pair_agreement(c), tied[0] if len(tied) == 1 else None, len(tied) > 1,
+                     TIE_SEPARATOR.join(tied), top / n))
+    return pd.DataFrame(rows, columns=[*keys, "part", "n", "agreement", "majority", "tie", "tied", "majority_share"])
+
+
+def _numeric(frame: pd.DataFrame, keys: list[str], interval: bool) -> pd.DataFrame:
+    """Per unit: n, agreement, median, mean and, for an interval or ratio field, sd and the t interval."""
+    rows = []
+    for unit, group in frame.groupby(keys, dropna=False, sort=True):
+        x = group["number"].to_numpy(dtype=np.float64)
+        _, c = np.unique(x, return_counts=True)
+        row: dict[str, Any] = dict(zip(keys, unit if isinstance(unit, tuple) else (unit,), strict=True))
+        row.update(part="", n=len(x), agreement=pair_agreement(c), median=float(np.median(x)), mean=float(x.mean()))
+        if interval:
+            low, high = t_interval(x)
+            row.update(sd=float(x.std(ddof=1)) if len(x) > 1 else None, ci_low=low, ci_high=high)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=[*keys, "part", "n", "agreement", "median", "mean", "sd", "ci_low", "ci_high"])
+
+
+def _rows(table: pd.DataFrame, f: Field) -> pd.DataFrame:
+    table = table.assign(field=[f.key if not p else f"{f.key}.{p}" for p in table["part"]], level=f.level)
+    if "country" not in table:
+        table = table.assign(country=None)
+    table = table.reindex(columns=list(GOLD_COLUMNS))
+    return table.astype(object).where(table.notna(), None)
+
+
+def _with_ds(table: pd.DataFrame, votes: pd.DataFrame, keys: list[str], labels: list[str]) -> tuple[pd.DataFrame, Any]:
+    """``table`` with the Dawid–Skene label and probability of each unit, fitted per part."""
+    parts, fits = [], {}
+    for part, group in votes.groupby("part", sort=True):
+        unit = list(zip(*(group[k] for k in keys), strict=True))
+        fit = dawid_skene(pd.DataFrame({"unit": unit, "annotator": group["annotator"].to_numpy(),
+                                        "label": group["label"].to_numpy()}),
+                          labels=[lab for lab in labels if lab in set(group["label"])] or None)
+        fits[part] = fit
+        parts.append(pd.DataFrame({
+            **{k: [u[i] for u in fit.units["unit"]] for i, k in enumerate(keys)}, "part": part,
+            "ds_label": fit.units["label"].to_numpy(), "ds_probability": fit.units["probability"].to_numpy(),
+        }))
+    if not parts:
+        return table.assign(ds_label=None, ds_probability=None), fits
+    return table.merge(pd.concat(parts, ignore_index=True), on=[*keys, "part"], how="left"), fits
+
+
+def field_gold(
+    rows: pd.DataFrame, f: Field, *, excluded: Collection[Any] = (), with_dawid_skene: bool = True
+) -> FieldGold:
+    """The gold labels of one field ``f`` (which must have a level of measurement) from ``rows``:
+    a frame whose first four columns are item, country, annotator and value (see the module's
+    docstring)."""
+    if not f.level:
+        raise ValueError(f"field '{f.key}' has no level of measurement")
+    frame = _frame(rows, excluded)
+    outputs: dict[str, pd.DataFrame] = {}
+    annotators = pd.DataFrame(columns=list(ANNOTATOR_COLUMNS))
+    if f.level == NOMINAL:
+        votes = _votes(f, frame) if len(frame) else pd.DataFrame(
+            columns=["item", "country", "annotator", "part", "label"])
+        order = {c.token: i for i, c in enumerate(f.kind.domain(f) or ())}
+        labels = sorted(set(votes["label"]), key=lambda t: (order.get(t, len(order)), str(t)))
+        for name, keys in (("by_country", ["item", "country"]), ("by_item", ["item"])):
+            table = _nominal(votes, keys, order)
+            if with_dawid_skene:
+                table, fits = _with_ds(table, votes, keys, labels)
+                if name == "by_country" and fits:
+                    annotators = pd.concat([
+                        fit.annotators.assign(field=f.key if not part else f"{f.key}.{part}")
+                        for part, fit in fits.items()
+                    ], ignore_index=True).reindex(columns=list(ANNOTATOR_COLUMNS))
+            outputs[name] = _rows(table, f)
+    else:
+        numbers = frame["value"].map(lambda v: f.kind.gold_number(f, v))
+        numeric = frame.assign(number=pd.to_numeric(numbers, errors="coerce")).dropna(subset=["number"])
+        interval = f.level != ORDINAL
+        for name, keys in (("by_country", ["item", "country"]), ("by_item", ["item"])):
+            outputs[name] = _rows(_numeric(numeric, keys, interval), f)
+    return FieldGold(outputs["by_country"], outputs["by_item"], annotators)
+
+
+def plain_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """A gold frame as a list of dicts of plain Python values (None for missing)."""
+    columns = {c: column_values(frame[c]) for c in frame.columns}
+    return [dict(zip(columns, values, strict=True)) for values in zip(*columns.values(), strict=True)]
+
+
+__all__ = ["ANNOTATOR_COLUMNS", "FieldGold", "GOLD_COLUMNS", "field_gold", "pair_agreement", "plain_rows",
+           "t_interval"]

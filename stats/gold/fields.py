@@ -57,14 +57,19 @@ class FieldGold:
     annotators: pd.DataFrame
 
 
-def t_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float | None, float | None]:
-    """The t-based interval of a mean; (None, None) with fewer than two values."""
-    n = len(values)
-    if n < 2:
+def t_bounds(mean: float, sd: float | None, n: int, confidence: float = 0.95) -> tuple[float | None, float | None]:
+    """The t-based interval of a mean from its sample sd and n; (None, None) with fewer than two values."""
+    if n < 2 or sd is None:
         return None, None
-    mean, sd = float(values.mean()), float(values.std(ddof=1))
     half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * sd / np.sqrt(n)
     return mean - half, mean + half
+
+
+def t_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float | None, float | None]:
+    """The t-based interval of the mean of ``values``; (None, None) with fewer than two values."""
+    if len(values) < 2:
+        return None, None
+    return t_bounds(float(values.mean()), float(values.std(ddof=1)), len(values), confidence)
 
 
 def pair_agreement(counts: Sequence[int] | np.ndarray) -> float | None:
@@ -211,5 +216,5 @@ def plain_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [dict(zip(columns, values, strict=True)) for values in zip(*columns.values(), strict=True)]
 
 
-__all__ = ["ANNOTATOR_COLUMNS", "FieldGold", "GOLD_COLUMNS", "field_gold", "pair_agreement", "plain_rows",
-           "t_interval"]
+__all__ = ["ANNOTATOR_COLUMNS", "FieldGold", "GOLD_COLUMNS", "TIE_SEPARATOR", "field_gold", "pair_agreement",
+           "plain_rows", "t_bounds", "t_interval"]

@@ -147,9 +147,11 @@ def box_gold(report: ReportData) -> pd.DataFrame:
     unreadable: Counter[tuple[Any, Any]] = Counter()
     for image, country, annotator, box in zip(images, countries, annotators, boxes, strict=True):
         try:
-            groups[image, country].append((annotator, box_xywh(box)))
+            xywh = box_xywh(box)
         except ValueError:
             unreadable[image, country] += 1
+            continue
+        groups[image, country].append((annotator, xywh))
     rows = []
     for (image, country), drawn in sorted(groups.items(), key=lambda kv: (str(kv[0][0]), str(kv[0][1]))):
         fused = fused_box([b for _, b in drawn])

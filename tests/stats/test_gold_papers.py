@@ -164,7 +164,7 @@ def test_globalrg_fused_box_per_image_and_country_with_its_iou_spread():
     pairs = [0.09 / (0.16 + 0.16 - 0.09), 0.16 / 0.25, 0.16 / 0.25]  # 1–2 overlap 0.3 × 0.3; 1 and 2 inside 3
     assert india["pairwise_iou"] == pytest.approx(np.mean(pairs))
     uploaded = rows["abc", "JP"]
-    assert (uploaded["annotators"], uploaded["iou_mean"], uploaded["pairwise_iou"]) == (1, 1.0, None)
+    assert (uploaded["annotators"], uploaded["iou_mean"], uploaded["pairwise_iou"]) == (1, pytest.approx(1), None)
     assert ("def", "JP") not in rows
 
 

@@ -24,7 +24,7 @@ plain rows (columns listed in ``COLUMNS``), ready for CSV or Parquet:
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -94,7 +94,7 @@ def error_types_gold(report: ReportData) -> pd.DataFrame:
 
 def highlighted_words_gold(report: ReportData, *, min_annotators: int = MIN_HIGHLIGHTS) -> pd.DataFrame:
     words, annotators = report.column("words"), report.annotations.annotator
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for (item, country), at in _by_unit(report).items():
         by_word: dict[str, set[Any]] = defaultdict(set)
         for i in at:
@@ -164,7 +164,7 @@ def box_gold(report: ReportData) -> pd.DataFrame:
 
 def answer_gold(report: ReportData) -> pd.DataFrame:
     answers = report.column("answer").tolist()
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for (item, country), at in _by_unit(report).items():
         given = [answers[i] for i in at if answers[i] is not None]
         counts = Counter(t for a in given if (t := normalise_answer(a)))
@@ -193,7 +193,7 @@ GOLD: dict[str, Callable[[ReportData], pd.DataFrame]] = {
 }
 
 
-def named(frame: pd.DataFrame, item_names: dict[Hashable, Any] | None, column: str = "item") -> pd.DataFrame:
+def named(frame: pd.DataFrame, item_names: Mapping[Any, Any] | None, column: str = "item") -> pd.DataFrame:
     """``frame`` with its item ids replaced by the researcher's ids (``item_names``), where known."""
     if not item_names or column not in frame:
         return frame

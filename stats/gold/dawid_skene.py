@@ -73,8 +73,10 @@ class _Ratings:
 def _log_likelihood(r: _Ratings, priors: np.ndarray, confusion: np.ndarray) -> np.ndarray:
     """units × labels: log p[j] + the sum over the unit's ratings of log pi[k][j, l]."""
     log_pi = np.log(np.clip(confusion, EPS, None))  # annotators × true × given
-    out = np.tile(np.log(np.clip(priors, EPS, None)), (r.n_units, 1))
-    np.add.at(out, r.unit, log_pi[r.annotator, :, r.label])
+    contributions = log_pi[r.annotator, :, r.label]  # ratings × true
+    out = np.empty((r.n_units, r.n_labels))
+    for j, log_prior in enumerate(np.log(np.clip(priors, EPS, None)).tolist()):
+        out[:, j] = log_prior + np.bincount(r.unit, weights=contributions[:, j], minlength=r.n_units)
     return out
 
 

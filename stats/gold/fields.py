@@ -121,32 +121,53 @@ def _hashable(value: Any) -> Hashable:
         return json.dumps(value, sort_keys=True, default=str)
 
 
+def _pairs(values: pd.DataFrame, unit: list[str], value: str) -> pd.DataFrame:
+    """Per unit: ``n`` ratings and ``agreement``, the share of their pairs with equal ``value``."""
+    counts = values.groupby([*unit, value], dropna=False, sort=False).size().rename("count").reset_index()
+    counts = counts.assign(equal=counts["count"] * (counts["count"] - 1))
+    table = counts.groupby(unit, dropna=False, sort=True).agg(n=("count", "sum"), equal=("equal", "sum"))
+    n = table["n"].to_numpy(dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        agreement = np.where(n >= 2, table["equal"].to_numpy() / (n * (n - 1)), np.nan)
+    return table.assign(agreement=agreement).drop(columns="equal").reset_index()
+
+
 def _nominal(votes: pd.DataFrame, keys: list[str], order: dict[str, int]) -> pd.DataFrame:
     """Per unit (``keys`` and part): n, agreement, majority, tie, tied, majority_share."""
-    counts = votes.groupby([*keys, "part", "label"], dropna=False, sort=False).size().rename("count").reset_index()
-    rows = []
-    for unit, group in counts.groupby([*keys, "part"], dropna=False, sort=True):
-        c = group["count"].to_numpy()
-        n, top = int(c.sum()), int(c.max())
-        tied = sorted(group["label"][c == top].tolist(), key=lambda t: (order.get(t, len(order)), str(t)))
-        rows.append((*unit, n, pair_agreement(c), tied[0] if len(tied) == 1 else None, len(tied) > 1,
-                     TIE_SEPARATOR.join(tied), top / n))
-    return pd.DataFrame(rows, columns=[*keys, "part", "n", "agreement", "majority", "tie", "tied", "majority_share"])
+    unit = [*keys, "part"]
+    table = _pairs(votes, unit, "label")
+    counts = votes.groupby([*unit, "label"], dropna=False, sort=False).size().rename("count").reset_index()
+    top = counts.groupby(unit, dropna=False, sort=False)["count"].transform("max")
+    winners = counts[counts["count"] == top]
+    rank = winners["label"].astype(object).map(order).fillna(len(order))
+    winners = winners.assign(rank=rank, top=top).sort_values(["rank", "label"], kind="stable")
+    tied = winners.groupby(unit, dropna=False, sort=False).agg(
+        ties=("label", "size"), first=("label", "first"), top=("top", "first"),
+    ).reset_index()
+    several = winners.merge(tied[tied["ties"] > 1][unit], on=unit)  # joined only where there is a tie
+    joined = several.groupby(unit, dropna=False, sort=False)["label"].agg(TIE_SEPARATOR.join).rename("tied")
+    tied = tied.merge(joined.reset_index(), on=unit, how="left")
+    tied = tied.assign(tied=tied["tied"].where(tied["ties"] > 1, tied["first"]))
+    table = table.merge(tied, on=unit, how="left")
+    return table.assign(
+        majority=table["first"].where(table["ties"] == 1, None), tie=table["ties"] > 1,
+        majority_share=table["top"] / table["n"],
+    ).drop(columns=["ties", "first", "top"])
 
 
 def _numeric(frame: pd.DataFrame, keys: list[str], interval: bool) -> pd.DataFrame:
     """Per unit: n, agreement, median, mean and, for an interval or ratio field, sd and the t interval."""
-    rows = []
-    for unit, group in frame.groupby(keys, dropna=False, sort=True):
-        x = group["number"].to_numpy(dtype=np.float64)
-        _, c = np.unique(x, return_counts=True)
-        row: dict[str, Any] = dict(zip(keys, unit if isinstance(unit, tuple) else (unit,), strict=True))
-        row.update(part="", n=len(x), agreement=pair_agreement(c), median=float(np.median(x)), mean=float(x.mean()))
-        if interval:
-            low, high = t_interval(x)
-            row.update(sd=float(x.std(ddof=1)) if len(x) > 1 else None, ci_low=low, ci_high=high)
-        rows.append(row)
-    return pd.DataFrame(rows, columns=[*keys, "part", "n", "agreement", "median", "mean", "sd", "ci_low", "ci_high"])
+    table = _pairs(frame, keys, "number")
+    stats_ = frame.groupby(keys, dropna=False, sort=True)["number"].agg(["median", "mean", "std"]).reset_index()
+    table = table.merge(stats_, on=keys, how="left").assign(part="")
+    if not interval:
+        return table.drop(columns="std")
+    n = table["n"].to_numpy(dtype=np.float64)
+    sd = table["std"].to_numpy(dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        half = stats.t.ppf(0.975, n - 1) * sd / np.sqrt(n)  # NaN with a single rating
+    mean = table["mean"].to_numpy(dtype=np.float64)
+    return table.rename(columns={"std": "sd"}).assign(ci_low=mean - half, ci_high=mean + half)
 
 
 def _rows(table: pd.DataFrame, f: Field) -> pd.DataFrame:
@@ -161,15 +182,15 @@ def _with_ds(table: pd.DataFrame, votes: pd.DataFrame, keys: list[str], labels: 
     """``table`` with the Dawid–Skene label and probability of each unit, fitted per part."""
     parts, fits = [], {}
     for part, group in votes.groupby("part", sort=True):
-        unit = list(zip(*(group[k] for k in keys), strict=True))
-        fit = dawid_skene(pd.DataFrame({"unit": unit, "annotator": group["annotator"].to_numpy(),
+        units = group.groupby(keys, dropna=False, sort=False)
+        given = set(pd.unique(group["label"]).tolist())
+        fit = dawid_skene(pd.DataFrame({"unit": units.ngroup().to_numpy(), "annotator": group["annotator"].to_numpy(),
                                         "label": group["label"].to_numpy()}),
-                          labels=[lab for lab in labels if lab in set(group["label"])] or None)
+                          labels=[lab for lab in labels if lab in given] or None)
         fits[part] = fit
-        parts.append(pd.DataFrame({
-            **{k: [u[i] for u in fit.units["unit"]] for i, k in enumerate(keys)}, "part": part,
-            "ds_label": fit.units["label"].to_numpy(), "ds_probability": fit.units["probability"].to_numpy(),
-        }))
+        first = units.head(1).assign(unit=units.ngroup())[[*keys, "unit"]]  # a unit's keys, by its code
+        fitted = first.merge(fit.units[["unit", "label", "probability"]], on="unit").drop(columns="unit")
+        parts.append(fitted.rename(columns={"label": "ds_label", "probability": "ds_probability"}).assign(part=part))
     if not parts:
         return table.assign(ds_label=None, ds_probability=None), fits
     return table.merge(pd.concat(parts, ignore_index=True), on=[*keys, "part"], how="left"), fits

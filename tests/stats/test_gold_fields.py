@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from stats.gold import field_gold, pair_agreement, plain_rows, t_interval
+from stats.gold import dawid_skene, field_gold, pair_agreement, plain_rows, t_interval
 from studies.protocol import parse_spec
 
 FIELDS = {f.key: f for f in parse_spec({"fields": [
@@ -129,3 +129,33 @@ def test_a_field_without_a_level_is_refused():
     text = parse_spec({"fields": [{"key": "t", "type": "text"}]}).fields[0]
     with pytest.raises(ValueError, match="no level"):
         field_gold(INTERVAL, text)
+
+
+def test_each_field_type_says_what_an_answer_votes_for_and_what_number_it_is():
+    label, tags, score, size = FIELDS["label"], FIELDS["tags"], FIELDS["score"], FIELDS["size"]
+    assert label.kind.gold_votes(label, "b") == {"": "b"}
+    assert label.kind.gold_votes(label, None) == {}
+    assert tags.kind.gold_votes(tags, ["y"]) == {"x": "0", "y": "1"}
+    assert tags.kind.gold_votes(tags, []) == {"x": "0", "y": "0"}  # nothing ticked is an answer
+    assert tags.kind.gold_votes(tags, None) == {}
+    pick = parse_spec({"fields": [{"key": "p", "type": "pick_one", "level": "nominal"}]}).fields[0]
+    assert pick.kind.gold_votes(pick, {"choice": "c2", "order": ["c1", "c2"]}) == {"": "c2"}
+    assert score.kind.gold_number(score, 4) == 4.0 and score.kind.gold_number(score, True) is None
+    assert size.kind.gold_number(size, "large") == 3.0 and size.kind.gold_number(size, "huge") is None
+
+
+def test_the_dawid_skene_columns_are_the_fit_over_the_units():
+    rng = np.random.default_rng(1)
+    rows = [(f"i{i}", "IN" if i % 2 else "JP", a, str(rng.choice(["a", "b", "c"])))
+            for i in range(40) for a in range(5)]
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    gold = field_gold(frame, FIELDS["label"])
+    fit = dawid_skene(pd.DataFrame({"unit": list(zip(frame["item"], frame["country"], strict=True)),
+                                    "annotator": frame["annotator"], "label": frame["value"]}), labels=["a", "b", "c"])
+    expected = fit.label_of()
+    for row in plain_rows(gold.by_country):
+        assert row["ds_label"] == expected[row["item"], row["country"]]
+    competence = dict(zip(gold.annotators["annotator"], gold.annotators["competence"], strict=True))
+    assert competence == pytest.approx(fit.competence_of())
+    assert set(gold.annotators["field"]) == {"label"} and (gold.annotators["items"] == 40).all()
+    assert not field_gold(frame, FIELDS["label"], with_dawid_skene=False).by_country["ds_label"].notna().any()

@@ -9,6 +9,8 @@ Annotators in ``excluded`` (flagged by a checker, left out by the researcher) ar
 
 Columns of a row (``GOLD_COLUMNS``; a unit is one (item, country), or one item):
 
+- ``document``: None but for a sub-field of a per_document field (``stats.gold.study``), whose
+  unit is an (item, document) pair within a country, or pooled;
 - ``field``: the key, or ``key.option`` for one option of a multi;
 - ``level``, ``n`` (ratings counted), ``agreement`` (the share of pairs of ratings that are equal;
   None with fewer than two ratings);
@@ -39,7 +41,7 @@ from .dawid_skene import dawid_skene
 
 NOMINAL, ORDINAL = "nominal", "ordinal"
 GOLD_COLUMNS = (
-    "item", "country", "field", "level", "n", "agreement", "majority", "tie", "tied", "majority_share",
+    "item", "country", "document", "field", "level", "n", "agreement", "majority", "tie", "tied", "majority_share",
     "ds_label", "ds_probability", "median", "mean", "sd", "ci_low", "ci_high",
 )
 ANNOTATOR_COLUMNS = ("field", "annotator", "competence", "items")

@@ -125,6 +125,16 @@ def test_ravenea_score_per_image_and_document():
     assert (rows["img-1", 7]["mean"], rows["img-1", 7]["n"]) == (pytest.approx(2 / 3), 3)  # 1, 3, −2
     assert rows["img-1", 7]["sd"] == pytest.approx(np.std([1, 3, -2], ddof=1))
     assert (rows["img-1", 8]["mean"], rows["img-1", 8]["n"], rows["img-1", 8]["sd"]) == (-3.0, 1, None)
+    # each sub-question's own gold per (image, document) and country
+    subs = by(result.by_country, "item", "document", "country", "field")
+    visual = subs["img-1", 7, "IN", "documents.visual"]
+    assert (visual["n"], visual["majority"], visual["tie"], visual["tied"]) == (2, None, True, "yes|no")
+    country = subs["img-1", 7, "IN", "documents.country"]
+    assert (country["n"], country["majority"], country["agreement"]) == (2, "yes", 1.0)
+    assert subs["img-1", 8, "IN", "documents.topic"]["majority"] == "no"  # annotator 9's "yes" left out
+    assert subs["img-1", None, "IN", "caption_correct"]["majority"] == "yes"
+    pooled = by(result.by_item, "item", "document", "field")["img-1", 7, "documents.country"]
+    assert (pooled["n"], pooled["tied"], pooled["majority_share"]) == (3, "yes", pytest.approx(2 / 3))
 
 
 def pick(choice, *order):

@@ -92,20 +92,18 @@ def _frame(rows: pd.DataFrame, excluded: Collection[Any]) -> pd.DataFrame:
 
 def _votes(f: Field, frame: pd.DataFrame) -> pd.DataFrame:
     """One row per vote: item, country, annotator, part, label (each distinct answer read once)."""
-    keys = frame["value"].map(_hashable)
-    codes, uniques = pd.factorize(keys, use_na_sentinel=False)
-    first = pd.Series(range(len(frame))).groupby(codes).first().to_numpy()
-    votes = [f.kind.gold_votes(f, frame["value"].iloc[i]) for i in first]
-    out: dict[str, list[Any]] = {"row": [], "part": [], "label": []}
-    for code, cast in enumerate(votes):
-        rows = np.flatnonzero(codes == code)
-        for part, label in cast.items():
-            out["row"].extend(rows.tolist())
-            out["part"].extend([part] * len(rows))
-            out["label"].extend([label] * len(rows))
-    at = np.asarray(out["row"], dtype=np.int64)
-    base = frame.iloc[at][["item", "country", "annotator"]].reset_index(drop=True)
-    return base.assign(part=out["part"], label=out["label"])
+    codes, _ = pd.factorize(frame["value"].map(_hashable), use_na_sentinel=False)
+    first = pd.Series(np.arange(len(frame))).groupby(codes).first().to_numpy()
+    cast = [f.kind.gold_votes(f, frame["value"].iloc[i]) for i in first]  # by code
+    parts = list(dict.fromkeys(part for votes in cast for part in votes))
+    pieces = []
+    for part in parts:
+        labels = np.array([votes.get(part) for votes in cast], dtype=object)[codes]
+        rows = np.flatnonzero(labels != None)  # noqa: E711 - an elementwise test of an object array
+        pieces.append(frame.iloc[rows][["item", "country", "annotator"]].assign(part=part, label=labels[rows]))
+    if not pieces:
+        return pd.DataFrame(columns=["item", "country", "annotator", "part", "label"])
+    return pd.concat(pieces, ignore_index=True)
 
 
 def _absent_as_none(value: Any) -> Any:
@@ -210,8 +208,7 @@ def field_gold(
     outputs: dict[str, pd.DataFrame] = {}
     annotators = pd.DataFrame(columns=list(ANNOTATOR_COLUMNS))
     if f.level == NOMINAL:
-        votes = _votes(f, frame) if len(frame) else pd.DataFrame(
-            columns=["item", "country", "annotator", "part", "label"])
+        votes = _votes(f, frame)
         order = {c.token: i for i, c in enumerate(f.kind.domain(f) or ())}
         labels = sorted(set(votes["label"]), key=lambda t: (order.get(t, len(order)), str(t)))
         for name, keys in (("by_country", ["item", "country"]), ("by_item", ["item"])):

@@ -20,7 +20,9 @@ Columns of a row (``GOLD_COLUMNS``; a unit is one (item, country), or one item):
 - ordinal: ``median``, ``mean``; interval and ratio: also ``sd`` (sample) and the 95% t interval
   ``ci_low``, ``ci_high`` (None with a single rating: nothing to estimate a spread from).
 
-Each annotator's Dawid–Skene competence on the field's (item, country) units is in ``annotators``.
+Dawid–Skene is fitted per part twice: over (item, country) units for ``by_country`` and over items
+for ``by_item``; each annotator's competence (from the first fit) is in ``annotators``. With few
+ratings per annotator its estimates are loose: the majority stays beside it.
 """
 
 from __future__ import annotations

@@ -120,7 +120,8 @@ class ErrorTypeShares:
         return {"overall": self.overall, "countries": list(self.countries), "missing": self.missing}
 
 
-def _error_category(types: Any, explicit: str, implicit: str) -> str:
+def error_category(types: Any, explicit: str, implicit: str) -> str:
+    """A rating's error types as one of ``ERROR_CATEGORIES``."""
     ticked = set(types) if isinstance(types, (list, tuple, set, frozenset)) else set()
     has_e, has_i = explicit in ticked, implicit in ticked
     return "both" if has_e and has_i else "explicit_only" if has_e else "implicit_only" if has_i else "unspecified"
@@ -147,7 +148,7 @@ def error_type_shares(
     sub = rated & (alignment < perfect)
     answer, answers = distinct(frame["types"][sub])
     category = np.array(
-        [ERROR_CATEGORIES.index(_error_category(t, explicit, implicit)) for t in answers], dtype=np.int64
+        [ERROR_CATEGORIES.index(error_category(t, explicit, implicit)) for t in answers], dtype=np.int64
     )
     k = len(ERROR_CATEGORIES)
     counts = np.bincount(country[sub] * k + category[answer], minlength=len(countries) * k).reshape(-1, k)
@@ -313,12 +314,18 @@ def _prompt_filter(report: ReportData) -> PromptFilter:
     return prompt_filter_majority(report.rows(), min_yes=report.spec.option("min_yes"), wanted=report.context.wanted())
 
 
-def _error_types(report: ReportData) -> ErrorTypeShares:
-    """Perfect is the alignment's highest point; explicit and implicit its error types' first two."""
+def error_settings(report: ReportData) -> tuple[float, str, str]:
+    """(perfect, explicit, implicit) of a declared report: perfect is the alignment's highest point;
+    explicit and implicit its error types' first two."""
     current, spec = report.context.protocols.current, report.spec
     alignment, types = current.field(spec.key("alignment")), current.field(spec.key("error_types")).choices
     perfect = max((x for c in alignment.choices if (x := number(c.value)) is not None), default=1)
     explicit, implicit = (str(c.value) for c in types[:2]) if len(types) >= 2 else ("explicit", "implicit")
+    return perfect, explicit, implicit
+
+
+def _error_types(report: ReportData) -> ErrorTypeShares:
+    perfect, explicit, implicit = error_settings(report)
     frame = report.frame(["alignment", "types"])
     return error_type_shares(frame, perfect=perfect, explicit=explicit, implicit=implicit)
 

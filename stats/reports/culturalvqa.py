@@ -79,6 +79,12 @@ class AnswerAgreement:
                 "columns": list(QUESTION_COLUMNS), "rows": [list(r) for r in self.rows]}
 
 
+def answer_pairs(counts: Counter[str]) -> tuple[int, int]:
+    """(pairs of answers, pairs that match) of one question, given each normalised answer's count."""
+    n = sum(counts.values())
+    return n * (n - 1) // 2, sum(k * (k - 1) // 2 for k in counts.values())
+
+
 def answer_agreement(
     rows: Iterable[tuple[Any, Any, Any]], *, only_items: Collection[Any] | None = None
 ) -> AnswerAgreement:
@@ -103,8 +109,7 @@ def answer_agreement(
         if n < 2:
             single[country] += 1
             continue
-        pairs = n * (n - 1) // 2
-        agreeing = sum(k * (k - 1) // 2 for k in counts.values())
+        pairs, agreeing = answer_pairs(counts)
         per_country[country].append((n, pairs, agreeing))
         table.append((item, country, n, pairs, agreeing / pairs))
     countries = sorted(set(per_country) | set(single) | set(empty), key=country_key)

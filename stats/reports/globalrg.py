@@ -207,14 +207,19 @@ def _image_key(value: Any) -> Any:
     return value.get("sha256") if isinstance(value, Mapping) else None
 
 
-def _box_agreement(report: ReportData) -> BoxAgreement:
-    """Boxes paired by the image they were drawn on: the uploaded one, or the item's without an upload."""
+def box_images(report: ReportData) -> list[Any]:
+    """The image each box was drawn on: the uploaded one's ``sha256``, or the item's without an upload."""
     items = report.items.tolist()
-    images: Iterable[Any] = items
-    if report.spec.key("image"):
-        uploaded = report.column("image").tolist()
-        images = (img if img is not None else item for img, item in zip(uploaded, items, strict=True))
-    return box_agreement(zip(images, report.annotations.annotator.tolist(), report.column("box").tolist(), strict=True))
+    if not report.spec.key("image"):
+        return items
+    uploaded = report.column("image").tolist()
+    return [img if img is not None else item for img, item in zip(uploaded, items, strict=True)]
+
+
+def _box_agreement(report: ReportData) -> BoxAgreement:
+    """Boxes paired by the image they were drawn on."""
+    return box_agreement(zip(box_images(report), report.annotations.annotator.tolist(),
+                             report.column("box").tolist(), strict=True))
 
 
 BOX_AGREEMENT = implement("box_agreement", reads={"box": AS_STORED, "image": Reader(_image_key, "interned")},

@@ -140,6 +140,22 @@ class FieldType:
             return json.dumps(value, sort_keys=True)
         return value_token(value)
 
+    # --- gold labels ---------------------------------------------------------------------------
+
+    def gold_votes(self, f: Field, value: Any) -> dict[str, str]:
+        """The nominal votes one answer casts, by part of the field: by default one vote, the
+        answer's token, for the whole field (part ""); none for a missing answer."""
+        return {} if value is None or value == [] else {"": self.answer_token(f, value)}
+
+    def gold_number(self, f: Field, value: Any) -> float | None:
+        """An answer as a number to take a median or a mean of: by default its 1-based position in
+        the field's domain (an ordinal choice's rank); None when missing or outside the domain."""
+        if value is None:
+            return None
+        token = self.answer_token(f, value)
+        domain = self.domain(f) or ()
+        return next((float(i) for i, c in enumerate(domain, start=1) if c.token == token), None)
+
     def form_values(self, f: Field, value: Any) -> list[str]:
         """A stored answer as the form posts it (what pre-sets a review form to it)."""
         if isinstance(value, list):

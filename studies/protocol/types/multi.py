@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..values import value_token
 from .base import FieldType, ShownAnswer, choice_label
 
 SEPARATOR = "|"  # between the values of one answer in a CSV cell
@@ -26,6 +27,13 @@ class MultiType(FieldType):
         if f.max and len(chosen) > f.max:
             raise ValueError(f"Tick at most {f.max}.")
         return [c.value for c in chosen]
+
+    def gold_votes(self, f, value):
+        """A vote per option: "1" ticked, "0" not (an answer that is no list casts none)."""
+        if not isinstance(value, list):
+            return {}
+        ticked = {value_token(v) for v in value}
+        return {c.token: "1" if c.token in ticked else "0" for c in f.choices}
 
     def import_value(self, f, cell, ctx):
         return self.parse(f, [v.strip() for v in cell.split(SEPARATOR)], ctx, {})

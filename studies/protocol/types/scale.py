@@ -19,5 +19,11 @@ class ScaleType(ChoiceType):
             return ["every point of a scale must be a number"]
         return []
 
+    def gold_number(self, f, value):
+        """The point's own value."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        return float(value)
+
     def domain(self, f):
         return tuple(sorted(f.choices, key=lambda c: c.value))

@@ -2,6 +2,7 @@
 
 import base64
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -49,6 +50,7 @@ INSTALLED_APPS = [
     "analysis",
     "exports",
     "recruitment",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -60,6 +62,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked-out login into the lockout page
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -102,6 +105,50 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Login rate limiting (django-axes) on /login/ and /admin/login/ alike: it watches every
+# authenticate() call. LOGIN_FAILURE_LIMIT wrong passwords lock out for LOGIN_LOCKOUT_MINUTES;
+# LOGIN_LOCKOUT_PARAMETERS says what is counted: "username" (an account, from any address),
+# "ip_address" (an address, on any account), or "username+ip_address" (the pair). A success resets
+# the count. Operators unlock with the admin's Axes pages or `manage.py axes_reset_username NAME`
+# (`axes_reset_ip ADDRESS`, `axes_reset` for everything).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out login before the password is checked
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_ENABLED = env_bool("LOGIN_LOCKOUT", True)
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [
+    part.split("+") if "+" in part else part
+    for part in env_list("LOGIN_LOCKOUT_PARAMETERS", ["username", "ip_address"])
+]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "config.lockout.lockout_response"  # 429, the wait and what to do
+AXES_HTTP_RESPONSE_CODE = 429
+# The client's address (config/lockout.py): REMOTE_ADDR, or behind TRUSTED_PROXY_COUNT proxies
+# that each append to X-Forwarded-For (default: one behind BEHIND_HTTPS_PROXY, else none, so a
+# client can never choose its own address by sending the header).
+AXES_CLIENT_IP_CALLABLE = "config.lockout.client_ip"
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 1 if env_bool("BEHIND_HTTPS_PROXY", False) else 0)
+
+
+def _check_login_settings() -> None:
+    if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_TIME <= timedelta(0) or TRUSTED_PROXY_COUNT < 0:
+        raise ImproperlyConfigured(
+            "LOGIN_FAILURE_LIMIT and LOGIN_LOCKOUT_MINUTES must be at least 1, TRUSTED_PROXY_COUNT at least 0"
+        )
+    known = {"username", "ip_address", "user_agent"}
+    for part in AXES_LOCKOUT_PARAMETERS:
+        names = part if isinstance(part, list) else [part]
+        if not names or not set(names) <= known:
+            raise ImproperlyConfigured(
+                "LOGIN_LOCKOUT_PARAMETERS must list username, ip_address or pairs like username+ip_address; "
+                f"got {part!r}"
+            )
+
+
+_check_login_settings()
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "studies:study-list"
 LOGOUT_REDIRECT_URL = "login"

@@ -14,3 +14,6 @@ SESSION_COOKIE_SECURE = False
 CSRF_COOKIE_SECURE = False
 ALLOWED_HOSTS = ["*"]
 STATIC_ROOT = tempfile.mkdtemp(prefix="tessera-test-static-")
+# The suite logs in a lot (force_login and login): no lockout, except in the tests of the lockout
+# itself (tests/test_login_lockout.py turns it on).
+AXES_ENABLED = False

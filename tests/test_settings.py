@@ -167,3 +167,23 @@ def test_with_a_broker_tasks_are_not_eager(tmp_path):
     )
 
     assert values == {"eager": False, "app_eager": False, "broker": "redis://127.0.0.1:6379/0"}
+
+
+def test_login_lockout_is_on_by_default_and_read_from_the_environment(tmp_path):
+    names = {"on": "settings.AXES_ENABLED", "limit": "settings.AXES_FAILURE_LIMIT",
+             "minutes": "settings.AXES_COOLOFF_TIME.total_seconds() / 60",
+             "params": "settings.AXES_LOCKOUT_PARAMETERS", "proxies": "settings.TRUSTED_PROXY_COUNT"}
+    default = settings_values(tmp_path, names, SECRET_KEY="x")
+    behind_proxy = settings_values(tmp_path, names, SECRET_KEY="x", BEHIND_HTTPS_PROXY="1", LOGIN_FAILURE_LIMIT="8",
+                                   LOGIN_LOCKOUT_MINUTES="30", LOGIN_LOCKOUT_PARAMETERS="username+ip_address")
+
+    assert default == {"on": True, "limit": 5, "minutes": 15, "params": ["username", "ip_address"], "proxies": 0}
+    assert behind_proxy == {"on": True, "limit": 8, "minutes": 30, "params": [["username", "ip_address"]],
+                            "proxies": 1}
+
+
+def test_it_refuses_nonsense_lockout_parameters(tmp_path):
+    result = start_django(tmp_path, SECRET_KEY="x", LOGIN_LOCKOUT_PARAMETERS="username,cookie")
+
+    assert result.returncode != 0
+    assert "LOGIN_LOCKOUT_PARAMETERS" in result.stderr

@@ -2,13 +2,14 @@ from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 
+from studies.admin import ScopedChoices
 from studies.models import CountryPool
 from studies.selectors import owned_by
 
 from .models import Annotation, Annotator, Assignment, Checker, Review, ReviewTarget, Session
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(ScopedChoices, admin.ModelAdmin):
     """Collected data is evidence: researchers may look, never edit."""
 
     owner_path = "study__owner"
@@ -59,7 +60,7 @@ class AnnotationAdmin(ReadOnlyAdmin):
 # --- quality check ----------------------------------------------------------------------------
 
 
-class StudyOwnerAdmin(admin.ModelAdmin):
+class StudyOwnerAdmin(ScopedChoices, admin.ModelAdmin):
     """What the owner of a study manages for its pools (checkers, review targets): a researcher sees
     and edits only the rows of their own studies' pools, and may pick only those pools.
 
@@ -93,9 +94,8 @@ class StudyOwnerAdmin(admin.ModelAdmin):
         return self._owns_a_study(request)
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "pool":
-            pools = CountryPool.objects.select_related("study").order_by("study__name", "country_name")
-            kwargs["queryset"] = owned_by(pools, request.user, owner_path="study__owner")
+        if db_field.name == "pool":  # in the order a researcher looks for them; scoped by ScopedChoices
+            kwargs["queryset"] = CountryPool.objects.select_related("study").order_by("study__name", "country_name")
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 

@@ -3,7 +3,7 @@ from django.contrib import admin
 
 from . import protocol as protocol_engine
 from .models import CountryPool, Item, MockQuestion, Study
-from .selectors import owned_by
+from .selectors import owned_by, owned_choices
 from .services import (
     preset_load,
     presets_list,
@@ -19,18 +19,36 @@ CODE_FIELDS = ("code_completed", "code_failed_mock", "code_not_eligible", "code_
 NOT_SETTINGS = {"id", "owner", "name", "protocol", "protocol_version", "created_at"}
 
 
-class OwnedAdmin(admin.ModelAdmin):
+class ScopedChoices:
+    """Every foreign key and many-to-many of an admin form (a ModelAdmin's or an inline's) offers only
+    the researcher's own rows (``owned_choices``: owners only, not members; all for a superuser), so
+    a field added later is scoped without being named here. tests/studies/test_admin_choices.py
+    checks every registered form."""
+
+    def _choices(self, db_field, request, kwargs):
+        queryset = kwargs.get("queryset")
+        if queryset is None:
+            queryset = self.get_field_queryset(None, db_field, request)
+        if queryset is None:
+            queryset = db_field.remote_field.model._default_manager.all()
+        return owned_choices(queryset, request.user)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        kwargs["queryset"] = self._choices(db_field, request, kwargs)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        kwargs["queryset"] = self._choices(db_field, request, kwargs)
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+
+class OwnedAdmin(ScopedChoices, admin.ModelAdmin):
     """Researchers see and edit only their own studies and what hangs off them."""
 
     owner_path = "owner"
 
     def get_queryset(self, request):
         return owned_by(super().get_queryset(request), request.user, owner_path=self.owner_path)
-
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "study":
-            kwargs["queryset"] = owned_by(Study.objects.all(), request.user)  # owners only, not members
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
 def _preset_choices():
@@ -109,7 +127,7 @@ class StudyForm(forms.ModelForm):
         return {f.name: self.cleaned_data[f.name] for f in fields if self.cleaned_data[f.name] != f.get_default()}
 
 
-class PoolInline(admin.TabularInline):
+class PoolInline(ScopedChoices, admin.TabularInline):
     model = CountryPool
     extra = 0
     fields = [
@@ -133,16 +151,20 @@ class MockQuestionForm(forms.ModelForm):
         return data
 
 
-class MockQuestionInline(admin.StackedInline):
+class MockQuestionInline(ScopedChoices, admin.StackedInline):
     model = MockQuestion
     form = MockQuestionForm
     extra = 0
     fields = ["position", "item", "text", "choices", "expected", "explanation"]
 
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "item":
-            kwargs["queryset"] = owned_by(Item.objects.filter(is_example=True), request.user, owner_path="study__owner")
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+    def get_formset(self, request, obj=None, **kwargs):
+        """A practice question shows an example item of its own study (none before the study exists)."""
+        formset = super().get_formset(request, obj, **kwargs)
+        if "item" in formset.form.base_fields:
+            examples = Item.objects.filter(study=obj, is_example=True) if obj else Item.objects.none()
+            field = formset.form.base_fields["item"]
+            field.queryset = owned_choices(examples, request.user)
+        return formset
 
 
 @admin.register(Study)
@@ -220,11 +242,29 @@ class CountryPoolAdmin(OwnedAdmin):
         quotas_sync(pool=obj)
 
 
+class ItemAdminForm(forms.ModelForm):
+    def clean(self):
+        data = super().clean()
+        study, source = data.get("study"), data.get("source")
+        if study and source and source.study_id != study.pk:
+            self.add_error("source", "The source must be an item of the same study.")
+        return data
+
+
 @admin.register(Item)
 class ItemAdmin(OwnedAdmin):
     owner_path = "study__owner"
+    form = ItemAdminForm
     list_display = ["external_id", "study", "country", "model_name", "category", "width", "height", "is_example"]
     list_filter = ["country", "is_example", "model_name"]
     search_fields = ["external_id", "prompt"]
     readonly_fields = ["width", "height", "sha256", "created_at"]
     list_select_related = ["study"]
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        """An item's source is another item of its own study."""
+        form = super().get_form(request, obj, change=change, **kwargs)
+        if obj is not None and "source" in form.base_fields:
+            field = form.base_fields["source"]
+            field.queryset = field.queryset.filter(study_id=obj.study_id).exclude(pk=obj.pk)
+        return form

@@ -35,6 +35,38 @@ def owned_by(queryset: QuerySet, user: AbstractBaseUser, *, owner_path: str = "o
     return queryset.filter(**{owner_path: user})
 
 
+def owner_path_for(model: type) -> str | None:
+    """The lookup from a row of ``model`` to its study's owner ("owner" for a study, "study__owner"
+    for a pool, "pool__study__owner" for a checker), found by following foreign keys, the shortest
+    way and a ``study`` key first; None for a model that does not hang off a study (an account)."""
+    if model is Study:
+        return "owner"
+    paths: list[tuple[str, type]] = [("", model)]
+    for _ in range(4):  # Review → annotation → study is the longest way today
+        following = []
+        for prefix, current in paths:
+            links = [f for f in current._meta.get_fields() if f.many_to_one or (f.one_to_one and f.concrete)]
+            for field in sorted(links, key=lambda f: f.name != "study"):
+                path = f"{prefix}{field.name}"
+                if field.related_model is Study:
+                    return f"{path}__owner"
+                if field.related_model is not current:
+                    following.append((f"{path}__", field.related_model))
+        paths = following
+    return None
+
+
+def owned_choices(queryset: QuerySet, user: AbstractBaseUser) -> QuerySet:
+    """The choices an admin form may offer a researcher: rows of their own studies (every row for a
+    superuser); of accounts, only their own; of anything else that hangs off no study, all."""
+    path = owner_path_for(queryset.model)
+    if path is not None:
+        return owned_by(queryset, user, owner_path=path)
+    if issubclass(queryset.model, AbstractBaseUser) and not user.is_superuser:
+        return queryset.filter(pk=user.pk)
+    return queryset
+
+
 def studies_for_user(user: AbstractBaseUser, *, write: bool = False) -> QuerySet[Study]:
     """The studies a researcher may see: their own and those they are a member of (every study for a
     superuser); with ``write``, those they may change (a viewer's are left out)."""

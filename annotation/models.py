@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from studies.models import CountryPool, Item, Study, study_files_prefix
+from studies.models import CountryPool, Item, Study, stored_name, study_files_prefix
 from studies.protocol import SKIP
 
 
@@ -162,7 +162,7 @@ class Annotation(models.Model):
 
 
 def upload_path(upload, filename):
-    return f"{study_files_prefix(upload.study_id, 'uploads')}/{upload.sha256[:2]}/{upload.sha256}{upload.suffix}"
+    return stored_name(study_files_prefix(upload.study_id, "uploads"), upload.sha256, upload.suffix)
 
 
 class Upload(models.Model):

@@ -1,4 +1,3 @@
-from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
@@ -19,7 +18,6 @@ urlpatterns = [
     path("", include("annotation.urls")),
 ]
 
-if settings.DEBUG:
-    from django.conf.urls.static import static
-
-    urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
+# No URL serves MEDIA_ROOT, in any mode (DEBUG=1, the demo, included): item images, annotators'
+# uploads, examples, review images and exports are read only through views that check access first
+# (studies/files.py serves them, or redirects to a short-lived signed URL of S3).

@@ -1,6 +1,7 @@
 """What is asked: studies, their country pools, items and the mock test."""
 
 import json
+import secrets
 import uuid
 from functools import cached_property, lru_cache
 
@@ -131,8 +132,15 @@ def study_files_prefix(study_id: int, kind: str) -> str:
     return f"{kind}/{study_id}"
 
 
+def stored_name(prefix: str, sha256: str, suffix: str) -> str:
+    """A stored file's name: its folder, its content's hash and a random part, so that knowing (or
+    guessing) an image never gives its name. Files are served only by scoped views; this is a
+    second wall, for a storage or a proxy that ever exposes them."""
+    return f"{prefix}/{sha256[:2]}/{sha256}-{secrets.token_hex(16)}{suffix}"
+
+
 def item_image_path(item, filename):
-    return f"{study_files_prefix(item.study_id, 'items')}/{item.sha256[:2]}/{item.sha256}{_suffix(filename)}"
+    return stored_name(study_files_prefix(item.study_id, "items"), item.sha256, _suffix(filename))
 
 
 def _suffix(filename: str) -> str:

@@ -18,6 +18,7 @@ class Annotator(models.Model):
         NO_CONSENT = "no_consent", "Declined consent"
         NOT_ELIGIBLE = "not_eligible", "Not eligible"
         FAILED_MOCK = "failed_mock", "Failed the mock test"
+        ALL_SKIPPED = "all_skipped", "Skipped every item"
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="annotators")
     pool = models.ForeignKey(CountryPool, on_delete=models.CASCADE, related_name="annotators")

@@ -201,6 +201,12 @@ def ending_for(annotator: Annotator, session: Session) -> Ending | None:
             "The practice test was not passed",
             "You used all attempts at the practice test, so the study ends here. Thank you for your time.",
         )
+    if outcome == Annotator.Outcome.ALL_SKIPPED:
+        return Ending(
+            study.code_all_skipped,
+            "No item was answered",
+            "You skipped every item, so this session ends without answers. Thank you for your time.",
+        )
     if session.completed_at:
         return Ending(study.code_completed, "All done, thank you!", "Your answers are saved.")
     return None

@@ -122,6 +122,7 @@ def code_meanings(study: Study) -> dict[str, str]:
         study.code_failed_mock: "failed the practice test",
         study.code_not_eligible: "not eligible",
         study.code_no_consent: "no consent",
+        study.code_all_skipped: "skipped every item",
     }
 
 

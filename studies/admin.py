@@ -14,7 +14,7 @@ from .services import (
 )
 
 START_PRESET = "culturalframes-rating"  # the protocol the add form starts with
-CODE_FIELDS = ("code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent")
+CODE_FIELDS = ("code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent", "code_all_skipped")
 # Set by the service or the database, never taken from the add form.
 NOT_SETTINGS = {"id", "owner", "name", "protocol", "protocol_version", "created_at"}
 
@@ -71,14 +71,16 @@ class StudyForm(forms.ModelForm):
         model = Study
         fields = [  # every editable field but the owner, in the model's order
             "name", "status", "protocol", "routing", "consent_md", "instructions_md",
-            "items_per_session", "lease_minutes", "mock_attempts_allowed", "prolific_study_id",
-            "code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent",
+            "items_per_session", "lease_minutes", "mock_attempts_allowed", "max_skips_per_session",
+            "prolific_study_id", *CODE_FIELDS,
         ]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if "routing" in self.fields:  # an older form that does not post it keeps the study's routing
             self.fields["routing"].required = False
+        if "code_all_skipped" in self.fields:  # left empty: the study keeps its own (a fresh one when new)
+            self.fields["code_all_skipped"].required = False
         if self.instance.pk:
             del self.fields["preset"]
             return
@@ -86,6 +88,9 @@ class StudyForm(forms.ModelForm):
         if self.data.get("preset"):
             for name in ("name", *CODE_FIELDS):
                 self.fields[name].required = False
+
+    def clean_code_all_skipped(self):
+        return (self.cleaned_data.get("code_all_skipped") or "").strip() or self.instance.code_all_skipped
 
     def clean_routing(self):
         return self.cleaned_data.get("routing") or self.instance.routing
@@ -177,7 +182,9 @@ class StudyAdmin(OwnedAdmin):
     inlines = [PoolInline, MockQuestionInline]
     fieldsets = [
         (None, {"fields": ["name", "status", "prolific_study_id"]}),
-        ("Sessions", {"fields": ["routing", "items_per_session", "lease_minutes", "mock_attempts_allowed"]}),
+        ("Sessions", {"fields": [
+            "routing", "items_per_session", "lease_minutes", "mock_attempts_allowed", "max_skips_per_session",
+        ]}),
         ("Completion codes", {"fields": list(CODE_FIELDS)}),
         ("Texts", {"fields": ["consent_md", "instructions_md"]}),
         ("Protocol", {"fields": ["protocol", "protocol_version", "created_at"]}),

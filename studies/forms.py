@@ -8,19 +8,19 @@ from django.urls import reverse_lazy
 from .countries import COUNTRIES, COUNTRY_NAMES
 from .models import CountryPool, Role, Study, StudyMember
 
-CODE_FIELDS = ("code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent")
+CODE_FIELDS = ("code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent", "code_all_skipped")
 
 MARKDOWN_HELP = "Markdown: ## for a heading, **bold**, a line starting with - for a list."
 
 
 class StudyForm(forms.ModelForm):
-    """Name, texts shown to annotators, session size, lease, the four completion codes, routing."""
+    """Name, texts shown to annotators, session size, lease, the five completion codes, the skip cap, routing."""
 
     class Meta:
         model = Study
         fields = [
             "name", "instructions_md", "consent_md", "items_per_session", "lease_minutes",
-            *CODE_FIELDS, "routing",
+            "max_skips_per_session", *CODE_FIELDS, "routing",
         ]
         labels = {
             "instructions_md": "Instructions",
@@ -31,11 +31,15 @@ class StudyForm(forms.ModelForm):
             "code_failed_mock": "Failed the mock test",
             "code_not_eligible": "Not eligible",
             "code_no_consent": "No consent",
+            "code_all_skipped": "Skipped every item",
+            "max_skips_per_session": "Skips allowed per session",
         }
         help_texts = {
             "instructions_md": MARKDOWN_HELP,
             "consent_md": MARKDOWN_HELP,
             "items_per_session": "How many items one annotator answers in one sitting (one Prolific submission).",
+            "max_skips_per_session": "Leave empty for no limit. The skip button says how many are left; a session "
+            "of only skips ends with the “Skipped every item” code.",
         }
         widgets = {
             "instructions_md": forms.Textarea(attrs={"rows": 10}),
@@ -50,6 +54,8 @@ class StudyForm(forms.ModelForm):
             self.fields[name].validators.append(MinValueValidator(1))
         for name in CODE_FIELDS:
             self.fields[name].widget.attrs.update(autocomplete="off", spellcheck="false")
+        self.fields["code_all_skipped"].required = False  # left empty: the study keeps its own
+        self.fields["max_skips_per_session"].widget.attrs["min"] = 0
         for name in ("instructions_md", "consent_md"):
             # Typing asks the server for the rendered Markdown (the annotator page's renderer).
             self.fields[name].widget.attrs.update({
@@ -58,6 +64,9 @@ class StudyForm(forms.ModelForm):
                 "hx-target": f"#preview-{name}",
                 "hx-swap": "innerHTML",
             })
+
+    def clean_code_all_skipped(self):
+        return (self.cleaned_data.get("code_all_skipped") or "").strip() or self.instance.code_all_skipped
 
     def clean(self):
         cleaned = super().clean()

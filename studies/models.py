@@ -20,6 +20,11 @@ def parsed_protocol(text: str) -> protocol_engine.Protocol:
     return protocol_engine.parse_spec(json.loads(text))
 
 
+def completion_code() -> str:
+    """A fresh completion code (eight hexadecimal capitals)."""
+    return secrets.token_hex(4).upper()
+
+
 class Study(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -50,6 +55,14 @@ class Study(models.Model):
     code_failed_mock = models.CharField("completion code: failed mock test", max_length=64)
     code_not_eligible = models.CharField("completion code: not eligible", max_length=64)
     code_no_consent = models.CharField("completion code: no consent", max_length=64)
+    code_all_skipped = models.CharField(
+        "completion code: skipped every item", max_length=64, default=completion_code,
+        help_text="Given to a session whose every item was skipped, instead of the completed code.",
+    )
+    max_skips_per_session = models.PositiveSmallIntegerField(
+        "skips allowed per session", null=True, blank=True,
+        help_text="How many items an annotator may skip in one session; blank: no limit.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

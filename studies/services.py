@@ -72,11 +72,11 @@ def study_create_from_preset(*, owner: AbstractBaseUser, preset: str, name: str 
 
 
 def completion_codes() -> dict[str, str]:
-    """Four fresh, distinct completion codes, one per outcome of a session."""
+    """Fresh, distinct completion codes, one per outcome of a session."""
+    kinds = ("completed", "failed_mock", "not_eligible", "no_consent", "all_skipped")
     codes: set[str] = set()
-    while len(codes) < 4:
+    while len(codes) < len(kinds):
         codes.add(secrets.token_hex(4).upper())
-    kinds = ("completed", "failed_mock", "not_eligible", "no_consent")
     return {f"code_{kind}": code for kind, code in zip(kinds, sorted(codes), strict=True)}
 
 
@@ -245,7 +245,8 @@ def pool_create(*, study: Study, country: str, country_name: str, **settings) ->
 
 STUDY_SETTINGS = (
     "routing", "consent_md", "instructions_md", "items_per_session", "lease_minutes",
-    "code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent", "mock_attempts_allowed",
+    "code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent", "code_all_skipped",
+    "mock_attempts_allowed", "max_skips_per_session",
 )
 POOL_SETTINGS = (
     "annotations_per_item", "min_distinct_annotators",

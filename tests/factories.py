@@ -43,6 +43,7 @@ def make_study(owner, *, name="CulturalFrames rating", status=Study.Status.OPEN,
         "code_failed_mock": "FAILMOCK",
         "code_not_eligible": "NOTELIG",
         "code_no_consent": "NOCONSENT",
+        "code_all_skipped": "ALLSKIP",
         "mock_attempts_allowed": 2,
     }
     defaults.update(settings)

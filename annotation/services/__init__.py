@@ -20,7 +20,13 @@ from .leases import (
     session_submitted_count,
 )
 from .onboarding import annotator_consent, annotator_read_instructions, annotator_screen, mock_submit
-from .submit import SubmitResult, annotation_submit, quota_count_late, session_annotations_withdraw
+from .submit import (
+    SubmitResult,
+    annotation_submit,
+    quota_count_late,
+    session_annotations_withdraw,
+    session_skips_left,
+)
 from .uploads import UploadRefused, upload_receive
 
 __all__ = [
@@ -29,6 +35,6 @@ __all__ = [
     "annotation_submit", "annotator_block", "annotator_consent", "annotator_enter", "annotator_read_instructions",
     "annotator_screen", "annotator_unblock", "assignment_current", "assignment_save_draft", "assignments_expire",
     "draft_fits", "lease_release", "mock_submit", "pool_has_room",
-    "quota_count_late", "session_annotations_withdraw", "session_complete", "session_release",
+    "quota_count_late", "session_annotations_withdraw", "session_complete", "session_skips_left", "session_release",
     "session_submitted_count", "upload_receive",
 ]

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from studies.models import CountryPool, ItemQuota
 
-from ..models import Annotator, Assignment, Session
+from ..models import Annotation, Annotator, Assignment, Session
 from ..quota import max_items_per_annotator
 from ..selectors import idle_newcomer_leases, lease_candidates, session_assignments, with_session_objects
 
@@ -99,8 +99,18 @@ def _session_assignments(session: Session) -> list[Assignment]:
 
 
 def session_complete(*, session: Session, now: datetime | None = None) -> None:
-    Session.objects.filter(pk=session.pk, completed_at__isnull=True).update(completed_at=now or timezone.now())
+    """Mark the session's work done. A session whose every submitted item was skipped ends with
+    its own outcome (``Annotator.Outcome.ALL_SKIPPED``, the study's ``code_all_skipped``), never the
+    completed code."""
+    ended = Session.objects.filter(pk=session.pk, completed_at__isnull=True).update(completed_at=now or timezone.now())
     session.refresh_from_db(fields=["completed_at"])
+    if not ended:
+        return
+    answered = Annotation.objects.filter(assignment__session=session, skipped=False).exists()
+    if not answered and session_submitted_count(session, fresh=True):
+        outcome = Annotator.Outcome.ALL_SKIPPED
+        if Annotator.objects.filter(pk=session.annotator_id, outcome="").update(outcome=outcome):
+            session.annotator.outcome = outcome
 
 
 def assignment_current(*, session: Session, now: datetime | None = None) -> Assignment | None:

@@ -10,7 +10,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from studies.models import ItemQuota
-from studies.protocol import Validation, validate
+from studies.protocol import SKIP, Validation, validate
 
 from ..context import assignment_context
 from ..models import Annotation, Assignment, Review, Session
@@ -40,6 +40,12 @@ def annotation_submit(*, assignment: Assignment, data, now: datetime | None = No
     validation = validate(study.spec, data, assignment_context(assignment, study.spec))
     if not validation.ok:
         return SubmitResult(validation=validation)
+    if validation.skipped and session_skips_left(session_id=assignment.session_id, study=study) == 0:
+        cap = study.max_skips_per_session
+        return SubmitResult(validation=Validation(errors={SKIP: (
+            f"You have skipped {cap} item{'s' if cap != 1 else ''}, the most this study allows in one session: "
+            "please answer this one."
+        )}))
     with transaction.atomic():
         claimed, surplus = _assignment_claim(assignment)
         if claimed:
@@ -61,6 +67,16 @@ def annotation_submit(*, assignment: Assignment, data, now: datetime | None = No
         return SubmitResult(validation=Validation(answers=annotation.answers), annotation=annotation, duplicate=True)
     assignment.status = Assignment.Status.SUBMITTED
     return SubmitResult(validation=validation, annotation=annotation)
+
+
+def session_skips_left(*, session_id: int, study) -> int | None:
+    """How many more items the session may skip (``Study.max_skips_per_session``); None: no cap
+    (and no query)."""
+    cap = study.max_skips_per_session
+    if cap is None:
+        return None
+    used = Annotation.objects.filter(assignment__session_id=session_id, skipped=True).count()
+    return max(0, cap - used)
 
 
 def _assignment_claim(assignment: Assignment) -> tuple[bool, bool]:

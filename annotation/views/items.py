@@ -78,6 +78,8 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
         submit_url=reverse("annotation:item-submit", args=[assignment.pk]),
         draft_url=reverse("annotation:item-draft", args=[assignment.pk]),
         upload_url=reverse("annotation:item-upload", args=[assignment.pk]),
+        skips_left=services.session_skips_left(session_id=session.pk, study=session.annotator.study)
+        if context["spec"].skip else None,
     )
     return render(request, panel_template(request), context, status=status)
 

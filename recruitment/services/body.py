@@ -47,6 +47,7 @@ OUTCOMES = (
         "no_consent", "code_no_consent", "NO_CONSENT",
         ({"action": "REQUEST_RETURN", "return_reason": "You did not consent to take part."},),
     ),
+    Outcome("all_skipped", "code_all_skipped", "OTHER", (REVIEW,)),  # the researcher decides on pay
 )
 
 

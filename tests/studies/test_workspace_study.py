@@ -44,8 +44,9 @@ def test_a_preset_form_is_filled_with_the_presets_settings_and_fresh_distinct_co
     response = client.get(f"{NEW}?preset=caire-relevance")
     form = response.context["form"]
     assert form.initial["routing"] == "all_pools" and form.initial["items_per_session"] == 10
-    codes = [form.initial[k] for k in ("code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent")]
-    assert len(set(codes)) == 4
+    codes = [form.initial[k] for k in (
+        "code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent", "code_all_skipped")]
+    assert len(set(codes)) == 5
     # The instructions are shown rendered, as the annotator will see them: a heading, a real list.
     assert "<h2>Your task</h2>" in response.content.decode() and "<li><strong>1" in response.content.decode()
 
@@ -142,6 +143,29 @@ def test_settings_refuse_duplicate_codes_and_change_nothing(client, owner, study
     assert response.status_code == 400 and "code_no_consent" in response.context["form"].errors
     study.refresh_from_db()
     assert study.name == "CulturalFrames rating" and study.code_no_consent == "NOCONSENT"
+
+
+def test_settings_cap_skips_and_give_the_all_skipped_outcome_its_own_code(client, owner, study):
+    login(client, owner)
+    url = reverse("studies:study-settings", args=[study.pk])
+    assert 'name="max_skips_per_session"' in client.get(url).content.decode()
+
+    response = client.post(url, study_data(max_skips_per_session="3", code_all_skipped="SKIPPED1"))
+
+    assert response.status_code == 302
+    study.refresh_from_db()
+    assert (study.max_skips_per_session, study.code_all_skipped) == (3, "SKIPPED1")
+    client.post(url, study_data(max_skips_per_session="", code_all_skipped=""))
+    study.refresh_from_db()
+    assert (study.max_skips_per_session, study.code_all_skipped) == (None, "SKIPPED1"), "empty: no cap, code kept"
+
+
+def test_settings_refuse_an_all_skipped_code_equal_to_another(client, owner, study):
+    login(client, owner)
+    response = client.post(reverse("studies:study-settings", args=[study.pk]), study_data(code_all_skipped="DONE1"))
+    assert response.status_code == 400 and "code_all_skipped" in response.context["form"].errors
+    study.refresh_from_db()
+    assert study.code_all_skipped == "ALLSKIP"
 
 
 def test_the_routing_stays_once_the_study_has_items(client, owner, study, items):

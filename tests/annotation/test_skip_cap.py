@@ -6,8 +6,8 @@ from django.urls import reverse
 
 from annotation.models import Annotation, Annotator, Assignment, Session
 from studies.models import Study
-from tests.helpers import on_items
 from tests.helpers import item_submit as submit
+from tests.helpers import on_items
 
 pytestmark = pytest.mark.django_db
 

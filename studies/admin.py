@@ -1,5 +1,8 @@
 from django import forms
 from django.contrib import admin
+from django.db import models
+from django.urls import reverse
+from django.utils.html import format_html
 
 from . import protocol as protocol_engine
 from .models import CountryPool, Item, MockQuestion, Study
@@ -265,8 +268,18 @@ class ItemAdmin(OwnedAdmin):
     list_display = ["external_id", "study", "country", "model_name", "category", "width", "height", "is_example"]
     list_filter = ["country", "is_example", "model_name"]
     search_fields = ["external_id", "prompt"]
-    readonly_fields = ["width", "height", "sha256", "created_at"]
+    readonly_fields = ["image_shown", "width", "height", "sha256", "created_at"]
     list_select_related = ["study"]
+    # No "Currently: <link>" to the stored file: no URL serves MEDIA_ROOT; the image is shown by
+    # the researcher's scoped view instead (image_shown).
+    formfield_overrides = {models.ImageField: {"widget": forms.FileInput}}
+
+    @admin.display(description="stored image")
+    def image_shown(self, obj):
+        if obj is None or not obj.pk or not obj.image:
+            return "—"
+        url = reverse("studies:item-image", args=[obj.study_id, obj.pk])
+        return format_html('<a href="{}">Open the image</a>', url)
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         """An item's source is another item of its own study."""

@@ -65,3 +65,10 @@ def test_an_annotators_upload_name_has_a_random_part(client, db):
 
     name = Upload.objects.get().file.name
     assert name.startswith(f"uploads/{assignment.pool.study_id}/") and re.search(RANDOM, name), name
+
+
+def test_the_admins_item_page_links_the_image_through_the_scoped_view(client, owner, study, items):
+    page = login(client, owner).get(reverse("admin:studies_item_change", args=[items[0].pk])).content.decode()
+
+    assert reverse("studies:item-image", args=[study.pk, items[0].pk]) in page
+    assert items[0].image.name not in page and "/media/" not in page

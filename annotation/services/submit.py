@@ -40,13 +40,14 @@ def annotation_submit(*, assignment: Assignment, data, now: datetime | None = No
     validation = validate(study.spec, data, assignment_context(assignment, study.spec))
     if not validation.ok:
         return SubmitResult(validation=validation)
-    if validation.skipped and session_skips_left(session_id=assignment.session_id, study=study) == 0:
-        cap = study.max_skips_per_session
-        return SubmitResult(validation=Validation(errors={SKIP: (
-            f"You have skipped {cap} item{'s' if cap != 1 else ''}, the most this study allows in one session: "
-            "please answer this one."
-        )}))
+    capped = validation.skipped and study.max_skips_per_session is not None
     with transaction.atomic():
+        if capped and _skip_cap_reached(assignment, study):
+            cap = study.max_skips_per_session
+            return SubmitResult(validation=Validation(errors={SKIP: (
+                f"You have skipped {cap} item{'s' if cap != 1 else ''}, the most this study allows in one session: "
+                "please answer this one."
+            )}))
         claimed, surplus = _assignment_claim(assignment)
         if claimed:
             annotation = Annotation.objects.create(
@@ -77,6 +78,14 @@ def session_skips_left(*, session_id: int, study) -> int | None:
         return None
     used = Annotation.objects.filter(assignment__session_id=session_id, skipped=True).count()
     return max(0, cap - used)
+
+
+def _skip_cap_reached(assignment: Assignment, study) -> bool:
+    """Whether the session has no skip left, asked with its row locked, so two skips sent at once
+    are counted one after the other (the session row is locked before the assignment's, and only
+    here)."""
+    Session.objects.select_for_update().filter(pk=assignment.session_id).values_list("pk").first()
+    return session_skips_left(session_id=assignment.session_id, study=study) == 0
 
 
 def _assignment_claim(assignment: Assignment) -> tuple[bool, bool]:

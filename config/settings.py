@@ -125,6 +125,7 @@ AXES_LOCKOUT_PARAMETERS = [
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "config.lockout.lockout_response"  # 429, the wait and what to do
 AXES_HTTP_RESPONSE_CODE = 429
+AXES_VERBOSE = False  # no banner on every start; lockouts are logged by axes as warnings
 # The client's address (config/lockout.py): REMOTE_ADDR, or behind TRUSTED_PROXY_COUNT proxies
 # that each append to X-Forwarded-For (default: one behind BEHIND_HTTPS_PROXY, else none, so a
 # client can never choose its own address by sending the header).

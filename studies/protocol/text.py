@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from .spec import Protocol, SpecError, parse_spec
+from .spec import Field, Protocol, SpecError, parse_spec
 
 
 @dataclass(frozen=True)
@@ -31,9 +31,42 @@ class SpecText:
         return self.protocol is not None
 
 
+# The order a spec reads best in. PostgreSQL's jsonb keeps keys in its own order (shorter keys
+# first), so the editor puts them back in this one; a key not listed keeps its place after these.
+PROTOCOL_ORDER = ("title", "display", "skip", "fields", "reports")
+FIELD_ORDER = tuple(Field.__dataclass_fields__)
+REPORT_ORDER = ("kind",)
+
+
 def spec_pretty(spec: object) -> str:
-    """A spec as the editor shows it: indented JSON, keys in their own order, non-ASCII as is."""
-    return json.dumps(spec, indent=2, ensure_ascii=False)
+    """A spec as the editor shows it: indented JSON, keys in reading order (``PROTOCOL_ORDER``, a
+    field's settings in the engine's order), non-ASCII as is."""
+    return json.dumps(_ordered_protocol(spec), indent=2, ensure_ascii=False)
+
+
+def _ordered(data: object, order: tuple[str, ...]) -> object:
+    if not isinstance(data, dict):
+        return data
+    rank = {key: n for n, key in enumerate(order)}
+    return dict(sorted(data.items(), key=lambda kv: rank.get(kv[0], len(rank))))
+
+
+def _ordered_field(data: object) -> object:
+    field = _ordered(data, FIELD_ORDER)
+    if isinstance(field, dict) and isinstance(field.get("fields"), list):
+        field["fields"] = [_ordered_field(sub) for sub in field["fields"]]
+    return field
+
+
+def _ordered_protocol(spec: object) -> object:
+    protocol = _ordered(spec, PROTOCOL_ORDER)
+    if not isinstance(protocol, dict):
+        return protocol
+    if isinstance(protocol.get("fields"), list):
+        protocol["fields"] = [_ordered_field(f) for f in protocol["fields"]]
+    if isinstance(protocol.get("reports"), list):
+        protocol["reports"] = [_ordered(r, REPORT_ORDER) for r in protocol["reports"]]
+    return protocol
 
 
 def spec_read(text: str) -> SpecText:

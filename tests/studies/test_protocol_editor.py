@@ -10,8 +10,8 @@ from django.test import Client
 from django.urls import reverse
 
 from studies.models import ProtocolVersion, Study
-from studies.protocol import spec_read
-from studies.services import study_protocol_save
+from studies.protocol import spec_pretty, spec_read
+from studies.services import preset_load, study_protocol_save
 from tests import factories as f
 from tests.helpers import HX, as_annotator, login
 
@@ -65,7 +65,10 @@ def test_the_page_shows_the_spec_pretty_printed_and_the_version_history(client, 
     response = login(client, owner).get(edit_url(study))
     page = response.content.decode()
     assert response.status_code == 200
-    assert response.context["text"] == json.dumps(study.protocol, indent=2, ensure_ascii=False)
+    # the preset's spec, its keys in reading order whatever order the database keeps them in
+    preset = preset_load("culturalframes-rating")
+    assert json.loads(response.context["text"]) == preset
+    assert response.context["text"] == spec_pretty(json.loads(json.dumps(preset, sort_keys=True)))
     assert "saving replaces it" in page
     assert [(r.version, r.annotations, r.current) for r in response.context["history"]] == [(1, 0, True)]
     assert reverse("annotation:protocol-preview", args=[study.pk]) in page
@@ -195,3 +198,14 @@ def test_the_page_reads_the_history_in_two_queries(client, owner, study, annotat
     login(client, owner)
     with django_assert_num_queries(5):  # session, user, study, versions, annotations per version
         client.get(edit_url(study))
+
+
+def test_the_editor_shows_keys_in_reading_order_whatever_the_database_keeps():
+    shuffled = {"reports": [{"fields": ["a"], "kind": "human_scores"}], "fields": [
+        {"type": "choice", "choices": ["x", "y"], "key": "mood", "label": "Mood"},
+    ], "title": "T"}
+    text = spec_pretty(shuffled)
+    assert json.loads(text) == shuffled
+    assert text.index('"title"') < text.index('"fields"') < text.index('"reports"')
+    assert text.index('"key"') < text.index('"type"') < text.index('"label"') < text.index('"choices"')
+    assert text.index('"kind"') < text.index('"fields": [\n        "a"')

@@ -36,6 +36,8 @@ class SpecText:
 PROTOCOL_ORDER = ("title", "display", "skip", "fields", "reports")
 FIELD_ORDER = tuple(Field.__dataclass_fields__)
 REPORT_ORDER = ("kind",)
+CHOICE_ORDER = ("value", "label", "description")
+CONDITION_ORDER = ("field",)
 
 
 def spec_pretty(spec: object) -> str:
@@ -55,6 +57,11 @@ def _ordered_field(data: object) -> object:
     field = _ordered(data, FIELD_ORDER)
     if isinstance(field, dict) and isinstance(field.get("fields"), list):
         field["fields"] = [_ordered_field(sub) for sub in field["fields"]]
+    if isinstance(field, dict) and isinstance(field.get("choices"), list):
+        field["choices"] = [_ordered(choice, CHOICE_ORDER) for choice in field["choices"]]
+    for condition in ("show_if", "required_if"):
+        if isinstance(field, dict) and condition in field:
+            field[condition] = _ordered(field[condition], CONDITION_ORDER)
     return field
 
 

@@ -189,7 +189,10 @@ def item_submit(request, session, pk):
 @annotator_required("items")
 def item_draft(request, session, pk):
     assignment = assignment_for_session(session, pk)
-    saved = services.assignment_save_draft(assignment=assignment, data=form_data(request))
+    try:
+        saved = services.assignment_save_draft(assignment=assignment, data=form_data(request))
+    except services.DraftRefused as refused:
+        return JsonResponse({"saved": False, "error": str(refused)}, status=400)
     return JsonResponse({"saved": saved}, status=200 if saved else 409)
 
 

@@ -107,6 +107,10 @@ class FieldType:
         """The non-blank raw values posted for the field named ``name``."""
         return [str(v) for v in data.get(name, []) if str(v).strip() != ""]
 
+    def form_names(self, name: str) -> tuple[str, ...]:
+        """The form names the field named ``name`` posts under (what a draft may hold of it)."""
+        return (name,)
+
     def parse(self, f: Field, raw: list[Any], ctx: ItemContext, answers: Mapping[str, Any]) -> Any:
         """The clean value, or ValueError with the message for the annotator."""
         raise NotImplementedError

@@ -18,7 +18,13 @@ _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 
 
 class JsonRefused(ValueError):
-    """JSON that is not read; the message says why (with the line and column of a syntax error)."""
+    """JSON that is not read; the message says why, ``reason`` without the place, and a syntax
+    error's ``line`` and ``column`` (else None)."""
+
+    def __init__(self, reason: str, line: int | None = None, column: int | None = None):
+        where = f", line {line}, column {column}" if line is not None else ""
+        super().__init__(f"not valid JSON ({reason}{where})" if line is not None else reason)
+        self.reason, self.line, self.column = reason, line, column
 
 
 def json_depth(text: str) -> int:
@@ -49,7 +55,7 @@ def json_bounded(text: str | bytes, *, max_depth: int = MAX_DEPTH, max_chars: in
     try:
         value = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except json.JSONDecodeError as exc:
-        raise JsonRefused(f"not valid JSON ({exc.msg}, line {exc.lineno}, column {exc.colno})") from None
+        raise JsonRefused(exc.msg, exc.lineno, exc.colno) from None
     except JsonRefused:
         raise
     except RecursionError:  # the depth scan makes this unreachable; kept as the last line of defence

@@ -20,7 +20,6 @@ from ..quota import max_items_per_annotator
 from ..selectors import idle_newcomer_leases, lease_candidates, session_assignments, with_session_objects
 
 
-
 def assignments_expire(*, now: datetime | None = None, pool: CountryPool | None = None, limit: int = 1000) -> int:
     """Give the slots of expired leases back to their quotas. Safe to run concurrently."""
     now = now or timezone.now()

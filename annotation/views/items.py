@@ -205,7 +205,8 @@ def item_upload(request, session, pk):
     if file is None:
         return JsonResponse({"error": "Choose an image file to upload."}, status=400)
     try:
-        upload = services.upload_receive(assignment=assignment, name=file.name, data=file.read(UPLOAD_MAX_READ))
+        upload = services.upload_receive(assignment=assignment, name=file.name, data=file.read(UPLOAD_MAX_READ),
+                                         field=request.POST.get("field", ""))
     except services.UploadRefused as refused:
         return JsonResponse({"error": str(refused)}, status=400)
     return JsonResponse({"token": str(upload.token), "width": upload.width, "height": upload.height,

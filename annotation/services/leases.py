@@ -12,8 +12,7 @@ from django.db.models import Exists, F, OuterRef, Sum
 from django.utils import timezone
 
 from studies.models import CountryPool, ItemQuota
-from studies.protocol import Protocol
-from studies.protocol.drafts import draft_problem
+from studies.protocol import Protocol, draft_problem
 
 from ..models import Annotator, Assignment, Session
 from ..quota import max_items_per_annotator

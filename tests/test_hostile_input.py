@@ -331,3 +331,71 @@ def test_undecodable_bytes_in_a_form_never_reach_a_500(annotating, encoded):
 def test_hostile_entry_parameters_are_refused_without_a_500(client, pool, items, params):
     response = client.get(f.entry_url(pool, **params))
     assert response.status_code == 400
+
+
+# --- the researcher's pages: one shared check (Django's NUL validator on every CharField, the
+# engine's ``safetext`` elsewhere) ---------------------------------------------------------------
+
+
+def no_nul_stored():
+    from annotation.models import Review
+    from studies.models import CountryPool, MockQuestion, Study
+
+    for model in (Study, CountryPool, MockQuestion, Review):
+        for row in model.objects.values():
+            assert "\x00" not in json.dumps(row, default=str) and "\\u0000" not in json.dumps(row, default=str)
+
+
+def test_a_nul_in_any_researcher_form_is_refused_without_a_500(client, owner, study, pool, items):
+    login(client, owner)
+    example = f.make_item(study, example=True)
+    posts = [
+        (reverse("studies:study-settings", args=[study.pk]), {
+            "name": "N\x00", "instructions_md": "a\x00", "consent_md": "b\x00", "items_per_session": "5",
+            "lease_minutes": "30", "code_completed": "C\x00", "routing": "country"}),
+        (reverse("studies:study-settings", args=[study.pk]), {
+            "name": "N", "items_per_session": "1e309", "lease_minutes": "9" * 5_000, "routing": "country"}),
+        (reverse("studies:pool-add", args=[study.pk]), {
+            "country": "FR\x00", "annotations_per_item": "1e309", "min_distinct_annotators": "-0"}),
+        (reverse("studies:practice-add", args=[study.pk]), {
+            "item": str(example.pk), "text": "Q\x00", "choices": "Yes\nNo\x00", "expected": "Yes",
+            "explanation": "x\x00"}),
+        (reverse("studies:protocol-edit", args=[study.pk]), {"spec": '{"fields": [{"key": "a", "type": "text", '
+                                                                     '"label": "\\u0000"}]}'}),
+        (reverse("studies:protocol-edit", args=[study.pk]), {"spec": DEEP}),
+        (reverse("studies:protocol-check", args=[study.pk]), {"spec": DEEP}),
+        (reverse("studies:markdown-preview"), {"instructions_md": "a\x00" + DEEP}),
+    ]
+    for url, data in posts:
+        response = client.post(url, data)
+        assert response.status_code < 500, url
+    no_nul_stored()
+    for query in ("q=%00", "model=a%00b", "country=%00&category=%ED%A0%80", "page=%00", "page=1e309"):
+        response = client.get(reverse("studies:item-list", args=[study.pk]) + "?" + query)
+        assert response.status_code == 200, query
+    for query in ("preset=a%00b", "copy=%00", "copy=1e309"):
+        assert client.get(reverse("studies:study-new") + "?" + query).status_code in (200, 404)
+
+
+def test_a_checkers_note_with_a_nul_is_refused_next_to_it(client, owner, pool, annotated):
+    from annotation.models import Review
+    from tests.factories import AS_GIVEN
+    from tests.helpers import submit_url
+
+    login(client, owner)
+    annotation = Annotation.objects.filter(pool=pool).first()
+    response = client.post(submit_url(annotation), {**AS_GIVEN, "_outcome": "flagged", "_note": "wrong\x00"}, **HX)
+    assert response.status_code == 422 and "NUL" in response.content.decode()
+    assert not Review.objects.exists()
+
+
+def test_markdown_nested_past_its_bound_is_refused_by_the_form_and_shown_as_text(client, owner, study):
+    from studies.markdown import render_markdown
+
+    login(client, owner)
+    data = {"name": study.name, "instructions_md": "a" + "[" * 4_000, "consent_md": "ok", "items_per_session": "5",
+            "lease_minutes": "30", "code_completed": "C1", "routing": "country"}
+    response = client.post(reverse("studies:study-settings", args=[study.pk]), data)
+    assert response.status_code == 400 and "nested more than 32 deep" in response.content.decode()
+    assert "[[[" not in type(study).objects.get(pk=study.pk).instructions_md
+    assert str(render_markdown("<b>" + "[" * 100_000)).startswith("<p>&lt;b&gt;[[[")

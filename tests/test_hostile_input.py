@@ -399,3 +399,11 @@ def test_markdown_nested_past_its_bound_is_refused_by_the_form_and_shown_as_text
     assert response.status_code == 400 and "nested more than 32 deep" in response.content.decode()
     assert "[[[" not in type(study).objects.get(pk=study.pk).instructions_md
     assert str(render_markdown("<b>" + "[" * 100_000)).startswith("<p>&lt;b&gt;[[[")
+
+
+def test_a_metric_file_with_a_nul_is_refused_by_line():
+    from stats.correlation.upload import MetricCSVError, parse_metric_csv
+
+    with pytest.raises(MetricCSVError) as info:
+        parse_metric_csv("item,metric,score\np1,clip\x00,0.5\np2,clip,0.7\n")
+    assert "line 2: Remove the invisible NUL" in str(info.value.errors)

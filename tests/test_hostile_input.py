@@ -407,3 +407,30 @@ def test_a_metric_file_with_a_nul_is_refused_by_line():
     with pytest.raises(MetricCSVError) as info:
         parse_metric_csv("item,metric,score\np1,clip\x00,0.5\np2,clip,0.7\n")
     assert "line 2: Remove the invisible NUL" in str(info.value.errors)
+
+
+@pytest.mark.parametrize("name, rows, line", [
+    ("items.csv", b'id,prompt,image,country\np1,One,1.png,IN\np2,"Two,2.png,IN\np3,Three,3.png,IN\n', 3),
+    ("items.jsonl", b'{"id": "p1", "image": "1.png", "country": "IN"}\n{"id": "p2", "x": ' + DEEP.encode() + b"}\n", 2),
+    ("items.jsonl", b'{"id": "p1", "image": "1.png", "country": "IN", "prompt": "a\\u0000"}\n', 1),
+])
+def test_the_browsers_import_refuses_a_broken_file_by_line(client, owner, study, pool, name, rows, line):
+    import zipfile
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.test import TestCase
+
+    from analysis.models import ImportJob
+
+    client.force_login(owner)
+    images = io.BytesIO()
+    with zipfile.ZipFile(images, "w") as zf:
+        for n in (1, 2, 3):
+            zf.writestr(f"{n}.png", f.png_bytes(color=(n * 40, 90, 90)))
+    data = {"rows": SimpleUploadedFile(name, rows), "images": SimpleUploadedFile("images.zip", images.getvalue())}
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        response = client.post(reverse("analysis:import-items", args=[study.pk]), data)
+    assert response.status_code == 302
+    job = ImportJob.objects.get(study=study)
+    assert job.status == "failed" and any(p.startswith(f"line {line}:") for p in job.problems), job.problems
+    assert not Item.objects.filter(study=study).exists()

@@ -434,3 +434,17 @@ def test_the_browsers_import_refuses_a_broken_file_by_line(client, owner, study,
     job = ImportJob.objects.get(study=study)
     assert job.status == "failed" and any(p.startswith(f"line {line}:") for p in job.problems), job.problems
     assert not Item.objects.filter(study=study).exists()
+
+
+@pytest.mark.parametrize("body", [
+    b"[" * 30_000 + b"]" * 30_000, b'{"event_type": "a\\u0000"}', b"[1e309]", b"\xff\xfe",
+])
+def test_a_hostile_webhook_body_is_refused_without_a_500(client, body):
+    import time
+
+    from tests.recruitment.test_webhooks import WEBHOOK
+
+    stamp = str(int(time.time()))
+    response = client.post(WEBHOOK, data=body, content_type="application/json",
+                           HTTP_X_PROLIFIC_REQUEST_SIGNATURE="x", HTTP_X_PROLIFIC_REQUEST_TIMESTAMP=stamp)
+    assert response.status_code in (400, 403)

@@ -29,6 +29,8 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
+from studies.protocol.jsonbounds import json_bounded
+
 from .models import ProlificEvent, ProlificStudy, ProlificSubmission, ProlificWebhook
 from .services.sync import prolific_submission_apply
 from .tokens import TokenUnreadable, decrypt
@@ -66,8 +68,8 @@ def webhook(request: HttpRequest) -> JsonResponse:
     if abs(time.time() - sent_at) > TOLERANCE:
         return _answer(403, "stale timestamp")
     try:
-        event = json.loads(body)
-    except ValueError:
+        event = json_bounded(body)
+    except ValueError:  # JsonRefused included: not JSON, too deep, a NUL
         event = None
     if not signature_valid(body=body, timestamp=stamp, signature=signature, parsed=event):
         return _answer(403, "bad signature")

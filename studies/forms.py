@@ -6,11 +6,19 @@ from django.core.validators import MinValueValidator
 from django.urls import reverse_lazy
 
 from .countries import COUNTRIES, COUNTRY_NAMES
+from .markdown import markdown_problem
 from .models import CountryPool, Role, Study, StudyMember
 
 CODE_FIELDS = ("code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent", "code_all_skipped")
 
 MARKDOWN_HELP = "Markdown: ## for a heading, **bold**, a line starting with - for a list."
+
+
+def _markdown(text: str) -> str:
+    problem = markdown_problem(text)
+    if problem:
+        raise forms.ValidationError(problem)
+    return text
 
 
 class StudyForm(forms.ModelForm):
@@ -67,6 +75,12 @@ class StudyForm(forms.ModelForm):
 
     def clean_code_all_skipped(self):
         return (self.cleaned_data.get("code_all_skipped") or "").strip() or self.instance.code_all_skipped
+
+    def clean_instructions_md(self) -> str:
+        return _markdown(self.cleaned_data["instructions_md"])
+
+    def clean_consent_md(self) -> str:
+        return _markdown(self.cleaned_data["consent_md"])
 
     def clean(self):
         cleaned = super().clean()

@@ -20,7 +20,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from .models import CountryPool, Item, ItemQuota, MockQuestion, ProtocolVersion, Role, Study, StudyMember
-from .protocol import Protocol, SpecError, parse_spec
+from .protocol import Protocol, SpecError, parse_spec, text_problem
 
 
 def owned_by(queryset: QuerySet, user: AbstractBaseUser, *, owner_path: str = "owner") -> QuerySet:
@@ -195,6 +195,8 @@ class ItemFilters:
     @classmethod
     def from_query(cls, query) -> ItemFilters:
         values = {name: str(query.get(name, "")).strip()[:200] for name in ("q", "country", "model", "category")}
+        # a text no column can hold (a NUL: PostgreSQL refuses it even in a query) is no filter
+        values = {name: "" if text_problem(value) else value for name, value in values.items()}
         example = str(query.get("example", ""))
         return cls(**values, example=example if example in EXAMPLE_CHOICES else "")
 

@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from studies.models import ItemQuota
-from studies.protocol import walk
+from studies.protocol import text_problem, walk
 
 from ..models import Annotation, Review, ReviewTarget
 from . import labels
@@ -60,6 +60,8 @@ def review_submit(
     note = note.strip()
     if len(note) > NOTE_MAX_CHARS:
         errors[NOTE] = f"Write at most {NOTE_MAX_CHARS} characters (you wrote {len(note)})."
+    elif text_problem(note):
+        errors[NOTE] = text_problem(note) or ""
     if outcome not in Review.Outcome.values:
         errors[OUTCOME] = "Choose “Accept” or “Flag for re-annotation”."
     elif outcome == Review.Outcome.ACCEPTED and changes:

@@ -9,11 +9,11 @@ annotator's image). Callers import from here.
 from .blocking import annotator_block, annotator_unblock
 from .entry import EntryRefused, annotator_enter, pool_has_room
 from .leases import (
-    DRAFT_MAX_CHARS,
+    DraftRefused,
     assignment_current,
     assignment_save_draft,
     assignments_expire,
-    draft_fits,
+    draft_check,
     lease_release,
     session_complete,
     session_release,
@@ -30,11 +30,10 @@ from .submit import (
 from .uploads import UploadRefused, upload_receive
 
 __all__ = [
-    "DRAFT_MAX_CHARS",
-    "EntryRefused", "SubmitResult", "UploadRefused",
+    "DraftRefused", "EntryRefused", "SubmitResult", "UploadRefused",
     "annotation_submit", "annotator_block", "annotator_consent", "annotator_enter", "annotator_read_instructions",
     "annotator_screen", "annotator_unblock", "assignment_current", "assignment_save_draft", "assignments_expire",
-    "draft_fits", "lease_release", "mock_submit", "pool_has_room",
+    "draft_check", "lease_release", "mock_submit", "pool_has_room",
     "quota_count_late", "session_annotations_withdraw", "session_complete", "session_skips_left", "session_release",
     "session_submitted_count", "upload_receive",
 ]

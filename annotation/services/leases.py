@@ -12,12 +12,11 @@ from django.db.models import Exists, F, OuterRef, Sum
 from django.utils import timezone
 
 from studies.models import CountryPool, ItemQuota
+from studies.protocol import Protocol, draft_problem
 
 from ..models import Annotation, Annotator, Assignment, Session
 from ..quota import max_items_per_annotator
 from ..selectors import idle_newcomer_leases, lease_candidates, session_assignments, with_session_objects
-
-DRAFT_MAX_CHARS = 20_000
 
 
 def assignments_expire(*, now: datetime | None = None, pool: CountryPool | None = None, limit: int = 1000) -> int:
@@ -257,15 +256,22 @@ def _lease_open_quota(
     return None
 
 
-def draft_fits(data: dict[str, list[str]]) -> bool:
-    """Is a draft small enough to keep (``DRAFT_MAX_CHARS`` in all)?"""
-    return sum(len(v) for values in data.values() for v in values) <= DRAFT_MAX_CHARS
+class DraftRefused(Exception):
+    """A draft that is not kept (unknown form names, too many or too large values, a text that
+    cannot be stored); the message says why."""
+
+
+def draft_check(*, protocol: Protocol, data: dict[str, list[str]]) -> None:
+    """Refuse a draft the engine would not keep (``studies.protocol.drafts``): nothing is stored."""
+    problem = draft_problem(protocol, data)
+    if problem:
+        raise DraftRefused(problem)
 
 
 def assignment_save_draft(*, assignment: Assignment, data: dict[str, list[str]]) -> bool:
-    """Keep what the annotator typed so a reload (in any browser) restores it."""
-    if not draft_fits(data):
-        return False
+    """Keep what the annotator typed so a reload (in any browser) restores it; DraftRefused for a
+    draft its protocol's form could not have posted; False when the item is already submitted."""
+    draft_check(protocol=assignment.item.study.spec, data=data)
     return bool(
         Assignment.objects.exclude(status=Assignment.Status.SUBMITTED).filter(pk=assignment.pk).update(draft=data)
     )

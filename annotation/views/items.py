@@ -191,7 +191,10 @@ def item_submit(request, session, pk):
 @annotator_required("items")
 def item_draft(request, session, pk):
     assignment = assignment_for_session(session, pk)
-    saved = services.assignment_save_draft(assignment=assignment, data=form_data(request))
+    try:
+        saved = services.assignment_save_draft(assignment=assignment, data=form_data(request))
+    except services.DraftRefused as refused:
+        return JsonResponse({"saved": False, "error": str(refused)}, status=400)
     return JsonResponse({"saved": saved}, status=200 if saved else 409)
 
 
@@ -204,7 +207,8 @@ def item_upload(request, session, pk):
     if file is None:
         return JsonResponse({"error": "Choose an image file to upload."}, status=400)
     try:
-        upload = services.upload_receive(assignment=assignment, name=file.name, data=file.read(UPLOAD_MAX_READ))
+        upload = services.upload_receive(assignment=assignment, name=file.name, data=file.read(UPLOAD_MAX_READ),
+                                         field=request.POST.get("field", ""))
     except services.UploadRefused as refused:
         return JsonResponse({"error": str(refused)}, status=400)
     return JsonResponse({"token": str(upload.token), "width": upload.width, "height": upload.height,

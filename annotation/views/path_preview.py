@@ -19,7 +19,7 @@ from ..context import assignment_context
 from ..models import MockAttempt
 from ..path_preview import PathPreview, preview_load, preview_save, preview_start
 from ..selectors import ending_for
-from ..services import draft_fits
+from ..services import DraftRefused, draft_check
 from ..services.onboarding import (
     consent_apply,
     instructions_apply,
@@ -204,8 +204,12 @@ def item_submit(request, preview, position):
 def item_draft(request, preview, position):
     """What was typed, kept with the walk (in the browser session) so a reload restores it."""
     data = form_data(request)
-    if position != preview.position or not draft_fits(data):
+    if position != preview.position:
         return JsonResponse({"saved": False}, status=409)
+    try:
+        draft_check(protocol=preview.study.spec, data=data)
+    except DraftRefused as refused:
+        return JsonResponse({"saved": False, "error": str(refused)}, status=400)
     preview.drafts[str(position)] = data
     preview_save(request, preview)
     return JsonResponse({"saved": True})

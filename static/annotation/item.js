@@ -119,7 +119,12 @@
     if (useBeacon && navigator.sendBeacon) { navigator.sendBeacon(p.dataset.draftUrl, data); return; }
     var status = p.querySelector(".draft-status");
     fetch(p.dataset.draftUrl, { method: "POST", body: data, credentials: "same-origin" })
-      .then(function (r) { if (status && r.ok) status.textContent = "Draft saved"; })
+      .then(function (r) {
+        if (!status) return;
+        if (r.ok) { status.textContent = "Draft saved"; return; }
+        r.json().then(function (body) { status.textContent = "Draft not saved: " + (body.error || r.status); })
+          .catch(function () { status.textContent = "Draft not saved"; });
+      })
       .catch(function () { dirty = true; if (status) status.textContent = "Draft not saved (offline?)"; });
   }
 

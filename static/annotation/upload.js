@@ -35,6 +35,7 @@
     var error = fs.querySelector(".upload-error");
     var data = new FormData();
     data.append("file", file, file.name);
+    data.append("field", fs.dataset.field || "");
     var xhr = new XMLHttpRequest();
     xhr.open("POST", document.getElementById("item-panel").dataset.uploadUrl);
     xhr.setRequestHeader("X-CSRFToken", csrfToken());

@@ -22,6 +22,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from studies.protocol.safetext import text_problem
+
 HEADER_NAMES = {
     "item": ("item", "item_id", "id", "image", "image_id", "external_id"),
     "country": ("country", "country_code", "pool"),
@@ -175,6 +177,9 @@ def parse_metric_csv(
             problems.append("the item id is empty")
         if not metric:
             problems.append("the metric name is empty")
+        unstorable = text_problem(" ".join((item, metric, country or "")))
+        if unstorable:
+            problems.append(unstorable)
         try:
             score = float(raw_score)
             if not math.isfinite(score):

@@ -6,13 +6,14 @@ Every problem of a row is collected, so one pass over the file reports them all.
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..protocol import Protocol
+from ..protocol.jsonbounds import JsonRefused, json_bounded
+from ..protocol.safetext import value_problem
 from ..protocol.spec import ITEM_FURTHER_TEXTS, ITEM_TEXTS
 from ..protocol.web import web_address
 
@@ -23,6 +24,7 @@ KNOWN = (
 MAX_CHARS = {"id": 200, "model": 200, "category": 200, "author": 64}
 DOCUMENT_MAX_CHARS = {"title": 500, "url": 1000}
 REFERENCE_SEPARATOR = " | "
+JSON_MAX_DEPTH = 16  # a row's own JSON, and a cell's
 FLAGS = {"": False, "0": False, "false": False, "no": False, "1": True, "true": True, "yes": True}
 
 
@@ -109,18 +111,34 @@ def read_rows(
 
 def _csv_rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict | str]]:
     with path.open(newline="", encoding="utf-8-sig") as fh:
-        reader = csv.DictReader(fh)
+        reader = csv.DictReader(fh, strict=True)
         header = [name.strip() for name in reader.fieldnames or []]
         missing = [name for name in required if name not in header]
         if missing:
             yield 1, f"missing required column(s): {', '.join(missing)}"
             return
         reader.fieldnames = header
-        for raw in reader:
+        while True:
+            start = reader.line_num + 1
+            try:
+                raw = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                yield start, _csv_problem(exc, start, reader.line_num)
+                return  # the reader's place in the file is lost: nothing after it is read
             if None in raw:
                 yield reader.line_num, "more values than there are columns"
                 continue
             yield reader.line_num, {key: value or "" for key, value in raw.items() if key}
+
+
+def _csv_problem(exc: csv.Error, start: int, end: int) -> str:
+    """A strict CSV reader's error as the researcher can act on it: an unclosed quote names the
+    line its row starts on."""
+    if "unexpected end of data" in str(exc):
+        return f"a quoted value opened on line {start} is never closed (a \" is missing)"
+    return f"not readable as CSV ({exc})" + (f", lines {start}-{end}" if end > start else "")
 
 
 def _jsonl_rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict | str]]:
@@ -129,9 +147,9 @@ def _jsonl_rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, di
             if not text.strip():
                 continue
             try:
-                raw = json.loads(text)
-            except json.JSONDecodeError as exc:
-                yield line, f"not valid JSON ({exc.msg}, column {exc.colno})"
+                raw = json_bounded(text, max_depth=JSON_MAX_DEPTH)
+            except JsonRefused as exc:
+                yield line, f"not valid JSON ({exc.reason}, column {exc.column})" if exc.line else str(exc)
                 continue
             yield (line, raw) if isinstance(raw, dict) else (line, "not a JSON object")
 
@@ -142,6 +160,9 @@ def _jsonl_rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, di
 def parse_row(line: int, raw: dict, *, needs: ItemNeeds = ItemNeeds()) -> tuple[Row, list[str]]:
     """The typed row and the problems of its fields (a row with problems is never imported)."""
     problems: list[str] = []
+    unsafe = value_problem(raw)
+    if unsafe:
+        problems.append(unsafe)
     keys = ("id", "image", "country", "prompt", "caption", "model", "category", "author")
     values = {key: _text(raw, key, problems) for key in keys}
     for key in needs.required_columns:
@@ -223,9 +244,10 @@ def _json_list(value: Any, key: str, problems: list[str]) -> list | None:
         return None
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError as exc:
-            problems.append(f"'{key}' is not valid JSON ({exc.msg}, column {exc.colno})")
+            value = json_bounded(value, max_depth=JSON_MAX_DEPTH)
+        except JsonRefused as exc:
+            problems.append(f"'{key}' is not valid JSON ({exc.reason}, column {exc.column})" if exc.line
+                            else f"'{key}': {exc}")
             return None
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
         problems.append(f"'{key}' must be a JSON list of objects")
@@ -307,8 +329,10 @@ def _metadata(raw: dict, problems: list[str]) -> dict[str, Any]:
     given = raw.get("metadata")
     if isinstance(given, str) and given.strip():
         try:
-            given = json.loads(given)
-        except json.JSONDecodeError:
+            given = json_bounded(given, max_depth=JSON_MAX_DEPTH)
+        except JsonRefused as exc:
+            if exc.line is None:  # readable but hostile (too deep, a NUL): refused, not kept as text
+                problems.append(f"'metadata': {exc}")
             given = None
     if given in (None, ""):
         return extra

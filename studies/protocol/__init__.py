@@ -7,7 +7,10 @@ server (``validate``), and to tell the analysis each field's level of measuremen
 """
 
 from .conditions import COMPARATORS, evaluate
+from .drafts import draft_problem
 from .item import CandidateRef, DocumentRef, ItemContext, Token, UploadRef, tokenize
+from .jsonbounds import JsonRefused, json_bounded
+from .safetext import text_problem, value_problem
 from .spec import LEVELS, Choice, Display, Field, Protocol, Skip, SpecError, answer_token, parse_spec, value_token
 from .submission import SKIP, Bound, Validation, bind, validate, walk
 from .text import SpecProblem, SpecText, spec_pretty, spec_read
@@ -17,6 +20,6 @@ __all__ = [
     "COMPARATORS", "FIELD_SCRIPTS", "FIELD_TYPES", "LEVELS", "SKIP",
     "Bound", "CandidateRef", "Choice", "Display", "DocumentRef", "Field", "FieldType", "ItemContext", "Protocol",
     "ShownAnswer", "Skip", "SpecError", "SpecProblem", "SpecText", "Token", "UploadRef", "Validation",
-    "answer_token", "bind", "cell_text", "evaluate", "parse_spec", "spec_pretty", "spec_read", "tokenize", "validate",
-    "value_token", "walk",
+    "JsonRefused", "answer_token", "bind", "cell_text", "draft_problem", "evaluate", "json_bounded", "parse_spec",
+    "spec_pretty", "spec_read", "text_problem", "tokenize", "validate", "value_problem", "value_token", "walk",
 ]

@@ -54,6 +54,8 @@ class Field:
     min_words: int | None = None
     max_words: int | None = None
     max_area_ratio: float | None = None
+    min_width: int | None = None  # upload: the smallest image accepted, in pixels (``UploadType``)
+    min_height: int | None = None
     over: str | None = None
     fields: tuple[Field, ...] = ()
     score: dict | None = None  # per_document: answer value → points of the combined score
@@ -104,7 +106,7 @@ class Protocol:
 
 
 _SETTINGS = set(Field.__dataclass_fields__) | {"choices", "fields"}
-_WHOLE = ("min", "max", "min_chars", "max_chars", "min_words", "max_words")
+_WHOLE = ("min", "max", "min_chars", "max_chars", "min_words", "max_words", "min_width", "min_height")
 
 
 def _a(word: str) -> str:

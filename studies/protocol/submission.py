@@ -14,10 +14,20 @@ from typing import Any
 
 from .conditions import evaluate
 from .item import DocumentRef, ItemContext, Token
+from .safetext import value_problem
 from .spec import Field, Protocol
 
 SKIP = "_skip"
 Data = Mapping[str, Sequence[Any]]
+ANSWER_MAX_CHARS = 100_000  # one posted value, whatever its field's own bounds
+
+
+def raw_problem(raw: Sequence[Any]) -> str | None:
+    """Why a field's posted values cannot be stored (a NUL or a broken character, a value too
+    long for any answer), or None: the same for every field type, before it parses them."""
+    if any(len(str(v)) > ANSWER_MAX_CHARS for v in raw):
+        return f"This answer is too long (at most {ANSWER_MAX_CHARS:,} characters)."
+    return value_problem(list(raw))
 
 
 @dataclass
@@ -49,6 +59,10 @@ def _walk(fields: Sequence[Field], data: Data, ctx: ItemContext, prefix: str, ou
             ]
             continue
         raw = ftype.raw_from(data, name)
+        problem = raw_problem(raw)
+        if problem:
+            out.errors[name] = problem
+            continue
         if not raw:
             if f.required or (f.required_if is not None and evaluate(f.required_if, answers)):
                 out.errors[name] = ftype.required_message(f)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from .jsonbounds import JsonRefused, json_bounded
 from .spec import Field, Protocol, SpecError, parse_spec
 
 
@@ -79,22 +80,15 @@ def _ordered_protocol(spec: object) -> object:
 def spec_read(text: str) -> SpecText:
     """Read ``text`` as a protocol spec: JSON first, then the engine's ``parse_spec``."""
     try:
-        data = json.loads(text, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno}, column {exc.colno}"
-        return SpecText(None, None, (SpecProblem(where, f"JSON syntax: {exc.msg}"),))
-    except ValueError as exc:
-        return SpecText(None, None, (SpecProblem("protocol", f"JSON syntax: {exc}"),))
+        data = json_bounded(text)
+    except JsonRefused as exc:
+        where = f"line {exc.line}, column {exc.column}" if exc.line is not None else "protocol"
+        return SpecText(None, None, (SpecProblem(where, f"JSON syntax: {exc.reason}"),))
     try:
         protocol = parse_spec(data)
     except SpecError as exc:
         return SpecText(data if isinstance(data, dict) else None, None, tuple(_problem(e) for e in exc.errors))
     return SpecText(data, protocol, ())
-
-
-def _no_constant(name: str):
-    """NaN and Infinity are Python's, not JSON's: a database would refuse to store them."""
-    raise ValueError(f"{name} is not a JSON number")
 
 
 def _problem(error: str) -> SpecProblem:

@@ -144,4 +144,4 @@ def test_the_min_distinct_annotators_caps_items_per_annotator(study):
 def test_drafts_are_not_kept_after_submit(items, session):
     a = assignment_current(session=session)
     annotation_submit(assignment=a, data=valid_answers())
-    assert assignment_save_draft(assignment=a, data={"x": ["y"]}) is False
+    assert assignment_save_draft(assignment=a, data={"explanation": ["y"]}) is False

@@ -103,7 +103,7 @@ def test_an_uploaded_image_is_served_only_to_its_annotator(grounding):
 def test_a_drafted_token_of_another_assignment_shows_no_image(grounding):
     client, a = grounding
     other, theirs = stranger_client(a.item.study)
-    foreign = upload_receive(assignment=theirs, name="theirs.png", data=f.png_bytes(size=(50, 50)))
+    foreign = upload_receive(assignment=theirs, name="theirs.png", data=f.png_bytes(size=(70, 70)))
     client.post(reverse("annotation:item-draft", args=[a.pk]), {"photo": str(foreign.token)})
     page = client.get(reverse("annotation:items")).content.decode()
     assert str(foreign.token) not in page.split('data-upload-token')[1]  # only in the hidden input
@@ -125,19 +125,19 @@ def test_a_rotated_phone_photo_is_stored_upright_with_its_upright_size(grounding
     from PIL import Image
 
     client, a = grounding
-    im = Image.new("RGB", (40, 20), (200, 10, 10))
+    im = Image.new("RGB", (160, 80), (200, 10, 10))
     exif = im.getexif()
     exif[0x0112] = 6  # rotate 90° clockwise to display
     buf = io.BytesIO()
     im.save(buf, format="JPEG", exif=exif)
     response = upload(client, a, name="phone.jpg", data=buf.getvalue(), content_type="image/jpeg")
-    assert response.status_code == 200 and (response.json()["width"], response.json()["height"]) == (20, 40)
+    assert response.status_code == 200 and (response.json()["width"], response.json()["height"]) == (80, 160)
     with Upload.objects.get(token=response.json()["token"]).file.open("rb") as fh:
         upright = Image.open(io.BytesIO(fh.read()))
-    assert upright.size == (20, 40)
+    assert upright.size == (80, 160)
     assert upright.getexif().get(0x0112, 1) == 1
     plain = io.BytesIO()
-    Image.new("RGB", (40, 20)).save(plain, format="PNG")
+    Image.new("RGB", (160, 80)).save(plain, format="PNG")
     response = upload(client, a, name="plain.png", data=plain.getvalue())
     with Upload.objects.get(token=response.json()["token"]).file.open("rb") as fh:
         assert fh.read() == plain.getvalue()  # an upright image is kept as sent

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..item import CandidateRef, ItemContext, Token
+from ..safetext import text_problem
 from ..values import Choice, value_token
 
 if TYPE_CHECKING:
@@ -107,9 +108,18 @@ class FieldType:
         """The non-blank raw values posted for the field named ``name``."""
         return [str(v) for v in data.get(name, []) if str(v).strip() != ""]
 
+    def form_names(self, name: str) -> tuple[str, ...]:
+        """The form names the field named ``name`` posts under (what a draft may hold of it)."""
+        return (name,)
+
     def parse(self, f: Field, raw: list[Any], ctx: ItemContext, answers: Mapping[str, Any]) -> Any:
         """The clean value, or ValueError with the message for the annotator."""
         raise NotImplementedError
+
+    def min_image_size(self, f: Field) -> tuple[int, int] | None:
+        """The smallest image (width, height) in pixels the field accepts as an upload; None for a
+        field that takes no upload."""
+        return None
 
     def required_message(self, f: Field) -> str:
         """What the annotator is told when the field is required and left blank."""
@@ -169,6 +179,9 @@ class FieldType:
         ValueError with the reason."""
         if not self.importable:
             raise ValueError(f"{self.name} fields cannot be carried in one cell")
+        problem = text_problem(cell)
+        if problem:
+            raise ValueError(problem)
         return self.parse(f, [cell.strip()], ctx, {})
 
     # --- the export --------------------------------------------------------------------------

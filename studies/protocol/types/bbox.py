@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
+import math
 
+from ..jsonbounds import json_bounded
 from .base import FieldType, ShownAnswer, json_cell, mappings
 
 
@@ -45,9 +46,9 @@ class BboxType(FieldType):
             raise ValueError("Upload the image first, then draw the box on it.")
         width, height = size
         try:
-            boxes = json.loads(raw[0])
+            boxes = json_bounded(raw[0], max_depth=2, max_chars=100_000)
             boxes = [[float(v) for v in box] for box in boxes]
-            assert all(len(box) == 4 for box in boxes)
+            assert all(len(box) == 4 and all(math.isfinite(v) for v in box) for box in boxes)
         except (ValueError, TypeError, AssertionError):
             raise ValueError("Draw the box again: it could not be read.") from None
         if f.min and len(boxes) < f.min:

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from .base import FieldType, ShownAnswer, cell_text
 
 PARTS = ("sha256", "width", "height", "name")  # what the export keeps of an upload
+MIN_SIDE = 64  # the default smallest width and height of an upload, in pixels
+MAX_MIN_SIDE = 10_000
 
 
 class UploadType(FieldType):
@@ -21,10 +23,20 @@ class UploadType(FieldType):
     def item_parts(self, f):
         return frozenset({"uploads"})
 
+    def spec_errors(self, f, earlier):
+        return [f"'{side}' must be at most {MAX_MIN_SIDE:,} pixels" for side in ("min_width", "min_height")
+                if isinstance(getattr(f, side), int) and getattr(f, side) > MAX_MIN_SIDE]
+
+    def min_image_size(self, f):
+        return (MIN_SIDE if f.min_width is None else f.min_width, MIN_SIDE if f.min_height is None else f.min_height)
+
     def parse(self, f, raw, ctx, answers):
         upload = ctx.uploads.get(raw[-1])
         if upload is None:
             raise ValueError("Upload the image again: the upload was not found.")
+        problem = image_size_problem(self.min_image_size(f), upload.width, upload.height)
+        if problem:
+            raise ValueError(problem)
         return {"upload": upload.token, "width": upload.width, "height": upload.height,
                 "sha256": upload.sha256, "name": upload.name}
 
@@ -42,3 +54,11 @@ class UploadType(FieldType):
             return super().show_answer(f, value)
         text = f"{value.get('name', 'image')} ({value.get('width')}×{value.get('height')} px)"
         return ShownAnswer(text=text, upload=value.get("upload") or "")
+
+
+def image_size_problem(least: tuple[int, int] | None, width: int, height: int) -> str | None:
+    """Why an image of ``width`` × ``height`` pixels is too small for ``least`` (width, height), or None."""
+    if least is None or (width >= least[0] and height >= least[1]):
+        return None
+    return (f"The image is {width}×{height} pixels; this question needs one at least "
+            f"{least[0]}×{least[1]} pixels. Upload a larger image.")

@@ -14,6 +14,9 @@ class UrlListType(FieldType):
     required_text = "Give at least one article."
     script = "annotation/url_list.js"
 
+    def form_names(self, name):
+        return (f"{name}.title", f"{name}.url")
+
     def raw_from(self, data, name):
         titles, urls = list(data.get(f"{name}.title", [])), list(data.get(f"{name}.url", []))
         width = max(len(titles), len(urls))

@@ -67,7 +67,7 @@ def test_it_exports_and_offers_the_download(client, owner, analysed, django_capt
     assert job.status == ExportJob.Status.DONE and job.rows == 6
     html = client.get(reverse("analysis:analysis", args=[analysed.pk])).content.decode()
     assert download_url(analysed, job) in html
-    assert "Export of 6 annotations ready" in html
+    assert "Export of 6 annotations as csv ready" in html
 
 
 def test_it_polls_a_running_export(client, owner, analysed):
@@ -88,7 +88,8 @@ def test_it_streams_the_file(client, owner, exported, study):
     assert response.status_code == 200
     assert response["Content-Type"] == "text/csv"
     assert response["Content-Disposition"].startswith("attachment;")
-    assert f"export-{exported.pk}.csv" in response["Content-Disposition"]
+    day = exported.finished_at.date().isoformat()
+    assert f'filename="culturalframes-rating_csv_{day}.csv"' in response["Content-Disposition"]
     body = b"".join(response.streaming_content).decode()
     lines = body.strip().splitlines()
     assert lines[0].startswith("item_id,prompt,model,category,item_country,pool_country,annotator,alignment")

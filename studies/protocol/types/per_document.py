@@ -37,3 +37,13 @@ class PerDocumentType(FieldType):
         if value is None:
             return {}
         return {f"{f.key}_documents": str(len(value)) if isinstance(value, list) else ""}
+
+    def export_values(self, f, value):
+        if value is None:
+            return {}
+        return {f"{f.key}_documents": len(value) if isinstance(value, list) else None}
+
+    def export_arrow(self, f):
+        import pyarrow as pa
+
+        return {f"{f.key}_documents": pa.int64()}

@@ -172,7 +172,8 @@ def document_values(
                 *(cells.get(c) for c in layout.sub_columns),
             ]
             if layout.scored:
-                typed.append(layout.scorer(entry, f.fields))
+                score = layout.scorer(entry, f.fields)
+                typed.append(None if score is None else float(score))
             typed.append(row.protocol_version)
             rows.append(typed)
     return rows

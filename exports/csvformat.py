@@ -151,6 +151,8 @@ def document_rows(
 def iso_utc(moment: datetime | None) -> str:
     if moment is None:
         return ""
+    if moment.tzinfo is None:  # a time read from SQLite: UTC, as Django stores it
+        moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 

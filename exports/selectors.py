@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils.text import slugify
 
-from analysis.fingerprint import COUNTED, Fingerprint, Staleness, data_fingerprint, staleness
-from analysis.jobs import chunks
+from analysis.fingerprint import Fingerprint, Staleness, data_fingerprint, staleness
 from analysis.models import AnalysisRun
 from analysis.selectors import analysis_latest_done
-from annotation.models import Annotation, pseudonym_for
 from stats.versions import ProtocolSet
 from studies.models import Document, Study
 
 from .csvformat import DocumentInfo
 from .formats import ExportFormat, formats_for
-from .formats.table import AnnotationRow
 from .models import ExportJob
 
 
@@ -81,28 +78,3 @@ def documents_of_items(*, item_ids: Iterable[int]) -> dict[int, DocumentInfo]:
     rows = Document.objects.filter(item_id__in=list(item_ids)).values_list("pk", "position", "title", "url")
     return {pk: DocumentInfo(pk, position, title, url) for pk, position, title, url in rows}
 
-
-EXPORT_COLUMNS = (
-    "item_id", "item__external_id", "item__prompt", "item__model_name", "item__category", "item__country",
-    "pool__country", "annotator__public_id", "answers", "surplus", "protocol_version", "time_spent_ms",
-    "started_at", "submitted_at", "review__outcome",
-)
-
-
-def export_rows(*, study: Study, max_id: int, chunk_size: int) -> Iterator[list[AnnotationRow]]:
-    """The annotations an export ships (those that count, up to ``max_id``: what its analysis saw),
-    in id order, in chunks read from the database as they are written (never the whole study)."""
-    rows = (
-        Annotation.objects.filter(COUNTED, study=study, id__lte=max_id)
-        .order_by("id")
-        .values_list(*EXPORT_COLUMNS)
-        .iterator(chunk_size=chunk_size)
-    )
-    pseudonyms: dict = {}
-    for chunk in chunks(rows, chunk_size):
-        out = []
-        for row in chunk:
-            public_id = row[7]
-            name = pseudonyms.get(public_id) or pseudonyms.setdefault(public_id, pseudonym_for(public_id))
-            out.append(AnnotationRow(*row[:7], name, *row[8:]))
-        yield out

@@ -16,7 +16,7 @@ per_document field, document), as ``csvformat.document_rows`` lays it out.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -79,6 +79,25 @@ def _answer_types(fields_by_group: list[list[Field]]) -> dict[str, pa.DataType]:
 
 
 @dataclass(frozen=True)
+class Step:
+    """How one field of one protocol version becomes typed cells: its stored value under its key
+    (``plain``), else its type's ``export_values``; ``recast``: its columns whose type differs
+    in the export (changed between versions), with the export's type."""
+
+    field: Field
+    plain: bool
+    recast: Mapping[str, pa.DataType]
+
+
+def _steps(fields: tuple[Field, ...] | list[Field], types: Mapping[str, pa.DataType]) -> list[Step]:
+    steps = []
+    for f in fields:
+        recast = {c: types[c] for c, own in f.kind.export_arrow(f).items() if types[c] != own}
+        steps.append(Step(f, f.kind.plain_export and not recast, recast))
+    return steps
+
+
+@dataclass(frozen=True)
 class Tables:
     """The typed layout of an export: the CSV layout, and the Arrow schema of each table."""
 
@@ -87,6 +106,20 @@ class Tables:
     document_schema: pa.Schema | None  # None: the protocol asks nothing per document
     answer_types: Mapping[str, pa.DataType]
     sub_types: Mapping[str, pa.DataType]
+    _plans: dict[int, tuple[Protocol, list[Step]]] = field(default_factory=dict, compare=False, repr=False)
+
+    def steps(self, protocol: Protocol) -> list[Step]:
+        """The steps of ``protocol``'s fields, worked out once per protocol version."""
+        hit = self._plans.get(id(protocol))
+        if hit is None or hit[0] is not protocol:  # the entry holds ``protocol``, so its id is not reused
+            hit = self._plans[id(protocol)] = (protocol, _steps(protocol.fields, self.answer_types))
+        return hit[1]
+
+    def sub_steps(self, container: Field) -> list[Step]:
+        hit = self._plans.get(id(container))
+        if hit is None or hit[0] is not container:
+            hit = self._plans[id(container)] = (container, _steps(container.fields, self.sub_types))
+        return hit[1]
 
 
 def tables_for(protocols: ProtocolSet) -> Tables:
@@ -109,12 +142,22 @@ def tables_for(protocols: ProtocolSet) -> Tables:
     return Tables(layout, pa.schema(list(zip(head, types, strict=True))), document_schema, answer_types, sub_types)
 
 
-def _typed_answers(f: Field, value: Any, types: Mapping[str, pa.DataType], out: dict[str, Any]) -> None:
-    for column, cell in f.kind.export_values(f, value).items():
-        kind = types[column]
-        if cell is not None and not (isinstance(cell, list) and not pa.types.is_string(kind)):
-            cell = typed_value(cell, kind)  # a scalar, or a list in a column that became text
-        out[column] = cell
+def _typed_answers(steps: list[Step], answers: Mapping[str, Any]) -> dict[str, Any]:
+    cells: dict[str, Any] = {}
+    for step in steps:
+        f = step.field
+        value = answers.get(f.key)
+        if value is None:
+            continue
+        if step.plain:
+            cells[f.key] = value
+            continue
+        for column, cell in f.kind.export_values(f, value).items():
+            kind = step.recast.get(column)
+            if kind is not None and cell is not None:
+                cell = typed_value(cell, kind)  # a whole number in a float column; anything in a text one
+            cells[column] = cell
+    return cells
 
 
 def answer_values(tables: Tables, protocol: Protocol, answers: Any) -> list[Any]:
@@ -125,11 +168,7 @@ def answer_values(tables: Tables, protocol: Protocol, answers: Any) -> list[Any]
     lead = [answers.get(SKIP)] if layout.skip else []
     if SKIP in answers:
         return lead + [None] * len(layout.answer_columns)
-    cells: dict[str, Any] = {}
-    for f in protocol.fields:
-        value = answers.get(f.key)
-        if value is not None:
-            _typed_answers(f, value, tables.answer_types, cells)
+    cells = _typed_answers(tables.steps(protocol), answers)
     return lead + [cells.get(c) for c in layout.answer_columns]
 
 
@@ -161,11 +200,7 @@ def document_values(
             continue
         for entry in mappings(answers.get(f.key)):
             doc = documents.get(entry.get("document")) or DocumentInfo(entry.get("document", ""))
-            cells: dict[str, Any] = {}
-            for sub in f.fields:
-                value = entry.get(sub.key)
-                if value is not None:
-                    _typed_answers(sub, value, tables.sub_types, cells)
+            cells = _typed_answers(tables.sub_steps(f), entry)
             typed = [
                 row.item_id, row.pool_country, row.annotator,
                 f.key, _int_or_none(doc.id), _int_or_none(doc.position), doc.title, doc.url,

@@ -116,6 +116,7 @@ class FieldType:
     required_text = ANSWER_REQUIRED  # what a required field left blank is told
     agreement_note = ""  # what agreement compares when it is not the whole answer
     script = ""  # the static script the item page loads for it ("" for none)
+    plain_export = True  # its typed export is its stored value under its key (``export_values`` as is)
 
     # --- the spec and the form ---------------------------------------------------------------
 
@@ -202,13 +203,10 @@ class FieldType:
     def export_values(self, f: Field, value: Any) -> dict[str, Any]:
         """The typed cells of one answer for JSONL and Parquet, by the columns of ``export_columns``:
         numbers stay numbers, lists stay lists (of the types of ``export_arrow``); no answer gives
-        no cell (a null). By default the value (a list of values for a list)."""
+        no cell (a null). By default the value as stored, under its key (``plain_export``)."""
         if value is None:
             return {}
-        kind = self._value_type(f)
-        if isinstance(value, list):
-            return {f.key: [typed_value(v, kind) for v in value]}
-        return {f.key: typed_value(value, kind)}
+        return {f.key: value}
 
     def export_arrow(self, f: Field) -> dict[str, Any]:
         """The Arrow type of each export column (``pyarrow.DataType``, in ``export_columns`` order):

@@ -22,6 +22,7 @@ class BboxType(FieldType):
     """
 
     name = "bbox"
+    plain_export = False
     required_text = "Draw a box on the image."
     script = "annotation/bbox.js"
 

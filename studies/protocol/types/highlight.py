@@ -12,6 +12,7 @@ class HighlightType(FieldType):
     ``<key>_indices`` their token indices, each joined by "|"."""
 
     name = "highlight"
+    plain_export = False
     required_text = "Select the words."
 
     def spec_errors(self, f, earlier):

@@ -11,6 +11,7 @@ class PerDocumentType(FieldType):
     number of documents answered (the answers are in the export's documents table)."""
 
     name = "per_document"
+    plain_export = False
     container = True
 
     def spec_errors(self, f, earlier):

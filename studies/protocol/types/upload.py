@@ -15,6 +15,7 @@ class UploadType(FieldType):
     ``<key>_width``, ``<key>_height`` and ``<key>_name`` (the file name given)."""
 
     name = "upload"
+    plain_export = False
     required_text = "Upload an image."
     script = "annotation/upload.js"
 

@@ -3,8 +3,9 @@ export methods share.
 
 A field type owns everything that depends on its type: how it is checked in a spec, read from a
 form and parsed; what it needs of an item; its required message; its value domain and answer
-token for agreement; its review-form value; how a legacy CSV cell is read; its export columns and
-cells; and its text on the review page. Code outside this package asks the type
+token for agreement; its review-form value; how a legacy CSV cell is read; its export columns,
+cells, typed values and Arrow types (pyarrow imported only when an export asks); and its text on
+the review page. Code outside this package asks the type
 (``f.kind.export_cells(f, value)``) instead of testing ``f.type``.
 """
 

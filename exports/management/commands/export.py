@@ -22,11 +22,11 @@ class Command(BaseCommand):
         parser.add_argument("--out", type=Path, required=True, help="Where to write the export.")
 
     def handle(self, *args, study, format, out, **options):
+        if format not in FORMATS:
+            raise CommandError(f"unknown format {format!r}: choose one of {', '.join(FORMATS)}")
         target = Study.objects.filter(pk=study).first()
         if target is None:
             raise CommandError(f"no study with id {study}")
-        if format not in FORMATS:
-            raise CommandError(f"unknown format {format!r}: choose one of {', '.join(FORMATS)}")
         if not out.parent.is_dir():
             raise CommandError(f"{out.parent} is not a folder")
         try:

@@ -124,8 +124,8 @@ def build(n: int):
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
     AnalysisRun.objects.create(
-        study=study, requested_by=user, status=AnalysisRun.Status.DONE, data_fingerprint=data_fingerprint(study=study).text,
-        finished_at=timezone.now(),
+        study=study, requested_by=user, status=AnalysisRun.Status.DONE,
+        data_fingerprint=data_fingerprint(study=study).text, finished_at=timezone.now(),
     )
     print(f"\nbuilt {n:,} annotations in {time.perf_counter() - t0:.0f} s ({connection.vendor})")
     return study, user

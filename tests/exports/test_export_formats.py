@@ -17,7 +17,7 @@ from django.core.files.storage import default_storage
 
 from analysis.models import AnalysisRun
 from analysis.services import analysis_run
-from annotation.models import Review
+from annotation.models import Annotation, Review
 from exports.formats import FORMATS
 from exports.models import ExportJob
 from exports.services import ExportRefused, export_build, export_start
@@ -85,6 +85,8 @@ def test_parquet_has_typed_columns(rated, owner, items):
     assert frame.iloc[2]["surplus"] and frame.iloc[2]["time_spent_s"] == 61.25
     assert frame.iloc[1]["error_types"] is None  # not asked: null, not an empty string
     assert str(frame["submitted_at"].dtype) == "datetime64[ms, UTC]"
+    stored_at = Annotation.objects.order_by("id").first().submitted_at  # aware, UTC
+    assert abs(frame.iloc[0]["submitted_at"].to_pydatetime() - stored_at).total_seconds() < 0.001
 
 
 def test_jsonl_keeps_lists_and_numbers(rated, owner):

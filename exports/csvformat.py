@@ -151,9 +151,9 @@ def document_rows(
 def iso_utc(moment: datetime | None) -> str:
     if moment is None:
         return ""
-    if moment.tzinfo is None:  # a time read from SQLite: UTC, as Django stores it
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    return moment.isoformat(timespec="milliseconds") + "Z"  # a naive time (read from SQLite) is UTC already
 
 
 def trailing_cells(
@@ -171,7 +171,7 @@ def trailing_cells(
 
 # --- formula injection --------------------------------------------------------------------------
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+FORMULA_STARTS = frozenset("=+-@\t\r")
 NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
@@ -179,6 +179,12 @@ def safe_cell(text: str) -> str:
     """A cell a spreadsheet will not run: one that starts like a formula (``=``, ``+``, ``-``,
     ``@``, a tab or a carriage return) gets a leading apostrophe (OWASP's advice), unless it is a
     plain number (a -3 score stays a number for pandas and for the spreadsheet)."""
-    if text.startswith(FORMULA_STARTS) and not NUMBER.fullmatch(text):
+    if text[:1] in FORMULA_STARTS and not NUMBER.fullmatch(text):
         return "'" + text
     return text
+
+
+def safe_cells(cells: list[str]) -> list[str]:
+    """``safe_cell`` of each cell (the common case, no formula start, without a call per cell)."""
+    starts = FORMULA_STARTS
+    return [safe_cell(c) if c[:1] in starts else c for c in cells]

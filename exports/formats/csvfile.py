@@ -12,9 +12,7 @@ from .. import csvformat
 from .base import ANNOTATIONS, DOCUMENTS, ExportFormat, WrittenFile
 from .table import Tables
 
-
-def _row(cells: list[str]) -> list[str]:
-    return [csvformat.safe_cell(c) for c in cells]
+_row = csvformat.safe_cells
 
 
 class CsvWriter:

@@ -4,9 +4,9 @@ numbers, lists stay lists, a box is an object of numbers, timestamps ISO 8601 in
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from pathlib import Path
-from typing import Any
+
+import pyarrow as pa
 
 from stats.versions import ProtocolSet
 
@@ -14,14 +14,12 @@ from ..csvformat import iso_utc
 from .base import ANNOTATIONS, DOCUMENTS, ExportFormat, WrittenFile
 from .table import Tables, document_values, row_values
 
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return iso_utc(value)
-    raise TypeError(f"{type(value).__name__} is not JSON")
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_plain).encode
+def _times(schema) -> list[int]:
+    """The positions of a table's timestamps, written as ISO 8601 text in UTC."""
+    return [i for i, kind in enumerate(schema.types) if pa.types.is_timestamp(kind)]
 
 
 class JsonlWriter:
@@ -33,13 +31,17 @@ class JsonlWriter:
         self.paths = {name: folder / FORMAT.file_name(name) for name in self.names}
         self.files = {name: path.open("w", encoding="utf-8") for name, path in self.paths.items()}
         self.rows = dict.fromkeys(self.paths, 0)
+        self.times = _times(tables.schema)
 
     def write(self, rows, documents):
-        tables, names = self.tables, self.names[ANNOTATIONS]
+        tables, names, times = self.tables, self.names[ANNOTATIONS], self.times
         lines, document_lines = [], []
         for row in rows:
             protocol = self.protocols.for_version(row.protocol_version)
-            lines.append(_encode(dict(zip(names, row_values(tables, protocol, row), strict=True))))
+            values = row_values(tables, protocol, row)
+            for i in times:
+                values[i] = iso_utc(values[i])
+            lines.append(_encode(dict(zip(names, values, strict=True))))
             if tables.document_schema is not None:
                 document_lines += [
                     _encode(dict(zip(self.names[DOCUMENTS], values, strict=True)))

@@ -87,3 +87,17 @@ def test_a_key_whose_type_changed_to_a_list_is_written_as_text():
     assert typed(t, v1, {"tags": "a"}, version=1)["tags"] == "a"
     assert typed(t, v2, {"tags": ["a", "b"]}, version=2)["tags"] == '["a","b"]'
     pa.Table.from_pylist([typed(t, v2, {"tags": ["a"]}, version=2)], schema=t.schema)
+
+
+def test_every_field_type_types_exactly_its_export_columns():
+    from studies.protocol import FIELD_TYPES
+
+    more = parse_spec({"fields": [
+        {"key": "score", "type": "scale", "choices": [1, 2]}, {"key": "tags", "type": "multi", "choices": ["a"]},
+    ]})  # fmt: skip
+    container = next(f for f in PROTOCOL.fields if f.kind.container)
+    fields = [*PROTOCOL.fields, *container.fields, *more.fields]
+    assert {f.kind.name for f in fields} == set(FIELD_TYPES)
+    for f in fields:
+        assert list(f.kind.export_arrow(f)) == f.kind.export_columns(f), f.kind.name
+        assert set(f.kind.export_values(f, ANSWERS.get(f.key))) <= set(f.kind.export_columns(f)), f.kind.name

@@ -15,6 +15,7 @@ An item-level skip fills the ``skipped`` column with its reason and leaves every
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,7 +27,7 @@ from studies.protocol import SKIP, Field, Protocol, cell_text
 
 ITEM_COLUMNS = ["item_id", "prompt", "model", "category", "item_country", "pool_country", "annotator"]
 SKIP_COLUMN = "skipped"
-TRAILING_COLUMNS = ["surplus", "protocol_version", "time_spent_s", "started_at", "submitted_at"]
+TRAILING_COLUMNS = ["surplus", "protocol_version", "time_spent_s", "started_at", "submitted_at", "review"]
 
 DOCUMENT_LEAD_COLUMNS = ["item_id", "pool_country", "annotator"]
 DOCUMENT_COLUMNS = ["field", "document_id", "document_position", "document_title", "document_url"]
@@ -150,14 +151,40 @@ def document_rows(
 def iso_utc(moment: datetime | None) -> str:
     if moment is None:
         return ""
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    return moment.isoformat(timespec="milliseconds") + "Z"  # a naive time (read from SQLite) is UTC already
 
 
-def trailing_cells(*, surplus: bool, protocol_version: int, time_spent_ms: int, started_at, submitted_at) -> list[str]:
+def trailing_cells(
+    *, surplus: bool, protocol_version: int, time_spent_ms: int, started_at, submitted_at, review: str | None = None
+) -> list[str]:
     return [
         "true" if surplus else "false",
         str(protocol_version),
         f"{time_spent_ms / 1000:.3f}",
         iso_utc(started_at),
         iso_utc(submitted_at),
+        review or "",
     ]
+
+
+# --- formula injection --------------------------------------------------------------------------
+
+FORMULA_STARTS = frozenset("=+-@\t\r")
+NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def safe_cell(text: str) -> str:
+    """A cell a spreadsheet will not run: one that starts like a formula (``=``, ``+``, ``-``,
+    ``@``, a tab or a carriage return) gets a leading apostrophe (OWASP's advice), unless it is a
+    plain number (a -3 score stays a number for pandas and for the spreadsheet)."""
+    if text[:1] in FORMULA_STARTS and not NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def safe_cells(cells: list[str]) -> list[str]:
+    """``safe_cell`` of each cell (the common case, no formula start, without a call per cell)."""
+    starts = FORMULA_STARTS
+    return [safe_cell(c) if c[:1] in starts else c for c in cells]

@@ -1,4 +1,4 @@
-"""What is shipped: export jobs, each a row that tracks its background job and its file."""
+"""What is shipped: export jobs, each a row that tracks its background job, its file and its manifest."""
 
 from django.db import models
 
@@ -13,10 +13,14 @@ class ExportJob(Job):
         on_delete=models.RESTRICT,  # an analysis with exports stays, unless its study is deleted with it
         related_name="exports",
     )
-    file = models.FileField(upload_to="exports/", blank=True)
+    format = models.CharField(max_length=20, default="csv", help_text="A format of exports/formats/catalog.py.")
+    file = models.FileField(upload_to="exports/", max_length=300, blank=True)
     rows = models.PositiveIntegerField(default=0)
+    manifest = models.JSONField(
+        null=True, blank=True, help_text="manifest.json: study, format, analysis run, files with rows and sha256."
+    )
 
     @property
     def is_zip(self) -> bool:
-        """A ZIP of annotations.csv and documents.csv (a protocol with per_document fields), else one CSV."""
+        """A ZIP of the tables and manifest.json (a protocol with per_document fields), else one file."""
         return self.file.name.endswith(".zip")

@@ -7,13 +7,16 @@ from dataclasses import dataclass
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils.text import slugify
 
 from analysis.fingerprint import Fingerprint, Staleness, data_fingerprint, staleness
 from analysis.models import AnalysisRun
 from analysis.selectors import analysis_latest_done
+from stats.versions import ProtocolSet
 from studies.models import Document, Study
 
 from .csvformat import DocumentInfo
+from .formats import ExportFormat, formats_for
 from .models import ExportJob
 
 
@@ -23,6 +26,13 @@ def export_latest(*, study: Study) -> ExportJob | None:
 
 def export_for_study(*, study: Study, pk: int) -> ExportJob:
     return get_object_or_404(study.export_jobs, pk=pk)
+
+
+def export_file_name(study: Study, job: ExportJob, suffix: str) -> str:
+    """A download's name: the study, the format and the day it was made, e.g.
+    ``cultural-frames-demo_parquet_2026-11-25.parquet`` (``suffix``: its extension, or ``manifest.json``)."""
+    day = (job.finished_at or job.created_at).date().isoformat()
+    return f"{slugify(study.name) or 'study'}_{job.format}_{day}{'_' if '.' in suffix else '.'}{suffix}"
 
 
 def export_file_for_study(*, study: Study, pk: int) -> ExportJob:
@@ -41,6 +51,7 @@ class ExportPanel:
     staleness: Staleness | None
     job: ExportJob | None
     documents: bool = False  # the protocol asks questions per document: a second table, in a ZIP
+    formats: tuple[ExportFormat, ...] = ()  # those that fit the protocol, in catalog order
 
     @property
     def allowed(self) -> bool:
@@ -57,6 +68,8 @@ def export_panel(*, study: Study, fingerprint: Fingerprint | None = None) -> Exp
         staleness=staleness(done.data_fingerprint, now) if done else None,
         job=export_latest(study=study),
         documents=any(f.kind.container for f in study.spec.fields),
+        # the current spec decides what the page offers (no query); the export checks every version
+        formats=tuple(formats_for(ProtocolSet(current=study.spec, current_version=study.protocol_version))),
     )
 
 
@@ -64,3 +77,4 @@ def documents_of_items(*, item_ids: Iterable[int]) -> dict[int, DocumentInfo]:
     """The documents of these items, by id, for the per-document export table."""
     rows = Document.objects.filter(item_id__in=list(item_ids)).values_list("pk", "position", "title", "url")
     return {pk: DocumentInfo(pk, position, title, url) for pk, position, title, url in rows}
+

@@ -1,14 +1,18 @@
 """State changes of export jobs: start one (``export_start``, refused unless the latest analysis saw
-the current data) and build it (``export_build``, the Celery task's body)."""
+the current data), build it (``export_build``, the Celery task's body), and write one to a path
+(``export_to_path``, ``manage.py export``). All three write through ``export_write``: the study's
+annotations read in chunks and written by the chosen format as they come, to a temporary folder."""
 
 from __future__ import annotations
 
-import csv
-import io
+import gc
 import shutil
 import tempfile
-import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
+from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files import File
@@ -16,28 +20,40 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
 
-from analysis.fingerprint import COUNTED, Fingerprint, data_fingerprint, staleness
-from analysis.jobs import Status, chunks, job_claim, job_enqueue, job_fail, job_progress
+from analysis.fingerprint import Fingerprint, data_fingerprint, staleness
+from analysis.jobs import Status, job_claim, job_enqueue, job_fail
+from analysis.models import AnalysisRun
 from analysis.reader import protocol_set
 from analysis.selectors import analysis_latest_done
-from annotation.models import Annotation, pseudonym_for
 from studies.models import Study, study_files_prefix
 
-from . import csvformat
+from .formats import FORMATS, ExportFormat, WrittenFile, tables_for
+from .manifest import Package, manifest_for, manifest_text, package
 from .models import ExportJob
+from .rows import export_rows
 from .selectors import documents_of_items
 
-CHUNK_SIZE = 2000
+CHUNK_SIZE = 20_000  # annotations read, converted and written at a time (a Parquet row group)
 
 
 class ExportRefused(Exception):
     """An export that may not start; the message says what to do instead."""
 
 
+class ExportCancelled(Exception):
+    """The job's row stopped running (cancelled or deleted) while it was being written."""
 
 
-def export_start(*, study: Study, user: AbstractBaseUser | None) -> ExportJob:
-    """Queue a CSV export; refused unless the latest finished analysis saw the current data."""
+def export_format(name: str) -> ExportFormat:
+    """The catalog's format ``name``; ExportRefused for any other."""
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise ExportRefused(f"Unknown export format {name!r}: choose one of {', '.join(FORMATS)}.") from None
+
+
+def export_gate(*, study: Study) -> tuple[AnalysisRun, Fingerprint]:
+    """The latest finished analysis and the current data, when it saw that data; else ExportRefused."""
     analysis = analysis_latest_done(study=study)
     now = data_fingerprint(study=study)
     if analysis is None:
@@ -50,117 +66,140 @@ def export_start(*, study: Study, user: AbstractBaseUser | None) -> ExportJob:
             else "the annotations changed"
         )
         raise ExportRefused(f"Run the analysis on the current data first: {change} since the last analysis.")
-    job = ExportJob.objects.create(study=study, requested_by=user, analysis=analysis, data_fingerprint=now.text)
+    return analysis, now
+
+
+def export_start(*, study: Study, user: AbstractBaseUser | None, format: str = "csv") -> ExportJob:
+    """Queue an export in ``format``; refused unless the latest finished analysis saw the current data."""
+    export_format(format)
+    analysis, now = export_gate(study=study)
+    job = ExportJob.objects.create(
+        study=study, requested_by=user, analysis=analysis, data_fingerprint=now.text, format=format
+    )
     transaction.on_commit(partial(job_enqueue, ExportJob, job.pk, "exports.tasks.export_build_task"))
     return job
 
 
-def export_build(*, job_id: int) -> ExportJob:
-    """The body of an export: write to temporary files, store the export only when complete.
+@dataclass(frozen=True)
+class Written:
+    """An export written to a local folder: its files, their manifest, and what is to be stored."""
 
-    A plain CSV, or, when the protocol has a per_document field, a ZIP of annotations.csv and
-    documents.csv (one file, so the two tables always come from the same data)."""
-    if job_claim(ExportJob, job_id):
-        stored = None
-        try:
-            job = ExportJob.objects.select_related("study").get(pk=job_id)
-            with tempfile.TemporaryFile() as main, tempfile.TemporaryFile() as documents:
-                rows, with_documents = _write_csvs(job, main, documents)
-                stored = _store(job, main, documents if with_documents else None)
-            ExportJob.objects.filter(pk=job_id).update(
-                status=Status.DONE, progress=100, rows=rows, file=stored, finished_at=timezone.now()
-            )
-        except Exception as exc:  # noqa: BLE001 - no half-written export survives a failure
-            if stored:
-                default_storage.delete(stored)
-            job_fail(ExportJob, job_id, "export", exc)
-    return ExportJob.objects.get(pk=job_id)
+    files: list[WrittenFile]
+    manifest: dict[str, Any]
+    package: Package
+
+    @property
+    def rows(self) -> int:
+        return self.files[0].rows
 
 
-def _store(job: ExportJob, main, documents) -> str:
-    stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
-    name = f"{study_files_prefix(job.study_id, 'exports')}/export-{job.pk}-{stamp}"
-    if documents is None:
-        main.seek(0)
-        return default_storage.save(f"{name}.csv", File(main, name="export.csv"))
-    with tempfile.TemporaryFile() as bundle:
-        with zipfile.ZipFile(bundle, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-            for member, tmp in ((ANNOTATIONS_CSV, main), (DOCUMENTS_CSV, documents)):
-                tmp.seek(0)
-                with zf.open(member, "w") as out:
-                    shutil.copyfileobj(tmp, out)
-        bundle.seek(0)
-        return default_storage.save(f"{name}.zip", File(bundle, name="export.zip"))
-
-
-ANNOTATIONS_CSV = "annotations.csv"
-DOCUMENTS_CSV = "documents.csv"
-
-EXPORT_COLUMNS = (
-    "item_id",
-    "item__external_id",
-    "item__prompt",
-    "item__model_name",
-    "item__category",
-    "item__country",
-    "pool__country",
-    "annotator__public_id",
-    "answers",
-    "surplus",
-    "protocol_version",
-    "time_spent_ms",
-    "started_at",
-    "submitted_at",
-)
-
-
-def _csv_writer(out):
-    text = io.TextIOWrapper(out, encoding="utf-8", newline="")
-    return text, csv.writer(text)
-
-
-def _write_csvs(job: ExportJob, out, documents_out) -> tuple[int, bool]:
-    """Write the export of the job's data (the annotations its fingerprint counted) to ``out``,
-    and its per-document table to ``documents_out`` (both binary); each answer is read with the
-    spec of the version it was given under. Returns the rows written and whether there are documents."""
-    study = job.study
-    fingerprint = Fingerprint.parse(job.data_fingerprint)
+def export_write(
+    *, study: Study, analysis: AnalysisRun, fingerprint: Fingerprint, fmt: ExportFormat, folder: Path,
+    on_chunk: Callable[[int], None] | None = None, chunk_size: int = CHUNK_SIZE,
+) -> Written:
+    """Write the annotations ``fingerprint`` counted (what ``analysis`` saw) in ``fmt`` into
+    ``folder``: read in chunks, each answer with the spec of its version, written as they come.
+    ``on_chunk(annotations written)`` follows the progress (and may raise to stop)."""
     protocols = protocol_set(study=study, max_id=fingerprint.max_id)
-    layout = csvformat.layout_for(protocols)
-    text, writer = _csv_writer(out)
-    writer.writerow(csvformat.header(layout))
-    doc_text, doc_writer = _csv_writer(documents_out)
-    if layout.has_documents:
-        doc_writer.writerow(csvformat.document_header(layout))
-    rows = (
-        Annotation.objects.filter(COUNTED, study=study, id__lte=fingerprint.max_id)
-        .order_by("id")
-        .values_list(*EXPORT_COLUMNS)
-        .iterator(chunk_size=CHUNK_SIZE)
-    )
+    if not fmt.fits(protocols):
+        raise ExportRefused(f"The {fmt.label} format does not fit this study's protocol.")
+    tables = tables_for(protocols)
+    writer = fmt.open(folder, tables, protocols)
     written = 0
-    for chunk in chunks(rows, CHUNK_SIZE):
-        documents = documents_of_items(item_ids={row[0] for row in chunk}) if layout.has_documents else {}
-        for _, external_id, prompt, model, category, country, pool_country, public_id, answers, *rest in chunk:
-            surplus, version, spent_ms, started_at, submitted_at = rest
-            protocol = protocols.for_version(version)
-            annotator = pseudonym_for(public_id)
-            writer.writerow(
-                [external_id, prompt, model, category, country, pool_country, annotator]
-                + csvformat.answer_cells(layout, protocol, answers)
-                + csvformat.trailing_cells(
-                    surplus=surplus,
-                    protocol_version=version,
-                    time_spent_ms=spent_ms,
-                    started_at=started_at,
-                    submitted_at=submitted_at,
-                )
+    collecting = gc.isenabled()
+    gc.disable()  # the chunks make no reference cycles; the collector scanning a chunk of live rows only slows it
+    try:
+        for chunk in export_rows(study=study, max_id=fingerprint.max_id, chunk_size=chunk_size):
+            documents = documents_of_items(item_ids={r.item_pk for r in chunk}) if tables.layout.has_documents else {}
+            writer.write(chunk, documents)
+            written += len(chunk)
+            if on_chunk:
+                on_chunk(written)
+    finally:
+        if collecting:
+            gc.enable()
+        files = writer.close()
+    manifest = manifest_for(
+        study_id=study.pk, study_name=study.name, format_name=fmt.name, analysis_id=analysis.pk,
+        data_fingerprint=fingerprint.text, files=files, created=timezone.now(),
+    )
+    return Written(files, manifest, package(files, manifest, folder, fmt.extension))
+
+
+def _progress(job_id: int, total: int, written: int) -> None:
+    """Report progress; a row no longer running (cancelled, deleted) stops the export."""
+    percent = max(0, min(95, 95 * written // max(total, 1)))
+    if not ExportJob.objects.filter(pk=job_id, status=Status.RUNNING).update(progress=percent):
+        raise ExportCancelled
+
+
+def export_build(*, job_id: int) -> ExportJob | None:
+    """The body of an export job: write to a temporary folder, store the export only when complete,
+    and keep it only if the row says so; a failure or a cancel leaves no file anywhere (the folder
+    is removed, a stored file deleted)."""
+    if not job_claim(ExportJob, job_id):
+        return ExportJob.objects.filter(pk=job_id).first()
+    stored = None
+    try:
+        job = ExportJob.objects.select_related("study", "analysis").get(pk=job_id)
+        fingerprint = Fingerprint.parse(job.data_fingerprint)
+        with tempfile.TemporaryDirectory(prefix="tessera-export-") as tmp:
+            written = export_write(
+                study=job.study, analysis=job.analysis, fingerprint=fingerprint, fmt=export_format(job.format),
+                folder=Path(tmp), on_chunk=partial(_progress, job_id, fingerprint.count),
             )
-            for cells in csvformat.document_rows(layout, protocol, answers, documents):
-                doc_writer.writerow([external_id, pool_country, annotator, *cells, str(version)])
-        written += len(chunk)
-        job_progress(ExportJob, job.pk, 95 * written // max(fingerprint.count, 1))
-    for t in (text, doc_text):
-        t.flush()
-        t.detach()  # hand the binary file back without closing it
-    return written, layout.has_documents
+            stored = _store(job, written.package)
+        done = ExportJob.objects.filter(pk=job_id, status=Status.RUNNING).update(
+            status=Status.DONE, progress=100, rows=written.rows, file=stored, manifest=written.manifest,
+            finished_at=timezone.now(),
+        )
+        if not done:
+            raise ExportCancelled
+    except ExportCancelled:
+        if stored:
+            default_storage.delete(stored)
+    except Exception as exc:  # noqa: BLE001 - no half-written export survives a failure
+        if stored:
+            default_storage.delete(stored)
+        job_fail(ExportJob, job_id, "export", exc)
+    return ExportJob.objects.filter(pk=job_id).first()
+
+
+def _store(job: ExportJob, pkg: Package) -> str:
+    """Move the finished file to the storage (local disk, or S3 when a bucket is set)."""
+    stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
+    name = f"{study_files_prefix(job.study_id, 'exports')}/export-{job.pk}-{job.format}-{stamp}.{pkg.extension}"
+    with pkg.path.open("rb") as fh:
+        return default_storage.save(name, File(fh, name=pkg.path.name))
+
+
+@dataclass(frozen=True)
+class PathExport:
+    """What ``export_to_path`` wrote: the export, and where its manifest went (beside one file)."""
+
+    path: Path
+    manifest_path: Path | None
+    manifest: dict[str, Any]
+    files: list[dict[str, Any]]
+    analysis: AnalysisRun
+
+
+def export_to_path(*, study: Study, format: str, out: Path) -> PathExport:
+    """Write an export of ``study`` in ``format`` to ``out`` synchronously, gated like the page's:
+    the one file (its manifest beside it, ``<out>.manifest.json``) or the ZIP with its manifest."""
+    fmt = export_format(format)
+    analysis, now = export_gate(study=study)
+    out = Path(out)
+    with tempfile.TemporaryDirectory(prefix="tessera-export-") as tmp:
+        written = export_write(study=study, analysis=analysis, fingerprint=now, fmt=fmt, folder=Path(tmp))
+        partial_out = out.with_name(out.name + ".part")
+        try:
+            shutil.move(written.package.path, partial_out)
+            manifest_path = None
+            if not written.package.is_zip:
+                manifest_path = out.with_name(out.name + ".manifest.json")
+                manifest_path.write_text(manifest_text(written.manifest), encoding="utf-8")
+            partial_out.replace(out)
+        finally:
+            partial_out.unlink(missing_ok=True)
+    return PathExport(out, manifest_path, written.manifest, written.manifest["files"], analysis)

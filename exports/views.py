@@ -1,15 +1,17 @@
-"""Researcher pages of exports: start one, follow it, download its file. Every lookup is scoped."""
+"""Researcher pages of exports: start one, follow it, download its file and its manifest. Every
+lookup is scoped."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse
+from django.http import FileResponse, Http404, HttpResponseRedirect, JsonResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
-from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
 from studies.selectors import study_for_user
 
 from . import selectors, services
+from .formats import FORMATS
 
 
 @login_required
@@ -17,7 +19,7 @@ from . import selectors, services
 def export_start(request, pk: int):
     study = study_for_user(request.user, pk, write=True)
     try:
-        services.export_start(study=study, user=request.user)
+        services.export_start(study=study, user=request.user, format=request.POST.get("format", "csv"))
     except services.ExportRefused as exc:
         messages.error(request, str(exc))
     return redirect("analysis:analysis", pk=study.pk)
@@ -36,6 +38,35 @@ def export_status(request, pk: int, job_pk: int):
 def export_download(request, pk: int, job_pk: int):
     study = study_for_user(request.user, pk)
     job = selectors.export_file_for_study(study=study, pk=job_pk)
-    kind, content_type = ("zip", "application/zip") if job.is_zip else ("csv", "text/csv")
-    filename = f"{slugify(study.name) or 'study'}-{study.pk}-export-{job.pk}.{kind}"
-    return FileResponse(job.file.open("rb"), as_attachment=True, filename=filename, content_type=content_type)
+    return _file_response(study, job)
+
+
+@login_required
+@require_GET
+def export_manifest(request, pk: int, job_pk: int):
+    study = study_for_user(request.user, pk)
+    job = selectors.export_file_for_study(study=study, pk=job_pk)
+    response = JsonResponse(job.manifest or {}, json_dumps_params={"indent": 2})
+    name = selectors.export_file_name(study, job, "manifest.json")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+def _file_response(study, job) -> HttpResponseBase:
+    """The export's file, streamed from the local disk, or by a short-lived signed URL of a remote
+    storage (S3) that names the download the same way (access checked by the caller)."""
+    fmt = FORMATS.get(job.format)
+    zipped = job.is_zip or fmt is None
+    suffix, content_type = ("zip", "application/zip") if zipped else (fmt.extension, fmt.content_type)
+    filename = selectors.export_file_name(study, job, suffix)
+    storage = job.file.storage
+    try:
+        storage.path(job.file.name)
+    except NotImplementedError:
+        disposition = f'attachment; filename="{filename}"'
+        return HttpResponseRedirect(storage.url(job.file.name, parameters={"ResponseContentDisposition": disposition}))
+    try:
+        handle = storage.open(job.file.name, "rb")
+    except FileNotFoundError as missing:
+        raise Http404("This export's file is gone.") from missing
+    return FileResponse(handle, as_attachment=True, filename=filename, content_type=content_type)

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ["studies", "annotation", "analysis", "exports"]  # each may import those before it
 BRANCHES = {"recruitment": ["studies", "annotation"]}  # an app above annotation, beside analysis
 PURE = ["stats", "studies.protocol"]  # no Django, no app
-THIRD_PARTY_ALLOWED_IN_PURE = {"numpy", "pandas", "scipy"}
+THIRD_PARTY_ALLOWED_IN_PURE = {"numpy", "pandas", "scipy", "pyarrow"}  # pyarrow: a field type's Arrow type
 FIRST_PARTY = {*LAYERS, *BRANCHES, "stats", "config"}
 
 

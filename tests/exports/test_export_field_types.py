@@ -34,7 +34,7 @@ def table(data: bytes) -> list[dict]:
 
 def read_zip(job) -> tuple[list[dict], list[dict]]:
     with default_storage.open(job.file.name, "rb") as fh, zipfile.ZipFile(io.BytesIO(fh.read())) as zf:
-        assert zf.namelist() == ["annotations.csv", "documents.csv"]
+        assert zf.namelist() == ["annotations.csv", "documents.csv", "manifest.json"]
         return table(zf.read("annotations.csv")), table(zf.read("documents.csv"))
 
 
@@ -111,11 +111,11 @@ def test_it_downloads_the_zip_for_the_owner_only(client, ravenea, owner, other_r
     response = client.get(url)
     assert response.status_code == 200
     assert response["Content-Type"] == "application/zip"
-    assert f"export-{job.pk}.zip" in response["Content-Disposition"]
+    assert f'filename="ravenea_csv_{job.finished_at.date().isoformat()}.zip"' in response["Content-Disposition"]
     with zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content))) as zf:
-        assert zf.namelist() == ["annotations.csv", "documents.csv"]
+        assert zf.namelist() == ["annotations.csv", "documents.csv", "manifest.json"]
     html = client.get(reverse("analysis:analysis", args=[study.pk])).content.decode()
-    assert "Download the ZIP (annotations.csv and documents.csv)" in html
+    assert "Download the ZIP (annotations, documents and manifest.json)" in html
     assert "documents.csv" in html
 
 
@@ -175,5 +175,9 @@ def test_every_preset_can_be_analysed_and_exported(owner):
         study = study_create_from_preset(owner=owner, preset=preset.name)
         f.make_pool(study, "IN", "India")
         job = exported(study, owner)
-        has_documents = any(x.type == "per_document" for x in study.spec.fields)
+        has_documents = any(x.kind.container for x in study.spec.fields)
         assert job.is_zip == has_documents, preset.name
+        for fmt in ("jsonl", "parquet"):  # an empty study still has its typed schema
+            other = export_build(job_id=export_start(study=study, user=owner, format=fmt).pk)
+            assert other.status == ExportJob.Status.DONE, (preset.name, fmt, other.error)
+            assert other.is_zip == has_documents and other.manifest["files"][0]["rows"] == 0

@@ -73,7 +73,7 @@ def test_it_exports_one_row_per_annotation(rated, owner, items):
         "item_id", "prompt", "model", "category", "item_country", "pool_country", "annotator",
         "alignment", "error_types", "words", "words_indices", "explanation", "stereotype",
         "stereotype_description", "quality", "overall",
-        "surplus", "protocol_version", "time_spent_s", "started_at", "submitted_at",
+        "surplus", "protocol_version", "time_spent_s", "started_at", "submitted_at", "review",
     ]  # fmt: skip
     first = rows[0]
     assert first["item_id"] == items[0].external_id
@@ -124,7 +124,7 @@ def test_it_leaves_no_file_when_it_fails(rated, owner, settings):
             raise OSError("disk full")
         return real(layout, protocol, answers)
 
-    with mock.patch("exports.services.csvformat.answer_cells", side_effect=fail_on_third):
+    with mock.patch("exports.formats.csvfile.csvformat.answer_cells", side_effect=fail_on_third):
         job = build(rated, owner)
     assert job.status == ExportJob.Status.FAILED
     assert "disk full" in job.error

@@ -1,5 +1,8 @@
 """Starting an export, polling it, and downloading the file: for the study's owner only."""
 
+import hashlib
+import json
+
 import pytest
 from django.urls import reverse
 
@@ -67,7 +70,7 @@ def test_it_exports_and_offers_the_download(client, owner, analysed, django_capt
     assert job.status == ExportJob.Status.DONE and job.rows == 6
     html = client.get(reverse("analysis:analysis", args=[analysed.pk])).content.decode()
     assert download_url(analysed, job) in html
-    assert "Export of 6 annotations ready" in html
+    assert "Export of 6 annotations as csv ready" in html
 
 
 def test_it_polls_a_running_export(client, owner, analysed):
@@ -88,7 +91,8 @@ def test_it_streams_the_file(client, owner, exported, study):
     assert response.status_code == 200
     assert response["Content-Type"] == "text/csv"
     assert response["Content-Disposition"].startswith("attachment;")
-    assert f"export-{exported.pk}.csv" in response["Content-Disposition"]
+    day = exported.finished_at.date().isoformat()
+    assert f'filename="culturalframes-rating_csv_{day}.csv"' in response["Content-Disposition"]
     body = b"".join(response.streaming_content).decode()
     lines = body.strip().splitlines()
     assert lines[0].startswith("item_id,prompt,model,category,item_country,pool_country,annotator,alignment")
@@ -124,3 +128,62 @@ def test_it_sends_an_anonymous_visitor_to_login(client, exported, study):
     ):
         assert response.status_code == 302
         assert response["Location"].startswith(reverse("login"))
+
+
+# --- formats ---------------------------------------------------------------------------------
+
+
+def manifest_url(study, job):
+    return reverse("exports:export-manifest", args=[study.pk, job.pk])
+
+
+def test_the_panel_offers_every_format_that_fits(client, owner, analysed):
+    client.force_login(owner)
+    html = client.get(reverse("analysis:analysis", args=[analysed.pk])).content.decode()
+    for name in ("csv", "jsonl", "parquet"):
+        assert f'type="radio" name="format" value="{name}"' in html
+    assert 'value="csv" checked' in html
+
+
+def test_it_exports_the_format_chosen_and_names_the_download(
+    client, owner, analysed, django_capture_on_commit_callbacks
+):
+    client.force_login(owner)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(start_url(analysed), {"format": "parquet"})
+    job = ExportJob.objects.get()
+    assert job.status == ExportJob.Status.DONE and job.format == "parquet"
+    response = client.get(download_url(analysed, job))
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/vnd.apache.parquet"
+    day = job.finished_at.date().isoformat()
+    assert response["Content-Disposition"] == f'attachment; filename="culturalframes-rating_parquet_{day}.parquet"'
+    body = b"".join(response.streaming_content)
+    assert body.startswith(b"PAR1") and body.endswith(b"PAR1")
+    assert hashlib.sha256(body).hexdigest() == job.manifest["files"][0]["sha256"]
+
+
+def test_it_offers_the_manifest_beside_a_single_file(client, owner, exported, study):
+    client.force_login(owner)
+    html = client.get(reverse("analysis:analysis", args=[study.pk])).content.decode()
+    assert manifest_url(study, exported) in html
+    response = client.get(manifest_url(study, exported))
+    assert response.status_code == 200 and response["Content-Type"] == "application/json"
+    day = exported.finished_at.date().isoformat()
+    assert response["Content-Disposition"] == f'attachment; filename="culturalframes-rating_csv_{day}_manifest.json"'
+    manifest = json.loads(response.content)
+    assert manifest["analysis_run"] == exported.analysis_id and manifest["files"][0]["rows"] == 6
+
+
+def test_it_refuses_an_unknown_format(client, owner, analysed):
+    client.force_login(owner)
+    response = client.post(start_url(analysed), {"format": "xlsx"}, follow=True)
+    assert "Unknown export format" in response.content.decode()
+    assert not ExportJob.objects.exists()
+
+
+def test_it_refuses_another_researchers_manifest(client, other_researcher, exported, study):
+    client.force_login(other_researcher)
+    assert client.get(manifest_url(study, exported)).status_code == 404
+    mine = f.make_study(other_researcher, name="Theirs")
+    assert client.get(manifest_url(mine, exported)).status_code == 404

@@ -3,8 +3,9 @@ export methods share.
 
 A field type owns everything that depends on its type: how it is checked in a spec, read from a
 form and parsed; what it needs of an item; its required message; its value domain and answer
-token for agreement; its review-form value; how a legacy CSV cell is read; its export columns and
-cells; and its text on the review page. Code outside this package asks the type
+token for agreement; its review-form value; how a legacy CSV cell is read; its export columns,
+cells, typed values and Arrow types (pyarrow imported only when an export asks); and its text on
+the review page. Code outside this package asks the type
 (``f.kind.export_cells(f, value)``) instead of testing ``f.type``.
 """
 
@@ -40,6 +41,35 @@ def cell_text(value: Any) -> str:
     if isinstance(value, (dict, list)):
         return json_cell(value)
     return value_token(value)
+
+
+def value_arrow_type(values: Sequence[Any]) -> Any:
+    """The Arrow type of a column holding any of ``values`` (a field's choice values): a boolean,
+    a whole number, a number, else a text. pyarrow is imported here, when an export asks, not
+    when the engine loads."""
+    import pyarrow as pa
+
+    if values and all(isinstance(v, bool) for v in values):
+        return pa.bool_()
+    if values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return pa.int64()
+    if values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return pa.float64()
+    return pa.string()
+
+
+def typed_value(value: Any, arrow_type: Any) -> Any:
+    """``value`` as a cell of a column of ``arrow_type`` (from ``value_arrow_type``): a whole number
+    stays one, an int in a float column becomes a float, anything else in a text column its token."""
+    import pyarrow as pa
+
+    if value is None:
+        return None
+    if pa.types.is_string(arrow_type):
+        return value if isinstance(value, str) else cell_text(value)
+    if pa.types.is_floating(arrow_type) and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return value
 
 
 def mappings(value: Any) -> list[Mapping]:
@@ -88,6 +118,7 @@ class FieldType:
     required_text = ANSWER_REQUIRED  # what a required field left blank is told
     agreement_note = ""  # what agreement compares when it is not the whole answer
     script = ""  # the static script the item page loads for it ("" for none)
+    plain_export = True  # its typed export is its stored value under its key (``export_values`` as is)
 
     # --- the spec and the form ---------------------------------------------------------------
 
@@ -198,6 +229,22 @@ class FieldType:
         if isinstance(value, list):
             return {f.key: "|".join(cell_text(v) for v in value)}
         return {f.key: cell_text(value)}
+
+    def export_values(self, f: Field, value: Any) -> dict[str, Any]:
+        """The typed cells of one answer for JSONL and Parquet, by the columns of ``export_columns``:
+        numbers stay numbers, lists stay lists (of the types of ``export_arrow``); no answer gives
+        no cell (a null). By default the value as stored, under its key (``plain_export``)."""
+        if value is None:
+            return {}
+        return {f.key: value}
+
+    def export_arrow(self, f: Field) -> dict[str, Any]:
+        """The Arrow type of each export column (``pyarrow.DataType``, in ``export_columns`` order):
+        by default the type of its choices' values, else a text."""
+        return {f.key: self._value_type(f)}
+
+    def _value_type(self, f: Field) -> Any:
+        return value_arrow_type([c.value for c in f.choices])
 
     # --- the review page ---------------------------------------------------------------------
 

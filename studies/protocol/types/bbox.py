@@ -7,6 +7,12 @@ import math
 from ..jsonbounds import json_bounded
 from .base import FieldType, ShownAnswer, json_cell, mappings
 
+SIDES = ("x", "y", "w", "h")  # what the export keeps of a box, in pixels
+
+
+def _number(value):
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
 
 class BboxType(FieldType):
     """Boxes drawn on the item image (``over: "image"``) or on an earlier upload field's image.
@@ -17,6 +23,7 @@ class BboxType(FieldType):
     """
 
     name = "bbox"
+    plain_export = False
     required_text = "Draw a box on the image."
     script = "annotation/bbox.js"
 
@@ -78,6 +85,18 @@ class BboxType(FieldType):
             return {}
         boxes = [{side: box.get(side) for side in ("x", "y", "w", "h")} for box in mappings(value)]
         return {f.key: json_cell(boxes), f"{f.key}_count": str(len(boxes))}
+
+    def export_values(self, f, value):
+        if value is None:
+            return {}
+        boxes = [{side: _number(box.get(side)) for side in SIDES} for box in mappings(value)]
+        return {f.key: boxes, f"{f.key}_count": len(boxes)}
+
+    def export_arrow(self, f):
+        """A box is a struct of numbers in pixels (float64: an imported box may be fractional)."""
+        import pyarrow as pa
+
+        return {f.key: pa.list_(pa.struct([(side, pa.float64()) for side in SIDES])), f"{f.key}_count": pa.int64()}
 
     def show_answer(self, f, value, *, candidates=()):
         if not isinstance(value, list):

@@ -12,6 +12,7 @@ class HighlightType(FieldType):
     ``<key>_indices`` their token indices, each joined by "|"."""
 
     name = "highlight"
+    plain_export = False
     required_text = "Select the words."
 
     def spec_errors(self, f, earlier):
@@ -48,6 +49,17 @@ class HighlightType(FieldType):
             f.key: "|".join(str(w.get("text", "")) for w in words),
             f"{f.key}_indices": "|".join(str(w.get("index", "")) for w in words),
         }
+
+    def export_values(self, f, value):
+        if value is None:
+            return {}
+        words = mappings(value)
+        return {f.key: [str(w.get("text", "")) for w in words], f"{f.key}_indices": [w.get("index") for w in words]}
+
+    def export_arrow(self, f):
+        import pyarrow as pa
+
+        return {f.key: pa.list_(pa.string()), f"{f.key}_indices": pa.list_(pa.int64())}
 
     def show_answer(self, f, value, *, candidates=()):
         return ShownAnswer(text=" · ".join(str(w.get("text", "")) for w in value if isinstance(w, dict)) or "no words")

@@ -38,5 +38,10 @@ class MultiType(FieldType):
     def import_value(self, f, cell, ctx):
         return self.parse(f, [v.strip() for v in cell.split(SEPARATOR)], ctx, {})
 
+    def export_arrow(self, f):
+        import pyarrow as pa
+
+        return {f.key: pa.list_(self._value_type(f))}
+
     def show_answer(self, f, value, *, candidates=()):
         return ShownAnswer(text=", ".join(choice_label(f, v) for v in value) or "none")

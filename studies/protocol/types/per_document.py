@@ -11,6 +11,7 @@ class PerDocumentType(FieldType):
     number of documents answered (the answers are in the export's documents table)."""
 
     name = "per_document"
+    plain_export = False
     container = True
 
     def spec_errors(self, f, earlier):
@@ -37,3 +38,13 @@ class PerDocumentType(FieldType):
         if value is None:
             return {}
         return {f"{f.key}_documents": str(len(value)) if isinstance(value, list) else ""}
+
+    def export_values(self, f, value):
+        if value is None:
+            return {}
+        return {f"{f.key}_documents": len(value) if isinstance(value, list) else None}
+
+    def export_arrow(self, f):
+        import pyarrow as pa
+
+        return {f"{f.key}_documents": pa.int64()}

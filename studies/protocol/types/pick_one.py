@@ -15,6 +15,7 @@ class PickOneType(FieldType):
     order shown, joined by "|"."""
 
     name = "pick_one"
+    plain_export = False
     levels = ("nominal",)
     importable = True
     agreement_note = "the candidate chosen"
@@ -57,6 +58,22 @@ class PickOneType(FieldType):
         if not isinstance(order, list):
             order = []
         return {f.key: cell_text(picked.get("choice")), f"{f.key}_order": "|".join(cell_text(c) for c in order)}
+
+    def export_values(self, f, value):
+        if value is None:
+            return {}
+        picked = value if isinstance(value, Mapping) else {"choice": value}
+        order = picked.get("order")
+        choice = picked.get("choice")
+        return {
+            f.key: None if choice is None else cell_text(choice),
+            f"{f.key}_order": [cell_text(c) for c in order] if isinstance(order, list) else [],
+        }
+
+    def export_arrow(self, f):
+        import pyarrow as pa
+
+        return {f.key: pa.string(), f"{f.key}_order": pa.list_(pa.string())}
 
     def show_answer(self, f, value, *, candidates=()):
         if not isinstance(value, dict):

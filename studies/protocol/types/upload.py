@@ -17,6 +17,7 @@ class UploadType(FieldType):
     ``<key>_width``, ``<key>_height`` and ``<key>_name`` (the file name given)."""
 
     name = "upload"
+    plain_export = False
     required_text = "Upload an image."
     script = "annotation/upload.js"
 
@@ -48,6 +49,18 @@ class UploadType(FieldType):
             return {}
         upload = value if isinstance(value, Mapping) else {}
         return {f"{f.key}_{part}": cell_text(upload.get(part)) for part in PARTS}
+
+    def export_values(self, f, value):
+        if value is None:
+            return {}
+        upload = value if isinstance(value, Mapping) else {}
+        return {f"{f.key}_{part}": upload.get(part) for part in PARTS}
+
+    def export_arrow(self, f):
+        import pyarrow as pa
+
+        kinds = {"sha256": pa.string(), "width": pa.int64(), "height": pa.int64(), "name": pa.string()}
+        return {f"{f.key}_{part}": kinds[part] for part in PARTS}
 
     def show_answer(self, f, value, *, candidates=()):
         if not isinstance(value, dict):

@@ -11,6 +11,7 @@ class UrlListType(FieldType):
     ``[{"title", "url"}, …]`` and exported as that JSON list."""
 
     name = "url_list"
+    plain_export = False
     required_text = "Give at least one article."
     script = "annotation/url_list.js"
 
@@ -42,6 +43,16 @@ class UrlListType(FieldType):
         if value is None:
             return {}
         return {f.key: json_cell([{"title": r.get("title", ""), "url": r.get("url", "")} for r in mappings(value)])}
+
+    def export_values(self, f, value):
+        if value is None:
+            return {}
+        return {f.key: [{"title": str(r.get("title", "")), "url": str(r.get("url", ""))} for r in mappings(value)]}
+
+    def export_arrow(self, f):
+        import pyarrow as pa
+
+        return {f.key: pa.list_(pa.struct([("title", pa.string()), ("url", pa.string())]))}
 
     def show_answer(self, f, value, *, candidates=()):
         links = tuple((str(e.get("title", "")), str(e.get("url", ""))) for e in value if isinstance(e, dict))

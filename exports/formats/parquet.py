@@ -1,0 +1,71 @@
+"""``parquet``: raw annotations as Parquet, written a row group per chunk by pyarrow's
+``ParquetWriter`` with the schema fixed from the protocol versions before the first row (typed:
+integers, floats, lists, structs, UTC timestamps)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from stats.versions import ProtocolSet
+
+from .base import ANNOTATIONS, DOCUMENTS, ExportFormat, WrittenFile
+from .table import Tables, document_values, row_values
+
+COMPRESSION = "zstd"
+
+
+def _batch(schema: pa.Schema, rows: list[list]) -> pa.Table:
+    columns = zip(*rows, strict=True) if rows else [[] for _ in schema]
+    return pa.Table.from_arrays(
+        [pa.array(list(col), type=kind) for col, kind in zip(columns, schema.types, strict=True)], schema=schema
+    )
+
+
+class ParquetFileWriter:
+    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet):
+        self.tables, self.protocols = tables, protocols
+        self.schemas = {ANNOTATIONS: tables.schema}
+        if tables.document_schema is not None:
+            self.schemas[DOCUMENTS] = tables.document_schema
+        self.paths = {name: folder / FORMAT.file_name(name) for name in self.schemas}
+        self.writers = {
+            name: pq.ParquetWriter(self.paths[name], schema, compression=COMPRESSION)
+            for name, schema in self.schemas.items()
+        }
+        self.rows = dict.fromkeys(self.paths, 0)
+
+    def write(self, rows, documents):
+        tables = self.tables
+        values, document_rows = [], []
+        for row in rows:
+            protocol = self.protocols.for_version(row.protocol_version)
+            values.append(row_values(tables, protocol, row))
+            if tables.document_schema is not None:
+                document_rows += document_values(tables, protocol, row, documents)
+        self._write(ANNOTATIONS, values)
+        if document_rows:
+            self._write(DOCUMENTS, document_rows)
+
+    def _write(self, name: str, rows: list[list]) -> None:
+        if rows:
+            self.writers[name].write_table(_batch(self.schemas[name], rows))
+            self.rows[name] += len(rows)
+
+    def close(self):
+        for writer in self.writers.values():
+            writer.close()
+        return [WrittenFile(FORMAT.file_name(name), path, self.rows[name]) for name, path in self.paths.items()]
+
+
+FORMAT = ExportFormat(
+    name="parquet",
+    label="Parquet",
+    extension="parquet",
+    description="Typed columns (integers, floats, lists, boxes as structs, UTC timestamps); "
+    "pandas.read_parquet, pyarrow, Hugging Face datasets.",
+    content_type="application/vnd.apache.parquet",
+    opener=ParquetFileWriter,
+)

@@ -1,0 +1,214 @@
+"""The raw export's two tables as typed columns, for every format. Pure: no Django.
+
+One row per annotation (``AnnotationRow``, as the service reads it), with the columns of the CSV
+layout (``csvformat.header``): the item, the pool, the pseudonymous annotator, every answer, the
+protocol version, time spent, timestamps and the review outcome. Here each column also has its
+Arrow type (the Parquet schema, fixed from the protocol versions before the first row is read)
+and each row its typed values (what JSONL and Parquet write): numbers stay numbers, lists stay
+lists, timestamps are timestamps. An answer's values and types are its field type's
+(``export_values``, ``export_arrow``); a column whose type changed between protocol versions is
+written as text (a whole number under a later float scale as a float).
+
+The documents table (a protocol with a per_document field): one row per (annotation,
+per_document field, document), as ``csvformat.document_rows`` lays it out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, NamedTuple
+
+import pyarrow as pa
+
+from stats.versions import ProtocolSet
+from studies.protocol import SKIP, Field, Protocol
+from studies.protocol.types.base import mappings, typed_value
+
+from .. import csvformat
+from ..csvformat import DocumentInfo, Layout
+
+
+class AnnotationRow(NamedTuple):
+    """One annotation as the export reads it (the service's query, in this order)."""
+
+    item_pk: int
+    item_id: str  # the researcher's id (``Item.external_id``)
+    prompt: str
+    model: str
+    category: str
+    item_country: str
+    pool_country: str
+    annotator: str  # the pseudonym, never the Prolific id
+    answers: Any
+    surplus: bool
+    protocol_version: int
+    time_spent_ms: int
+    started_at: datetime
+    submitted_at: datetime
+    review: str | None  # "accepted", or None when no checker reviewed it
+
+
+TIMESTAMP = pa.timestamp("ms", tz="UTC")
+ITEM_TYPES = [pa.string()] * len(csvformat.ITEM_COLUMNS)
+TRAILING_TYPES = [pa.bool_(), pa.int64(), pa.float64(), TIMESTAMP, TIMESTAMP, pa.string()]
+DOCUMENT_LEAD_TYPES = [pa.string()] * len(csvformat.DOCUMENT_LEAD_COLUMNS)
+DOCUMENT_TYPES = [pa.string(), pa.int64(), pa.int64(), pa.string(), pa.string()]
+assert len(TRAILING_TYPES) == len(csvformat.TRAILING_COLUMNS)
+assert len(DOCUMENT_TYPES) == len(csvformat.DOCUMENT_COLUMNS)
+
+
+def merged_type(a: pa.DataType, b: pa.DataType) -> pa.DataType:
+    """The type of a column that versions typed ``a`` and ``b``: the same, a number, else text."""
+    if a == b:
+        return a
+    numeric = pa.types.is_integer
+    if all(numeric(t) or pa.types.is_floating(t) for t in (a, b)):
+        return pa.float64()
+    return pa.string()
+
+
+def _answer_types(fields_by_group: list[list[Field]]) -> dict[str, pa.DataType]:
+    types: dict[str, pa.DataType] = {}
+    for variants in fields_by_group:
+        for f in variants:
+            for column, kind in f.kind.export_arrow(f).items():
+                types[column] = merged_type(types[column], kind) if column in types else kind
+    return types
+
+
+@dataclass(frozen=True)
+class Step:
+    """How one field of one protocol version becomes typed cells: its stored value under its key
+    (``plain``), else its type's ``export_values``; ``recast``: its columns whose type differs
+    in the export (changed between versions), with the export's type."""
+
+    field: Field
+    plain: bool
+    recast: Mapping[str, pa.DataType]
+
+
+def _steps(fields: tuple[Field, ...] | list[Field], types: Mapping[str, pa.DataType]) -> list[Step]:
+    steps = []
+    for f in fields:
+        recast = {c: types[c] for c, own in f.kind.export_arrow(f).items() if types[c] != own}
+        steps.append(Step(f, f.kind.plain_export and not recast, recast))
+    return steps
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The typed layout of an export: the CSV layout, and the Arrow schema of each table."""
+
+    layout: Layout
+    schema: pa.Schema
+    document_schema: pa.Schema | None  # None: the protocol asks nothing per document
+    answer_types: Mapping[str, pa.DataType]
+    sub_types: Mapping[str, pa.DataType]
+    _plans: dict[int, tuple[Protocol, list[Step]]] = field(default_factory=dict, compare=False, repr=False)
+
+    def steps(self, protocol: Protocol) -> list[Step]:
+        """The steps of ``protocol``'s fields, worked out once per protocol version."""
+        hit = self._plans.get(id(protocol))
+        if hit is None or hit[0] is not protocol:  # the entry holds ``protocol``, so its id is not reused
+            hit = self._plans[id(protocol)] = (protocol, _steps(protocol.fields, self.answer_types))
+        return hit[1]
+
+    def sub_steps(self, container: Field) -> list[Step]:
+        hit = self._plans.get(id(container))
+        if hit is None or hit[0] is not container:
+            hit = self._plans[id(container)] = (container, _steps(container.fields, self.sub_types))
+        return hit[1]
+
+
+def tables_for(protocols: ProtocolSet) -> Tables:
+    layout = csvformat.layout_for(protocols)
+    answer_types = _answer_types(protocols.groups())
+    head = csvformat.header(layout)
+    types = (
+        ITEM_TYPES + ([pa.string()] if layout.skip else [])
+        + [answer_types[c] for c in layout.answer_columns] + TRAILING_TYPES
+    )
+    sub_types = _answer_types([g for key in layout.document_fields for g in protocols.sub_groups(key)])
+    document_schema = None
+    if layout.has_documents:
+        names = csvformat.document_header(layout)
+        kinds = (
+            DOCUMENT_LEAD_TYPES + DOCUMENT_TYPES + [sub_types[c] for c in layout.sub_columns]
+            + ([pa.float64()] if layout.scored else []) + [pa.int64()]
+        )
+        document_schema = pa.schema(list(zip(names, kinds, strict=True)))
+    return Tables(layout, pa.schema(list(zip(head, types, strict=True))), document_schema, answer_types, sub_types)
+
+
+def _typed_answers(steps: list[Step], answers: Mapping[str, Any]) -> dict[str, Any]:
+    cells: dict[str, Any] = {}
+    for step in steps:
+        f = step.field
+        value = answers.get(f.key)
+        if value is None:
+            continue
+        if step.plain:
+            cells[f.key] = value
+            continue
+        for column, cell in f.kind.export_values(f, value).items():
+            kind = step.recast.get(column)
+            if kind is not None and cell is not None:
+                cell = typed_value(cell, kind)  # a whole number in a float column; anything in a text one
+            cells[column] = cell
+    return cells
+
+
+def answer_values(tables: Tables, protocol: Protocol, answers: Any) -> list[Any]:
+    """The skip reason (when the layout has the column) and the typed answers, read with ``protocol``."""
+    layout = tables.layout
+    if not isinstance(answers, Mapping):
+        answers = {}
+    lead = [answers.get(SKIP)] if layout.skip else []
+    if SKIP in answers:
+        return lead + [None] * len(layout.answer_columns)
+    cells = _typed_answers(tables.steps(protocol), answers)
+    return lead + [cells.get(c) for c in layout.answer_columns]
+
+
+def row_values(tables: Tables, protocol: Protocol, row: AnnotationRow) -> list[Any]:
+    """One annotation's typed values, in the schema's order."""
+    return [
+        row.item_id, row.prompt, row.model, row.category, row.item_country, row.pool_country, row.annotator,
+        *answer_values(tables, protocol, row.answers),
+        bool(row.surplus), row.protocol_version, row.time_spent_ms / 1000, row.started_at, row.submitted_at,
+        row.review,
+    ]
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def document_values(
+    tables: Tables, protocol: Protocol, row: AnnotationRow, documents: Mapping[int, DocumentInfo]
+) -> list[list[Any]]:
+    """The documents table's typed rows of one annotation (none when it was skipped)."""
+    layout = tables.layout
+    answers = row.answers
+    if not isinstance(answers, Mapping) or SKIP in answers:
+        return []
+    rows = []
+    for f in protocol.fields:
+        if not f.kind.container:
+            continue
+        for entry in mappings(answers.get(f.key)):
+            doc = documents.get(entry.get("document")) or DocumentInfo(entry.get("document", ""))
+            cells = _typed_answers(tables.sub_steps(f), entry)
+            typed = [
+                row.item_id, row.pool_country, row.annotator,
+                f.key, _int_or_none(doc.id), _int_or_none(doc.position), doc.title, doc.url,
+                *(cells.get(c) for c in layout.sub_columns),
+            ]
+            if layout.scored:
+                score = layout.scorer(entry, f.fields)
+                typed.append(None if score is None else float(score))
+            typed.append(row.protocol_version)
+            rows.append(typed)
+    return rows

@@ -1,0 +1,42 @@
+"""python manage.py export STUDY --format F --out PATH — a study's export, written here and now."""
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from exports.formats import FORMATS
+from exports.services import ExportRefused, export_to_path
+from studies.models import Study
+
+
+class Command(BaseCommand):
+    help = (
+        "Write a study's export to PATH in this process (no queue), through the same service as the page: "
+        "refused unless the latest analysis saw the current data (run `manage.py analyse STUDY` first). "
+        "One file is written as itself with PATH.manifest.json beside it; several as one ZIP with manifest.json."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("study", type=int, help="The study's id.")
+        parser.add_argument("--format", required=True, help=f"One of: {', '.join(FORMATS)}.")
+        parser.add_argument("--out", type=Path, required=True, help="Where to write the export.")
+
+    def handle(self, *args, study, format, out, **options):
+        if format not in FORMATS:
+            raise CommandError(f"unknown format {format!r}: choose one of {', '.join(FORMATS)}")
+        target = Study.objects.filter(pk=study).first()
+        if target is None:
+            raise CommandError(f"no study with id {study}")
+        if not out.parent.is_dir():
+            raise CommandError(f"{out.parent} is not a folder")
+        try:
+            done = export_to_path(study=target, format=format, out=out)
+        except ExportRefused as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(f"wrote {done.path} ({format}, checked against analysis run {done.analysis.pk})")
+        for f in done.files:
+            self.stdout.write(f"  {f['name']}: {f['rows']} rows, {f['bytes']} bytes, sha256 {f['sha256']}")
+        if done.manifest_path:
+            self.stdout.write(f"manifest: {done.manifest_path}")
+        else:
+            self.stdout.write("manifest: manifest.json in the ZIP")

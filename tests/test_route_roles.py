@@ -71,6 +71,7 @@ MATRIX: dict[str, dict[str, str]] = {
     "exports:export-start": {"POST": WRITE},
     "exports:export-status": {"GET": READ},
     "exports:export-download": {"GET": READ},
+    "exports:export-manifest": {"GET": READ},
     # recruitment (Prolific: what calls it is the owner's)
     "recruitment:study-prolific": {"GET": READ},
     "recruitment:study-webhooks": {"POST": OWNER},

@@ -119,7 +119,11 @@
     if (useBeacon && navigator.sendBeacon) { navigator.sendBeacon(p.dataset.draftUrl, data); return; }
     var status = p.querySelector(".draft-status");
     fetch(p.dataset.draftUrl, { method: "POST", body: data, credentials: "same-origin" })
-      .then(function (r) { if (status && r.ok) status.textContent = "Draft saved"; })
+      .then(function (r) {
+        // refused (the session continues in another browser, or was stopped): the page says why
+        if (r.status === 403) { window.location.reload(); return; }
+        if (status && r.ok) status.textContent = "Draft saved";
+      })
       .catch(function () { dirty = true; if (status) status.textContent = "Draft not saved (offline?)"; });
   }
 

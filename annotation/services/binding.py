@@ -38,7 +38,8 @@ class Admission:
 
 
 class ResumeRefused(Exception):
-    """A resume code refused: ``reason`` is "wrong" (``tries_left`` more) or "locked" (until ``until``)."""
+    """A resume code refused: ``reason`` is "wrong" (``tries_left`` more), "locked" (until ``until``) or
+    "gone" (no such session)."""
 
     def __init__(self, reason: str, *, tries_left: int = 0, until: datetime | None = None):
         super().__init__(reason)
@@ -96,8 +97,10 @@ def session_resume(*, session_pk: int, typed: str, browser: BrowserKey | None) -
     with transaction.atomic():  # the row locked for the compare and its count only, never across a page
         row = Session.objects.select_for_update().only(
             "browser_hash", "resume_hash", "resume_failures", "resume_locked_until"
-        ).get(pk=session_pk)
-        if row.resume_locked_until is not None and row.resume_locked_until > now:
+        ).filter(pk=session_pk).first()
+        if row is None:  # the session was deleted since its resume page was shown
+            refused = ResumeRefused("gone")
+        elif row.resume_locked_until is not None and row.resume_locked_until > now:
             refused = ResumeRefused("locked", until=row.resume_locked_until)
         elif hash_matches(row.resume_hash, code_hash(session_pk, code)):
             Session.objects.filter(pk=session_pk).update(

@@ -136,20 +136,26 @@ def resume_page(request, session_pk: int, *, taken_over: bool, error: str = "", 
     }, status=status)
 
 
+def resume_stale(request) -> HttpResponse:
+    return render(request, "annotation/problem.html", {
+        "title": "Please open the study from Prolific",
+        "message": "This form is too old. Open the study link from Prolific again to be asked for your code.",
+    }, status=400)
+
+
 @require_POST
 def resume(request):
     """A resume code typed: the right one binds this browser to the session and goes on where it stood."""
     try:
         session_pk = signing.loads(request.POST.get("token", ""), salt=RESUME_SALT, max_age=RESUME_FORM_AGE)
     except signing.BadSignature:
-        return render(request, "annotation/problem.html", {
-            "title": "Please open the study from Prolific",
-            "message": "This form is too old. Open the study link from Prolific again to be asked for your code.",
-        }, status=400)
+        return resume_stale(request)
     try:
         key = services.session_resume(session_pk=session_pk, typed=request.POST.get("code", ""),
                                       browser=browser_key(request))
     except services.ResumeRefused as refused:
+        if refused.reason == "gone":
+            return resume_stale(request)
         if refused.reason == "locked":
             minutes = max(1, round((refused.until - timezone.now()).total_seconds() / 60))
             error = (f"Too many wrong codes: this session's code is locked for {minutes} more minute"

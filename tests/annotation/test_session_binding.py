@@ -165,8 +165,12 @@ def test_a_forged_or_stale_cookie_is_refused(first, pool):
         assert 'name="code"' in response.content.decode()
 
 
-def test_a_stale_resume_form_is_refused(first, pool):
+def test_a_forged_or_stale_resume_form_is_refused(first, pool):
     response = Client().post(reverse("annotation:resume"), {"token": "1:forged", "code": "AAAAAAAA"})
+    assert response.status_code == 400 and "too old" in response.content.decode()
+    asked = enter(Client(), pool).content.decode()
+    Session.objects.all().delete()
+    response = Client().post(reverse("annotation:resume"), {"token": resume_token(asked), "code": "AAAAAAAA"})
     assert response.status_code == 400 and "too old" in response.content.decode()
 
 

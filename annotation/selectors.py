@@ -71,7 +71,7 @@ def session_for_request(request) -> Session:
         pk = request.session.get(SESSION_KEY)
         key = BrowserKey(pk) if isinstance(pk, int) else None
     found = _SESSION(key.session_pk) if key is not None else []
-    if not found:
+    if key is None or not found:
         raise NoAnnotatorSession
     session = found[0]
     if session.browser_hash and not hash_matches(session.browser_hash, secret_hash(key.secret)):

@@ -63,9 +63,10 @@ def browser_key(request) -> BrowserKey | None:
 def session_for_request(request) -> Session:
     """The annotator session of this browser, from its signed cookie (or from the server-side session
     of a browser that entered before the cookie existed), when the session is bound to this browser
-    (the hash is on the row read anyway: no query more). Its resume code, from the cookie, is put on
-    the request (``request.resume_code``) for the annotator's bar. Raises ``NoAnnotatorSession``, or
-    ``SessionElsewhere`` when the session is bound to another browser."""
+    (the hash is on the row read anyway: no query more). The cookie's key is put on the request
+    (``request.annotator_key``), and its resume code (``request.resume_code``) for the annotator's
+    bar. Raises ``NoAnnotatorSession``, or ``SessionElsewhere`` when the session is bound to another
+    browser."""
     key = browser_key(request)
     if key is None and settings.SESSION_COOKIE_NAME in request.COOKIES:
         pk = request.session.get(SESSION_KEY)
@@ -76,6 +77,7 @@ def session_for_request(request) -> Session:
     session = found[0]
     if session.browser_hash and not hash_matches(session.browser_hash, secret_hash(key.secret)):
         raise SessionElsewhere(session)
+    request.annotator_key = key
     request.resume_code = code_shown(key.code)
     return session
 

@@ -81,11 +81,25 @@ def annotator_required(step: str | None = None):
                 return blocked_page(request)
             if step is not None and annotator_step(session.annotator) != step:
                 return step_redirect(session.annotator)
+            if not session.browser_hash:  # begun before sessions were bound: bound to this browser now
+                return _bound_here(request, session, lambda: view(request, session, *args, **kwargs))
             return view(request, session, *args, **kwargs)
 
         return wrapped
 
     return decorator
+
+
+def _bound_here(request, session, respond) -> HttpResponse:
+    """Bind a session of before the binding to the browser whose cookie names it (once: a write off the
+    hot path), so that the first browser to open its link later cannot take it."""
+    admission = services.session_admit(session=session, browser=request.annotator_key)
+    if admission.key is None:  # another browser bound it a moment ago
+        return resume_page(request, session.pk, taken_over=True)
+    request.resume_code = code_shown(admission.key.code)
+    response = respond()
+    annotator_cookie_set(response, admission.key)
+    return response
 
 
 def blocked_page(request) -> HttpResponse:

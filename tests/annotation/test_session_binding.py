@@ -194,3 +194,14 @@ def test_the_completion_code_is_reached_from_the_new_browser(first, pool, study)
 def test_the_item_pages_read_no_more_with_a_bound_browser(first, django_assert_num_queries):
     with django_assert_num_queries(2):  # the session (its browser hash on the row), its assignments
         assert first.get(reverse("annotation:items")).status_code == 200
+
+
+def test_a_session_of_before_the_binding_is_bound_to_the_browser_that_uses_it(client, pool, items):
+    from tests import factories as f
+
+    session = f.make_session(f.make_annotator(pool, pid="5f1a2b3c4d5e6f7a8b9c0d1e"), session_id="SESSION1")
+    client.cookies[ANNOTATOR_COOKIE] = annotator_cookie_value(session.pk)  # the cookie of before: no secret
+    page = items_page(client)
+    assert resume_code(page) and Session.objects.get().browser_hash
+    assert enter(Client(), pool).status_code == 403  # its link opened elsewhere now: asked for the code
+    assert "Your resume code" in items_page(client)

@@ -72,6 +72,16 @@ class Session(models.Model):
         help_text="Ended from outside (the submission returned, timed out or rejected on Prolific): its lease was "
         "given back and no new item is leased.",
     )
+    # The browser the session is bound to (``annotation.browser``): only the hashes are stored.
+    browser_hash = models.CharField(
+        max_length=64, blank=True, default="",
+        help_text="SHA-256 of the secret of the browser the session is bound to (empty: not bound yet).",
+    )
+    resume_hash = models.CharField(
+        max_length=64, blank=True, default="", help_text="The resume code, hashed (HMAC under the site's key).",
+    )
+    resume_failures = models.PositiveSmallIntegerField(default=0, help_text="Wrong resume codes since the last lock.")
+    resume_locked_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -12,6 +12,7 @@ from django.http import Http404
 
 from studies.models import CountryPool, ItemQuota
 
+from .browser import BrowserKey, code_shown, hash_matches, key_loads, secret_hash
 from .compiled import CompiledQuery
 from .models import Annotator, Assignment, Session
 
@@ -25,35 +26,60 @@ class NoAnnotatorSession(Exception):
     """The browser carries no annotator session: they must reopen their study link."""
 
 
-def annotator_cookie_value(session_pk: int) -> str:
-    """The signed value of the annotator cookie for a session (what ``annotator_cookie_set`` sends)."""
-    return signing.get_cookie_signer(salt=ANNOTATOR_COOKIE + ANNOTATOR_COOKIE_SALT).sign(str(session_pk))
+class SessionElsewhere(Exception):
+    """The browser names a session that is bound to another browser (it was continued there, or the
+    cookie was made elsewhere): it must give the session's resume code to come back."""
+
+    def __init__(self, session: Session):
+        super().__init__(session.pk)
+        self.session = session
 
 
-def annotator_cookie_set(response, session_pk: int) -> None:
-    """Remember the annotator's session in this browser: a signed cookie, so that no page of theirs
-    reads a server-side session store (one query less on every request of the hot path)."""
+def annotator_cookie_value(key: BrowserKey | int) -> str:
+    """The signed value of the annotator cookie (what ``annotator_cookie_set`` sends); a bare session
+    id is a cookie of before the binding, still read for a session that is not bound."""
+    key = key if isinstance(key, BrowserKey) else BrowserKey(key)
+    return signing.get_cookie_signer(salt=ANNOTATOR_COOKIE + ANNOTATOR_COOKIE_SALT).sign(key.dumps())
+
+
+def annotator_cookie_set(response, key: BrowserKey) -> None:
+    """Remember the annotator's session in this browser, with the browser's secret and the session's
+    resume code: a signed cookie, so that no page of theirs reads a server-side session store (one
+    query less on every request of the hot path)."""
     response.set_signed_cookie(
-        ANNOTATOR_COOKIE, str(session_pk), salt=ANNOTATOR_COOKIE_SALT, max_age=settings.SESSION_COOKIE_AGE,
+        ANNOTATOR_COOKIE, key.dumps(), salt=ANNOTATOR_COOKIE_SALT, max_age=settings.SESSION_COOKIE_AGE,
         secure=settings.SESSION_COOKIE_SECURE, httponly=True, samesite="Lax",
     )
 
 
-def session_for_request(request) -> Session:
-    """The annotator session of this browser, from its signed cookie (or from the server-side session
-    of a browser that entered before the cookie existed)."""
-    pk = request.get_signed_cookie(
+def browser_key(request) -> BrowserKey | None:
+    """The annotator cookie's key, its signature checked (None: no cookie, or a forged one)."""
+    raw = request.get_signed_cookie(
         ANNOTATOR_COOKIE, default=None, salt=ANNOTATOR_COOKIE_SALT, max_age=settings.SESSION_COOKIE_AGE
     )
-    if pk is None and settings.SESSION_COOKIE_NAME in request.COOKIES:
+    return key_loads(raw)
+
+
+def session_for_request(request) -> Session:
+    """The annotator session of this browser, from its signed cookie (or from the server-side session
+    of a browser that entered before the cookie existed), when the session is bound to this browser
+    (the hash is on the row read anyway: no query more). The cookie's key is put on the request
+    (``request.annotator_key``), and its resume code (``request.resume_code``) for the annotator's
+    bar. Raises ``NoAnnotatorSession``, or ``SessionElsewhere`` when the session is bound to another
+    browser."""
+    key = browser_key(request)
+    if key is None and settings.SESSION_COOKIE_NAME in request.COOKIES:
         pk = request.session.get(SESSION_KEY)
-    try:
-        found = _SESSION(int(pk)) if pk is not None else []
-    except (TypeError, ValueError):
-        found = []
-    if not found:
+        key = BrowserKey(pk) if isinstance(pk, int) else None
+    found = _SESSION(key.session_pk) if key is not None else []
+    if key is None or not found:
         raise NoAnnotatorSession
-    return found[0]
+    session = found[0]
+    if session.browser_hash and not hash_matches(session.browser_hash, secret_hash(key.secret)):
+        raise SessionElsewhere(session)
+    request.annotator_key = key
+    request.resume_code = code_shown(key.code)
+    return session
 
 
 _SESSION = CompiledQuery(

@@ -252,6 +252,12 @@ _check_prolific_settings()
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 14
+# An annotator's session is bound to the browser that started it; another browser continues it with
+# the session's resume code. With ANNOTATOR_PROLIFIC_REBIND, an entry that Prolific's check verified
+# (the SESSION_ID is PROLIFIC_PID's active submission) also moves the session to the new browser.
+# Off by default: that check proves only what the link itself shows, so anyone holding another
+# participant's link would pass it.
+ANNOTATOR_PROLIFIC_REBIND = env_bool("ANNOTATOR_PROLIFIC_REBIND", False)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_HTTPS_PROXY", False) else None
 # Behind HTTPS in production: redirect plain HTTP, and tell browsers to use HTTPS only (HSTS, off
 # until the deployment sets a duration: it cannot be taken back for that long).

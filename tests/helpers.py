@@ -11,9 +11,11 @@ from pathlib import Path
 from django.db import connection
 from django.urls import reverse
 
+from annotation.browser import secret_hash
 from annotation.models import Assignment
 from annotation.reviews.services import review_submit
 from annotation.selectors import ANNOTATOR_COOKIE, annotator_cookie_value
+from annotation.services import session_admit
 from tests import factories as f
 from tests.factories import AS_GIVEN, add_items, entry_url, preset_study
 
@@ -31,9 +33,18 @@ def enter(client, pool, **params):
 
 
 def as_annotator(client, session):
-    """This browser is the annotator of ``session``, as after their entry link (the signed cookie)."""
-    client.cookies[ANNOTATOR_COOKIE] = annotator_cookie_value(session.pk)
+    """This browser is the annotator of ``session``, as after their entry link: the session bound to
+    it (when no browser is yet), the signed cookie with its secret and the resume code."""
+    session.refresh_from_db(fields=["browser_hash"])
+    known = _BROWSER_KEYS.get(session.browser_hash)  # a second client of a session bound here: its key
+    key = known if known is not None else session_admit(session=session, browser=None).key
+    assert key is not None, "the session is bound to a browser these tests did not make"
+    _BROWSER_KEYS[secret_hash(key.secret)] = key
+    client.cookies[ANNOTATOR_COOKIE] = annotator_cookie_value(key)
     return client
+
+
+_BROWSER_KEYS = {}
 
 
 def on_items(client, preset, n=2, **item_fields):
@@ -107,6 +118,7 @@ SETTINGS_VARIABLES = {
     "IMAGE_MAX_PIXELS",
     "CELERY_BROKER_URL",
     "SESSION_COOKIE_SECURE",
+    "ANNOTATOR_PROLIFIC_REBIND",
     "CSRF_COOKIE_SECURE",
     "BEHIND_HTTPS_PROXY",
     "SECURE_SSL_REDIRECT",

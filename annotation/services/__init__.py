@@ -1,13 +1,14 @@
 """State changes of the annotator's way through a study. Views, commands and tasks call these.
 
-One module per job: ``entry`` (the entry link), ``onboarding`` (consent, screening, instructions,
-mock test), ``blocking`` (a researcher stopping an annotator), ``leases`` (which item an annotator
-is on, and the session's progress), ``submit`` (storing an annotation) and ``uploads`` (an
-annotator's image). Callers import from here.
+One module per job: ``entry`` (the entry link), ``binding`` (a session bound to its browser, the
+resume code), ``onboarding`` (consent, screening, instructions, mock test), ``blocking`` (a
+researcher stopping an annotator), ``leases`` (which item an annotator is on, and the session's
+progress), ``submit`` (storing an annotation) and ``uploads`` (an annotator's image). Callers import from here.
 """
 
+from .binding import RESUME_LOCK, RESUME_TRIES, Admission, ResumeRefused, session_admit, session_resume
 from .blocking import annotator_block, annotator_unblock
-from .entry import EntryRefused, annotator_enter, pool_has_room
+from .entry import EntryRefused, annotator_arrive, annotator_enter, pool_has_room
 from .leases import (
     DraftRefused,
     assignment_current,
@@ -30,7 +31,9 @@ from .submit import (
 from .uploads import UploadRefused, upload_receive
 
 __all__ = [
-    "DraftRefused", "EntryRefused", "SubmitResult", "UploadRefused",
+    "RESUME_LOCK", "RESUME_TRIES",
+    "Admission", "DraftRefused", "EntryRefused", "ResumeRefused", "annotator_arrive", "session_admit", "session_resume",
+    "SubmitResult", "UploadRefused",
     "annotation_submit", "annotator_block", "annotator_consent", "annotator_enter", "annotator_read_instructions",
     "annotator_screen", "annotator_unblock", "assignment_current", "assignment_save_draft", "assignments_expire",
     "draft_check", "lease_release", "mock_submit", "pool_has_room",

@@ -7,10 +7,12 @@ from django.utils import timezone
 
 from studies.models import CountryPool
 
-from ..extensions import entry_verdict
+from ..browser import BrowserKey
+from ..extensions import EntryVerdict, entry_verdict
 from ..models import Annotator, Session
 from ..quota import PROLIFIC_PARAM_RE
 from ..selectors import idle_newcomer_leases, quotas_open_to
+from .binding import Admission, session_admit
 
 
 class EntryRefused(Exception):
@@ -22,13 +24,26 @@ class EntryRefused(Exception):
         self.detail = detail
 
 
+def annotator_arrive(*, pool: CountryPool, params: dict[str, str], browser: BrowserKey | None) -> Admission:
+    """``annotator_enter``, then this browser let into the session or not (``binding.session_admit``):
+    the browser the session is bound to, or the first one, is let in; another must give the resume
+    code (or, where the site accepts it, be verified by Prolific's entry check)."""
+    session, verdict = _enter(pool, params)
+    verified = verdict is not None and verdict.outcome == "allow"
+    return session_admit(session=session, browser=browser, verified=verified)
+
+
 def annotator_enter(*, pool: CountryPool, params: dict[str, str]) -> Session:
     """Create or resume the annotator of a Prolific entry link, and the session of its SESSION_ID.
 
     A registered entry check (``annotation.extensions``; recruitment registers Prolific's) decides
     which STUDY_ID the pool accepts and may refuse the participant; without one that minds the
     pool, STUDY_ID must be the study's ``prolific_study_id`` when that is set. A refusal creates
-    nothing."""
+    nothing. (The entry view calls ``annotator_arrive``, which also minds the browser.)"""
+    return _enter(pool, params)[0]
+
+
+def _enter(pool: CountryPool, params: dict[str, str]) -> tuple[Session, EntryVerdict | None]:
     names = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
     missing = [n for n in names if not params.get(n)]
     if missing:
@@ -72,7 +87,7 @@ def annotator_enter(*, pool: CountryPool, params: dict[str, str]) -> Session:
         session = Session.objects.get(annotator=annotator, prolific_session_id=params["SESSION_ID"])
     if verdict is not None and verdict.entered is not None:
         verdict.entered(session)
-    return session
+    return session, verdict
 
 
 def pool_has_room(*, pool: CountryPool, annotator: Annotator | None) -> bool:

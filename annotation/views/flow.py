@@ -2,18 +2,23 @@
 
 from functools import wraps
 
+from django.core import signing
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods, require_POST
 
 from studies.models import CountryPool
 
 from .. import services
+from ..browser import code_shown
 from ..selectors import (
     NoAnnotatorSession,
+    SessionElsewhere,
     annotator_cookie_set,
     annotator_step,
+    browser_key,
     ending_for,
     example_item_for_annotator,
     session_for_request,
@@ -64,6 +69,8 @@ def annotator_required(step: str | None = None):
         def wrapped(request, *args, **kwargs):
             try:
                 session = session_for_request(request)
+            except SessionElsewhere as elsewhere:
+                return resume_page(request, elsewhere.session.pk, taken_over=True)
             except NoAnnotatorSession:
                 return render(request, "annotation/problem.html", {
                     "title": "Please open the study from Prolific",
@@ -74,11 +81,25 @@ def annotator_required(step: str | None = None):
                 return blocked_page(request)
             if step is not None and annotator_step(session.annotator) != step:
                 return step_redirect(session.annotator)
+            if not session.browser_hash:  # begun before sessions were bound: bound to this browser now
+                return _bound_here(request, session, lambda: view(request, session, *args, **kwargs))
             return view(request, session, *args, **kwargs)
 
         return wrapped
 
     return decorator
+
+
+def _bound_here(request, session, respond) -> HttpResponse:
+    """Bind a session of before the binding to the browser whose cookie names it (once: a write off the
+    hot path), so that the first browser to open its link later cannot take it."""
+    admission = services.session_admit(session=session, browser=request.annotator_key)
+    if admission.key is None:  # another browser bound it a moment ago
+        return resume_page(request, session.pk, taken_over=True)
+    request.resume_code = code_shown(admission.key.code)
+    response = respond()
+    annotator_cookie_set(response, admission.key)
+    return response
 
 
 def blocked_page(request) -> HttpResponse:
@@ -95,14 +116,70 @@ def entry(request, key):
     pool = get_object_or_404(CountryPool.objects.select_related("study"), entry_key=key)
     params = {name: request.GET.get(name, "").strip() for name in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")}
     try:
-        session = services.annotator_enter(pool=pool, params=params)
+        admission = services.annotator_arrive(pool=pool, params=params, browser=browser_key(request))
     except services.EntryRefused as refused:
         title, message = ENTRY_PROBLEMS[refused.reason]
         status = {"closed": 410, "full": 410, "blocked": 403}.get(refused.reason, 400)
         return render(request, "annotation/problem.html", {
             "title": title, "message": message.format(detail=refused.detail)}, status=status)
-    response = step_redirect(session.annotator)
-    annotator_cookie_set(response, session.pk)
+    if admission.key is None:
+        return resume_page(request, admission.session.pk, taken_over=False)
+    if admission.rebound:
+        response = render(request, "annotation/rebound.html", {
+            "study": pool.study, "resume_code": code_shown(admission.key.code)})
+    else:
+        response = step_redirect(admission.session.annotator)
+    annotator_cookie_set(response, admission.key)
+    return response
+
+
+RESUME_SALT = "tessera.annotation.resume"
+RESUME_FORM_AGE = 24 * 3600  # seconds a resume page's form stays good
+
+
+def resume_page(request, session_pk: int, *, taken_over: bool, error: str = "", status: int = 403) -> HttpResponse:
+    """The question for the session's resume code: to a browser that opened the link of a session bound
+    to another browser, or (``taken_over``) to one whose session was continued in another. Nothing of
+    the session is shown; the form names it by a signed token. An htmx request reloads the page."""
+    if request.headers.get("HX-Request"):
+        response = HttpResponse(status=403)
+        response["HX-Refresh"] = "true"
+        return response
+    return render(request, "annotation/resume.html", {
+        "token": signing.dumps(session_pk, salt=RESUME_SALT), "taken_over": taken_over, "error": error,
+    }, status=status)
+
+
+def resume_stale(request) -> HttpResponse:
+    return render(request, "annotation/problem.html", {
+        "title": "Please open the study from Prolific",
+        "message": "This form is too old. Open the study link from Prolific again to be asked for your code.",
+    }, status=400)
+
+
+@require_POST
+def resume(request):
+    """A resume code typed: the right one binds this browser to the session and goes on where it stood."""
+    try:
+        session_pk = signing.loads(request.POST.get("token", ""), salt=RESUME_SALT, max_age=RESUME_FORM_AGE)
+    except signing.BadSignature:
+        return resume_stale(request)
+    try:
+        key = services.session_resume(session_pk=session_pk, typed=request.POST.get("code", ""),
+                                      browser=browser_key(request))
+    except services.ResumeRefused as refused:
+        if refused.reason == "gone":
+            return resume_stale(request)
+        if refused.reason == "locked":
+            minutes = max(1, round((refused.until - timezone.now()).total_seconds() / 60))
+            error = (f"Too many wrong codes: this session's code is locked for {minutes} more minute"
+                     f"{'s' if minutes != 1 else ''}. Please wait, then try again.")
+            return resume_page(request, session_pk, taken_over=False, error=error, status=429)
+        tries = f"{refused.tries_left} tr{'ies' if refused.tries_left != 1 else 'y'}"
+        error = f"That is not this session's code. {tries} left before it is locked for a while."
+        return resume_page(request, session_pk, taken_over=False, error=error, status=422)
+    response = redirect("annotation:next")
+    annotator_cookie_set(response, key)
     return response
 
 

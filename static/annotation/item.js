@@ -120,6 +120,8 @@
     var status = p.querySelector(".draft-status");
     fetch(p.dataset.draftUrl, { method: "POST", body: data, credentials: "same-origin" })
       .then(function (r) {
+        // refused (the session continues in another browser, or was stopped): the page says why
+        if (r.status === 403) { window.location.reload(); return; }
         if (!status) return;
         if (r.ok) { status.textContent = "Draft saved"; return; }
         r.json().then(function (body) { status.textContent = "Draft not saved: " + (body.error || r.status); })

@@ -15,15 +15,22 @@ def test_it_creates_the_annotator_and_sends_them_to_consent(client, pool, items)
     assert client.get(response.url).status_code == 200
 
 
-def test_the_same_pid_resumes_in_another_browser(client, pool, items):
+def test_the_same_pid_resumes_in_the_same_browser(client, pool, items):
     enter(client, pool)
     Annotator.objects.update(consented_at="2026-01-01T00:00Z")
+    assert enter(client, pool).url == reverse("annotation:eligibility")
+    assert Annotator.objects.count() == 1 and Session.objects.count() == 1
+
+
+def test_the_same_pid_in_another_browser_is_asked_for_the_resume_code(client, pool, items):
+    enter(client, pool)
     from django.test import Client
 
     other_browser = Client()
-    enter(other_browser, pool)
+    response = enter(other_browser, pool)
+    assert response.status_code == 403 and 'name="code"' in response.content.decode()
     assert Annotator.objects.count() == 1 and Session.objects.count() == 1
-    assert other_browser.get(reverse("annotation:next")).url == reverse("annotation:eligibility")
+    assert other_browser.get(reverse("annotation:next")).status_code == 403
 
 
 def test_a_new_prolific_session_of_the_same_pid_opens_a_new_session(client, pool, items):
@@ -119,12 +126,12 @@ def test_a_forged_or_altered_annotator_cookie_is_refused(client, pool, items):
 
 
 def test_a_browser_that_entered_before_the_cookie_keeps_its_session(client, pool, items):
-    from annotation.selectors import SESSION_KEY
-
-    enter(client, pool)
-    session = Session.objects.get()
     from django.test import Client
 
+    from annotation.selectors import SESSION_KEY
+    from tests import factories as f
+
+    session = f.make_session(f.make_annotator(pool, onboarded=False))  # not bound: began before binding
     legacy = Client()
     s = legacy.session
     s[SESSION_KEY] = session.pk

@@ -42,7 +42,7 @@ def test_a_participant_of_the_pools_study_enters_verified(client, fake_prolific,
 def test_a_reload_or_another_browser_does_not_ask_prolific_again(client, fake_prolific, participant):
     entry(client, participant)
     assert entry(client, participant).status_code == 302
-    assert entry(Client(), participant).status_code == 302
+    assert entry(Client(), participant).status_code == 403  # asked for the resume code (tests/annotation/…binding)
     assert len(fake_prolific.calls("GET", SUBMISSION_GET)) == 1
     assert Session.objects.count() == 1 and ProlificSubmission.objects.count() == 1
 
@@ -114,7 +114,7 @@ def test_prolific_down_lets_the_participant_in_unverified_and_the_researcher_see
     assert response.status_code == 302 and response.url == reverse("annotation:consent")
     row = ProlificSubmission.objects.get()
     assert row.entry_check == "pending" and "503" in row.check_note and row.session == Session.objects.get()
-    assert entry(Client(), participant).status_code == 302  # a reload: still in, Prolific not asked
+    assert entry(client, participant).status_code == 302  # a reload: still in, Prolific not asked
     assert len(fake_prolific.calls("GET", SUBMISSION_GET)) == 2
 
     page = login(Client(), owner).get(reverse("recruitment:study-prolific", args=[study.pk])).content.decode()

@@ -85,6 +85,8 @@ class Command(BaseCommand):
         write(f"  username: {DEMO_USERNAME}")
         write(f"  password: {shown}")
         write("\nAnnotator entry links (as Prolific would send them; one participant per pool)")
+        write("  A session opens in the browser that opened its link first; another browser is asked for its\n"
+              "  resume code, shown at the top of the first browser's pages.")
         for demo, study in studies:
             write(f"\n  {study.name}  (preset {demo.preset}, study id {study.pk})")
             for number, pool in enumerate(study.pools.order_by("country"), start=1):

@@ -133,7 +133,19 @@ def assignment_current(*, session: Session, now: datetime | None = None) -> Assi
         # Not renewed: the item is full, or a late submit of it just landed (then the batch may be done).
         if session_submitted_count(session, fresh=True) >= session.items_target:
             return None
-    return _assignment_lease(session=session, now=now, position=position)
+    lease = _assignment_lease(session=session, now=now, position=position)
+    if lease is None:  # nothing open; but another tab of this session may have taken the last slot meanwhile
+        lease = _session_open_lease(session)
+    return lease
+
+
+def _session_open_lease(session: Session) -> Assignment | None:
+    """The session's open lease as stored now (what this request read of the session may be older:
+    a double click's other request may have leased since). Read only when no new lease was found,
+    so that such a request shows the other's item rather than ending the session with a lease open
+    (its page would say the work is done, its completion code given while an item is held)."""
+    lease = session.assignments.filter(status=Assignment.Status.LEASED).select_related("item").first()
+    return with_session_objects(lease, session) if lease is not None else None
 
 
 def _lease_until(session: Session, now: datetime) -> datetime:

@@ -1,8 +1,9 @@
 from datetime import timedelta
 
+from django.db import connection
 from django.utils import timezone
 
-from annotation.models import Annotation, Assignment
+from annotation.models import Annotation, Assignment, Session
 from annotation.services import (
     annotation_submit,
     assignment_current,
@@ -145,3 +146,27 @@ def test_drafts_are_not_kept_after_submit(items, session):
     a = assignment_current(session=session)
     annotation_submit(assignment=a, data=valid_answers())
     assert assignment_save_draft(assignment=a, data={"explanation": ["y"]}) is False
+
+
+def test_a_tab_that_finds_no_slot_left_shows_the_lease_its_other_tab_just_took(study, pool, session):
+    """A double click's two requests both read the session; one then leases the last open slot.
+    The other, finding none, shows that lease: it must not end the session with the lease open (it
+    answered one click with the completion code and the other with an item; issue 13's crowd)."""
+    done_item, last_item = f.make_items(study, "IN", 2)
+    annotation_submit(assignment=assignment_current(session=session), data=valid_answers())
+    this_tab = Session.objects.get(pk=session.pk)
+    other_tabs_lease = []
+
+    def other_tab_leases_once_this_one_read(execute, sql, params, many, context):
+        rows = execute(sql, params, many, context)
+        if not other_tabs_lease and 'ORDER BY "annotation_assignment"."position" DESC' in sql:
+            other_tabs_lease.append(None)  # (its own reads pass through here too)
+            other_tabs_lease[0] = assignment_current(session=Session.objects.get(pk=session.pk))
+        return rows
+
+    with connection.execute_wrapper(other_tab_leases_once_this_one_read):
+        shown = assignment_current(session=this_tab)
+
+    assert other_tabs_lease[0].item == last_item
+    assert shown == other_tabs_lease[0]
+    assert Assignment.objects.filter(session=session, status="leased").count() == 1

@@ -7,6 +7,7 @@ expected (CELERY_WORKER_RUNNING=1, CI's PostgreSQL stage) and on PostgreSQL (the
 the test's rows: a database of its own, not SQLite's in-memory one).
 """
 
+import json
 import os
 import signal
 import subprocess
@@ -109,8 +110,23 @@ def wait_for(run: AnalysisRun, done, seconds: float, poke=None) -> AnalysisRun:
 def queue():
     name = f"tessera-test-{uuid.uuid4().hex[:10]}"
     yield name
-    with app.connection_for_write() as conn:  # nothing left behind on the shared broker
-        conn.default_channel.queue_delete(name)
+    forget(name)
+
+
+def forget(queue: str) -> None:
+    """Nothing left behind on the shared broker: the queue, and (Redis) the killed worker's
+    unacknowledged message, which Redis would otherwise give back to this queue an hour later."""
+    with app.connection_for_write() as conn:
+        channel = conn.default_channel
+        channel.queue_delete(queue)
+        client = getattr(channel, "client", None)
+        if client is None or not hasattr(channel, "unacked_key"):
+            return
+        for tag, payload in client.hgetall(channel.unacked_key).items():
+            if json.loads(payload)[-1] == queue:  # (message, exchange, routing key)
+                client.hdel(channel.unacked_key, tag)
+                client.zrem(channel.unacked_index_key, tag)
+        client.delete(f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
 
 
 @pytest.mark.parametrize(

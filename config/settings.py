@@ -232,6 +232,7 @@ CELERY_BEAT_SCHEDULE = {
     # (webhooks do it at once; the sync catches what they missed).
     "prolific-entries-recheck": {"task": "recruitment.tasks.prolific_entries_recheck_task", "schedule": 60.0},
     "prolific-sync": {"task": "recruitment.tasks.prolific_sync_task", "schedule": 600.0},
+    "prolific-reap-jobs": {"task": "recruitment.tasks.prolific_jobs_reap_task", "schedule": 60.0},
 }
 
 # Prolific (recruitment/): the API's base URL, and the deployment-wide token used when a researcher

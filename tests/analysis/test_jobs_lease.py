@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 from django.conf import settings as django_settings
+from django.urls import reverse
 from django.utils import timezone
 
 from analysis import jobs
@@ -257,3 +258,19 @@ def test_the_job_tasks_are_acknowledged_late_and_given_back_when_their_worker_is
     for task in (analysis_run_task, import_run_task, export_build_task):
         assert task.acks_late and task.reject_on_worker_lost, task.name
     assert not jobs_reap_task.reject_on_worker_lost
+
+
+def test_the_analysis_page_starts_a_new_run_past_a_dead_one(client, rated, owner, django_capture_on_commit_callbacks):
+    client.force_login(owner)
+    with django_capture_on_commit_callbacks(execute=False):
+        client.post(reverse("analysis:analysis", args=[rated.pk]))
+    dead = AnalysisRun.objects.get()
+    expired(AnalysisRun, dead.pk, ago=1)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("analysis:analysis", args=[rated.pk]))
+
+    dead.refresh_from_db()
+    new = AnalysisRun.objects.exclude(pk=dead.pk).get()
+    assert dead.status == "failed" and new.status == "done"
+    assert dead.error.startswith(LOST)

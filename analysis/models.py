@@ -123,7 +123,10 @@ class ImportJob(Job):
     highest app it touches. The uploads are deleted once the job ends."""
 
     task = "analysis.tasks.import_run_task"
-    requeue_safe = True  # the items are written in one transaction: a dead worker's rolled back, its uploads kept
+    # The items are written in one transaction: a dead worker's rolled back, and its uploads are kept
+    # (deleted only when a run ends). Lost in the instant after the commit, a repeat is refused by
+    # the "already in the study" check: never a duplicate item.
+    requeue_safe = True
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="import_jobs")
     rows_name = models.CharField(max_length=255)

@@ -17,12 +17,11 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.db.models.fields.files import FieldFile
-from django.utils import timezone
 
 from studies.importing import ItemImportError, items_import
 from studies.models import Study
 
-from .jobs import Status, job_claim, job_enqueue, job_fail, job_progress
+from .jobs import job_claim, job_end, job_enqueue, job_fail, job_finish, job_progress
 from .models import ImportJob
 
 ROWS_SUFFIXES = (".csv", ".jsonl", ".ndjson")
@@ -60,7 +59,7 @@ def import_start(
     if images is not None:
         job.images_file.save(images_name, images, save=False)
     job.save()
-    transaction.on_commit(partial(job_enqueue, ImportJob, job.pk, "analysis.tasks.import_run_task"))
+    transaction.on_commit(partial(job_enqueue, ImportJob, job.pk))
     return job
 
 
@@ -86,23 +85,16 @@ def import_run(*, job_id: int) -> ImportJob:
                     progress=partial(job_progress, ImportJob, job_id),
                 )
         except ItemImportError as exc:
-            ImportJob.objects.filter(pk=job_id).update(
-                status=Status.FAILED,
+            job_end(
+                ImportJob, job_id,
                 problems=exc.errors,
                 error=f"Nothing was imported from {job.rows_name}: {len(exc.errors)} problem"
                 f"{'s' if len(exc.errors) != 1 else ''}. Correct the file and upload it again.",
-                finished_at=timezone.now(),
             )
         except Exception as exc:  # noqa: BLE001 - the page shows the error; the import wrote nothing
             job_fail(ImportJob, job_id, "import", exc)
         else:
-            ImportJob.objects.filter(pk=job_id).update(
-                status=Status.DONE,
-                progress=100,
-                created_items=report.created,
-                summary=report.summary(),
-                finished_at=timezone.now(),
-            )
+            job_finish(ImportJob, job_id, created_items=report.created, summary=report.summary())
         finally:
             _delete_uploads(job)
     return ImportJob.objects.get(pk=job_id)

@@ -1,19 +1,44 @@
-"""The job base: how every background job (an analysis run, an export) is queued, claimed,
-followed and failed. A job is a row of ours (a ``models.Job``) that records its status, progress,
-result or error; Celery only carries its id.
+"""The job base: how every background job (an analysis run, an import, an export) is queued,
+claimed, followed, failed, and taken back from a worker that died. A job is a row of ours (a
+``models.Job``) that records its status, progress, result or error; Celery only carries its id.
 
 ``*_start`` services create the row and call ``job_enqueue`` once the transaction commits; the task
-calls the body, which claims the row with ``job_claim`` (a conditional UPDATE, so a redelivered
-task never runs a job twice), reports ``job_progress`` and ends done or ``job_fail``.
+calls the body, which claims the row with ``job_claim`` (a conditional UPDATE), reports
+``job_progress`` and ends with ``job_finish`` or ``job_fail``.
+
+The lease. A claim gives the row an attempt number (``attempt``, the claimer's token) and a lease
+(``lease_expires_at``, ``JOB_LEASE_SECONDS`` ahead); each progress call renews it, at most every
+``JOB_HEARTBEAT_SECONDS``, in the same conditional UPDATE as the percent (only while the row is still
+running under that attempt). A worker that is killed stops renewing; past the lease its job is
+taken for lost. A body must report progress more often than the lease (the bodies here report per
+chunk of rows or per field), or a live job is taken for dead.
+
+A redelivered task (``acks_late`` with ``reject_on_worker_lost``, see ``config/settings.py``) claims
+like any other: a job done or failed is not run again, a running one with a live lease is left
+alone, a running one whose lease expired is taken over (attempt + 1) while attempts remain. The
+writes that end a job name the attempt, so a worker that lost its lease cannot overwrite the
+attempt that took over.
+
+``jobs_reap`` (Celery beat, every minute) finds running jobs whose lease expired: a job whose kind
+says a repeat is harmless (``Job.requeue_safe``) and that has attempts left is queued again once;
+any other is failed with the reason ("the worker running it stopped"). ``job_expire`` does the same
+for one row on the spot, so a new start never waits for a dead run.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from itertools import islice
 from typing import Any
 
+from django.apps import apps
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
 from kombu.exceptions import OperationalError as QueueUnreachable
@@ -23,13 +48,18 @@ from .models import Job
 logger = logging.getLogger(__name__)
 
 Status = Job.Status
+MAX_ATTEMPTS = 2  # a job whose worker died is queued again once, then failed
 
 
-def job_enqueue(model: type[Job], pk: int, task: str) -> None:
-    """Publish the job's task (its dotted path, so a service need not import its own tasks
-    module); an unreachable broker fails the job loudly, never silently."""
+def lease_seconds() -> int:
+    return settings.JOB_LEASE_SECONDS
+
+
+def job_enqueue(model: type[Job], pk: int) -> None:
+    """Publish the job's task (``model.task``, a dotted path, so a service need not import its own
+    tasks module); an unreachable broker fails the job loudly, never silently."""
     try:
-        import_string(task).delay(pk)
+        import_string(model.task).delay(pk)
     except (QueueUnreachable, ConnectionError) as exc:
         logger.error("could not queue %s %s: %s", model.__name__, pk, exc)
         model.objects.filter(pk=pk, status=Status.QUEUED).update(
@@ -37,27 +67,143 @@ def job_enqueue(model: type[Job], pk: int, task: str) -> None:
         )
 
 
-def job_claim(model: type[Job], pk: int) -> bool:
-    """Move a queued job to running; False when another worker has it or it is finished."""
-    return bool(
-        model.objects.filter(pk=pk, status=Status.QUEUED).update(
-            status=Status.RUNNING, started_at=timezone.now(), progress=0
-        )
+@dataclass
+class Claim:
+    """The attempt this process holds, and when it last renewed the lease (monotonic seconds)."""
+
+    attempt: int
+    renewed: float
+
+
+# The claims this worker process holds, by (model, pk): a worker runs one job at a time per process
+# (solo or prefork), so the body's progress calls need not carry the attempt along.
+_claims: dict[tuple[type[Job], int], Claim] = {}
+
+
+def job_claim(model: type[Job], pk: int) -> int | None:
+    """Take the job: queued, or running under a lease that expired (its worker is gone) with
+    attempts left. Returns the attempt number now held, or None when it is not ours to run (done,
+    failed, held by a live worker, or out of attempts: ``jobs_reap`` fails it)."""
+    now = timezone.now()
+    takeable = Q(status=Status.QUEUED) | Q(
+        status=Status.RUNNING, lease_expires_at__lt=now, attempt__lt=MAX_ATTEMPTS
     )
+    with transaction.atomic():
+        claimed = model.objects.filter(takeable, pk=pk).update(
+            status=Status.RUNNING, started_at=now, progress=0, attempt=F("attempt") + 1,
+            lease_expires_at=now + timedelta(seconds=lease_seconds()),
+        )
+        if not claimed:
+            return None
+        attempt = model.objects.filter(pk=pk).values_list("attempt", flat=True).get()
+    _claims[(model, pk)] = Claim(attempt, time.monotonic())
+    return attempt
 
 
-def job_progress(model: type[Job], pk: int, percent: int) -> None:
-    model.objects.filter(pk=pk, status=Status.RUNNING).update(progress=max(0, min(100, percent)))
+def _held(model: type[Job], pk: int) -> Q:
+    """The row as this process's claim holds it (running, same attempt)."""
+    q = Q(pk=pk, status=Status.RUNNING)
+    claim = _claims.get((model, pk))
+    return q & Q(attempt=claim.attempt) if claim else q
+
+
+def job_progress(model: type[Job], pk: int, percent: int) -> bool:
+    """Record the percent done and renew the lease when it is due; False when the row is no longer
+    this attempt's (cancelled, deleted, or taken over after the lease expired)."""
+    fields: dict[str, Any] = {"progress": max(0, min(100, percent))}
+    claim = _claims.get((model, pk))
+    if claim and time.monotonic() - claim.renewed >= settings.JOB_HEARTBEAT_SECONDS:
+        fields["lease_expires_at"] = timezone.now() + timedelta(seconds=lease_seconds())
+        claim.renewed = time.monotonic()
+    return bool(model.objects.filter(_held(model, pk)).update(**fields))
+
+
+def job_finish(model: type[Job], pk: int, **fields: Any) -> bool:
+    """End the job done with ``fields``, if this attempt still holds it; False otherwise."""
+    done = model.objects.filter(_held(model, pk)).update(
+        status=Status.DONE, progress=100, finished_at=timezone.now(), lease_expires_at=None, **fields
+    )
+    _claims.pop((model, pk), None)
+    return bool(done)
+
+
+def job_end(model: type[Job], pk: int, **fields: Any) -> bool:
+    """End the job failed with ``fields`` (an ``error``, problems), if this attempt still holds it."""
+    ended = model.objects.filter(_held(model, pk)).update(
+        status=Status.FAILED, finished_at=timezone.now(), lease_expires_at=None, **fields
+    )
+    _claims.pop((model, pk), None)
+    return bool(ended)
 
 
 def job_fail(model: type[Job], pk: int, what: str, exc: Exception) -> None:
     logger.exception("%s %s failed", model.__name__, pk)
-    model.objects.filter(pk=pk).update(
-        status=Status.FAILED,
+    job_end(
+        model, pk,
         error=f"The {what} stopped because of an unexpected error ({type(exc).__name__}: {exc}). "
         "Nothing was kept; try again, and report the error if it happens again.",
-        finished_at=timezone.now(),
     )
+
+
+# --- lost workers ----------------------------------------------------------------------------
+
+
+def lost_reason(lease_expired: datetime | None) -> str:
+    lost = timezone.localtime(lease_expired or timezone.now()).strftime("%H:%M")
+    return f"The worker running it stopped (lost at {lost}); start it again."
+
+
+def job_expire(model: type[Job], pk: int, *, requeue: bool) -> str | None:
+    """A running job whose lease expired: queued again (``requeue`` and the kind allows it and
+    attempts remain) or failed with the reason. Returns "requeued", "failed", or None when the row
+    changed meanwhile (renewed, finished, taken over). Conditional on the attempt seen, so two
+    reapers (or a reaper and a redelivered task) never both act on one loss."""
+    now = timezone.now()
+    row = (
+        model.objects.filter(pk=pk, status=Status.RUNNING, lease_expires_at__lt=now)
+        .values("attempt", "lease_expires_at").first()
+    )
+    if row is None:
+        return None
+    same = model.objects.filter(
+        pk=pk, status=Status.RUNNING, attempt=row["attempt"], lease_expires_at=row["lease_expires_at"]
+    )
+    if requeue and model.requeue_safe and row["attempt"] < MAX_ATTEMPTS:
+        if same.update(status=Status.QUEUED, progress=0, lease_expires_at=None):
+            logger.warning("%s %s: its worker was lost; queued again", model.__name__, pk)
+            transaction.on_commit(lambda: job_enqueue(model, pk))
+            return "requeued"
+        return None
+    if same.update(status=Status.FAILED, error=lost_reason(row["lease_expires_at"]), finished_at=now,
+                   lease_expires_at=None):
+        logger.warning("%s %s: its worker was lost; failed", model.__name__, pk)
+        return "failed"
+    return None
+
+
+def job_models() -> list[type[Job]]:
+    """Every concrete kind of job (found by the base, so this app imports none above it)."""
+    return [m for m in apps.get_models() if issubclass(m, Job)]
+
+
+def jobs_reap(*, models: Iterable[type[Job]] | None = None) -> dict[str, int]:
+    """Run by Celery beat every minute: every running job whose lease expired (its worker is gone)
+    queued again once where that is harmless (``requeue_safe``: an analysis and an export only read;
+    an import writes its items in one transaction that rolled back with the worker), else failed
+    with the reason. Rows locked by a transaction still open (an import writing its items, whose
+    renewals are not visible until it commits) belong to a live worker and are skipped."""
+    counts = {"requeued": 0, "failed": 0}
+    now = timezone.now()
+    for model in models if models is not None else job_models():
+        with transaction.atomic():
+            expired = model.objects.filter(status=Status.RUNNING, lease_expires_at__lt=now)
+            if connection.features.has_select_for_update_skip_locked:
+                expired = expired.select_for_update(skip_locked=True)
+            for pk in list(expired.values_list("pk", flat=True)):
+                outcome = job_expire(model, pk, requeue=True)
+                if outcome:
+                    counts[outcome] += 1
+    return counts
 
 
 def chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:

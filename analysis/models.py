@@ -26,6 +26,17 @@ class Job(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    attempt = models.PositiveSmallIntegerField(
+        default=0, help_text="Claims so far: the running attempt's token (a stale worker's writes are refused)."
+    )
+    lease_expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="A running job's worker renews this; past it, the worker is taken for gone."
+    )
+
+    # The dotted path of the job's Celery task (what ``jobs_reap`` queues again), and whether running
+    # it again after a lost worker is harmless (see ``analysis.jobs``).
+    task: str = ""
+    requeue_safe: bool = False
 
     class Meta:
         abstract = True
@@ -41,6 +52,9 @@ MAX_RESAMPLES = 10_000
 
 
 class AnalysisRun(Job):
+    task = "analysis.tasks.analysis_run_task"
+    requeue_safe = True  # a read of the annotations; the result is written only by the attempt that holds the row
+
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="analysis_runs")
     result = models.JSONField(null=True, blank=True)
     summary = models.JSONField(
@@ -107,6 +121,12 @@ class ImportJob(Job):
     by the same ``items_import`` as ``manage.py import_items``. It lives here, not in studies,
     because it is a job on the job base (this app), and a page combining layers lives in the
     highest app it touches. The uploads are deleted once the job ends."""
+
+    task = "analysis.tasks.import_run_task"
+    # The items are written in one transaction: a dead worker's rolled back, and its uploads are kept
+    # (deleted only when a run ends). Lost in the instant after the commit, a repeat is refused by
+    # the "already in the study" check: never a duplicate item.
+    requeue_safe = True
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="import_jobs")
     rows_name = models.CharField(max_length=255)

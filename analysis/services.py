@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from stats.coding import DocumentRatings, Ratings, Units, attribute_masks, field_agreement
@@ -23,7 +24,7 @@ from stats.summary import page_summary
 from studies.models import Study
 
 from .fingerprint import Fingerprint, data_fingerprint
-from .jobs import Status, job_claim, job_enqueue, job_fail, job_progress
+from .jobs import Status, job_claim, job_enqueue, job_expire, job_fail, job_finish, job_progress
 from .metrics import human_field, metric_result
 from .models import DEFAULT_RESAMPLES, MAX_RESAMPLES, AnalysisRun
 from .reader import (
@@ -60,9 +61,11 @@ def analysis_start(
     """Queue an agreement analysis of the study's current annotations, with ``resamples``
     bootstrap resamples (0 to ``MAX_RESAMPLES``) drawn with ``seed`` for each alpha's interval.
 
-    A recent run still queued or running on the same data with the same options is returned
-    instead (a double click); an older one may be an orphan of a crashed worker and does not block
-    a new run. With ``queue=False`` the run is only recorded: the caller runs ``analysis_run``
+    A recent run still queued, or running under a live lease, on the same data with the same
+    options is returned instead (a double click); a running one whose lease expired lost its worker:
+    it is failed on the spot (``job_expire``) and a new run starts at once. A queued one older than
+    ``REUSE_ACTIVE_RUN_FOR`` (its message lost) does not block a new run either.
+    With ``queue=False`` the run is only recorded: the caller runs ``analysis_run``
     itself (the shell). Raises ``AnalysisRefused`` for options out of range."""
     if not 0 <= resamples <= MAX_RESAMPLES:
         raise AnalysisRefused(f"The bootstrap resamples must be between 0 and {MAX_RESAMPLES:,}; got {resamples:,}.")
@@ -70,18 +73,19 @@ def analysis_start(
         raise AnalysisRefused(f"The seed must be 0 or more; got {seed}.")
     fingerprint = data_fingerprint(study=study).text
     options = {"complete_only": complete_only, "resamples": resamples, "seed": seed}
-    active = AnalysisRun.objects.filter(
-        study=study,
-        status__in=[Status.QUEUED, Status.RUNNING],
-        data_fingerprint=fingerprint,
-        created_at__gte=timezone.now() - REUSE_ACTIVE_RUN_FOR,
-        **options,
+    now = timezone.now()
+    same = AnalysisRun.objects.filter(study=study, data_fingerprint=fingerprint, **options)
+    for dead in same.filter(status=Status.RUNNING, lease_expires_at__lt=now).values_list("pk", flat=True):
+        job_expire(AnalysisRun, dead, requeue=False)
+    active = same.filter(
+        Q(status=Status.QUEUED, created_at__gte=now - REUSE_ACTIVE_RUN_FOR)
+        | Q(status=Status.RUNNING, lease_expires_at__gte=now)
     ).first()
     if active is not None:
         return active
     run = AnalysisRun.objects.create(study=study, requested_by=user, data_fingerprint=fingerprint, **options)
     if queue:
-        transaction.on_commit(partial(job_enqueue, AnalysisRun, run.pk, "analysis.tasks.analysis_run_task"))
+        transaction.on_commit(partial(job_enqueue, AnalysisRun, run.pk))
     return run
 
 
@@ -94,13 +98,8 @@ def analysis_run(*, run_id: int) -> AnalysisRun:
         except Exception as exc:  # noqa: BLE001 - the row records every failure; the worker stays up
             job_fail(AnalysisRun, run_id, "analysis", exc)
         else:
-            AnalysisRun.objects.filter(pk=run_id).update(
-                status=Status.DONE,
-                progress=100,
-                result=result,
-                summary=page_summary(result),
-                data_fingerprint=fingerprint.text,
-                finished_at=timezone.now(),
+            job_finish(
+                AnalysisRun, run_id, result=result, summary=page_summary(result), data_fingerprint=fingerprint.text
             )
     return AnalysisRun.objects.get(pk=run_id)
 

@@ -207,14 +207,32 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_PUBLISH_RETRY = True
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
 CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
+# Acknowledged once a task returns, not when it starts: a worker that dies mid-task leaves its
+# message to be delivered again (the job tasks also give it back at once when a prefork child is
+# lost: ``reject_on_worker_lost`` in analysis/tasks.py). Every task is safe to run twice: the jobs
+# claim their row by a conditional UPDATE, the periodic tasks are idempotent sweeps.
 CELERY_TASK_ACKS_LATE = True
+# One message reserved per worker process: a long job does not hold others back in its prefetch
+# (where a second worker could not take them) nor lose them all with its worker.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# The queue the tasks go to and the worker reads by default ("celery"): a deployment (or a test's
+# own worker) that shares a broker may name its own.
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery") or "celery"
+# Background jobs (analysis/jobs.py): a running job's lease, renewed by its progress at most every
+# JOB_HEARTBEAT_SECONDS; past it the job's worker is taken for gone and jobs_reap queues it again
+# or fails it. Every body reports progress far more often than the lease.
+JOB_LEASE_SECONDS = env_int("JOB_LEASE_SECONDS", 300)
+JOB_HEARTBEAT_SECONDS = env_int("JOB_HEARTBEAT_SECONDS", max(1, min(30, JOB_LEASE_SECONDS // 5)))
+if not 0 < JOB_HEARTBEAT_SECONDS < JOB_LEASE_SECONDS:
+    raise ImproperlyConfigured("JOB_HEARTBEAT_SECONDS must be positive and shorter than JOB_LEASE_SECONDS")
 CELERY_BEAT_SCHEDULE = {
     "expire-leases": {"task": "annotation.tasks.assignments_expire_task", "schedule": 60.0},
+    "reap-jobs": {"task": "analysis.tasks.jobs_reap_task", "schedule": 60.0},
     # Prolific: entries let in unverified checked again; submissions, leases and places in step
     # (webhooks do it at once; the sync catches what they missed).
     "prolific-entries-recheck": {"task": "recruitment.tasks.prolific_entries_recheck_task", "schedule": 60.0},
     "prolific-sync": {"task": "recruitment.tasks.prolific_sync_task", "schedule": 600.0},
+    "prolific-reap-jobs": {"task": "recruitment.tasks.prolific_jobs_reap_task", "schedule": 60.0},
 }
 
 # Prolific (recruitment/): the API's base URL, and the deployment-wide token used when a researcher

@@ -7,6 +7,9 @@ from studies.models import Study
 
 
 class ExportJob(Job):
+    task = "exports.tasks.export_build_task"
+    requeue_safe = True  # a read written to a temporary folder; stored only by the attempt that holds the row
+
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="export_jobs")
     analysis = models.ForeignKey(
         AnalysisRun,

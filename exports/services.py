@@ -21,7 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from analysis.fingerprint import Fingerprint, data_fingerprint, staleness
-from analysis.jobs import Status, job_claim, job_enqueue, job_fail
+from analysis.jobs import job_claim, job_enqueue, job_fail, job_finish, job_progress
 from analysis.models import AnalysisRun
 from analysis.reader import protocol_set
 from analysis.selectors import analysis_latest_done
@@ -76,7 +76,7 @@ def export_start(*, study: Study, user: AbstractBaseUser | None, format: str = "
     job = ExportJob.objects.create(
         study=study, requested_by=user, analysis=analysis, data_fingerprint=now.text, format=format
     )
-    transaction.on_commit(partial(job_enqueue, ExportJob, job.pk, "exports.tasks.export_build_task"))
+    transaction.on_commit(partial(job_enqueue, ExportJob, job.pk))
     return job
 
 
@@ -127,9 +127,9 @@ def export_write(
 
 
 def _progress(job_id: int, total: int, written: int) -> None:
-    """Report progress; a row no longer running (cancelled, deleted) stops the export."""
-    percent = max(0, min(95, 95 * written // max(total, 1)))
-    if not ExportJob.objects.filter(pk=job_id, status=Status.RUNNING).update(progress=percent):
+    """Report progress (renewing the lease); a row no longer this attempt's (cancelled, deleted,
+    taken over after a lost lease) stops the export."""
+    if not job_progress(ExportJob, job_id, min(95, 95 * written // max(total, 1))):
         raise ExportCancelled
 
 
@@ -149,11 +149,7 @@ def export_build(*, job_id: int) -> ExportJob | None:
                 folder=Path(tmp), on_chunk=partial(_progress, job_id, fingerprint.count),
             )
             stored = _store(job, written.package)
-        done = ExportJob.objects.filter(pk=job_id, status=Status.RUNNING).update(
-            status=Status.DONE, progress=100, rows=written.rows, file=stored, manifest=written.manifest,
-            finished_at=timezone.now(),
-        )
-        if not done:
+        if not job_finish(ExportJob, job_id, rows=written.rows, file=stored, manifest=written.manifest):
             raise ExportCancelled
     except ExportCancelled:
         if stored:

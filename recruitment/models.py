@@ -265,6 +265,9 @@ class ProlificJob(models.Model):
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     attempts = models.PositiveSmallIntegerField(default=0)
+    lease_expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="A running job's worker renews this at each call; past it, the worker is gone."
+    )
     outcome = models.TextField(blank=True, help_text="What happened, fit to show the researcher.")
     error = models.TextField(blank=True, help_text="Prolific's message, or ours, when it failed.")
     created_at = models.DateTimeField(auto_now_add=True)

@@ -18,6 +18,12 @@ def prolific_job_task(job_id: int) -> None:
 
 
 @shared_task(ignore_result=True)
+def prolific_jobs_reap_task() -> None:
+    """Run by Celery beat every minute: review jobs whose worker is gone queued again or failed."""
+    review.prolific_jobs_reap()
+
+
+@shared_task(ignore_result=True)
 def prolific_sync_task() -> None:
     """Run by Celery beat: every running Prolific study's submissions, leases, status and places;
     webhook event ids past any retry forgotten."""

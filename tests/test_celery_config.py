@@ -85,3 +85,37 @@ print(json.dumps({"result": add.delay(2, 3).get(timeout=5)}))
     )
 
     assert outcome == {"result": 5}
+
+
+def test_the_shipped_configuration_suits_long_jobs_and_lost_workers(tmp_path):
+    outcome = run_with_celery(
+        tmp_path,
+        """
+import django
+django.setup()
+from django.conf import settings
+from analysis.tasks import analysis_run_task, import_run_task
+from exports.tasks import export_build_task
+print(json.dumps({
+    "acks_late": app.conf.task_acks_late,
+    "prefetch": app.conf.worker_prefetch_multiplier,
+    "queue": app.conf.task_default_queue,
+    "given_back": [t.reject_on_worker_lost for t in (analysis_run_task, import_run_task, export_build_task)],
+    "beat": sorted(e["task"] for e in app.conf.beat_schedule.values()),
+    "lease": [settings.JOB_LEASE_SECONDS, settings.JOB_HEARTBEAT_SECONDS],
+}))
+""",
+    )
+
+    assert outcome["acks_late"] is True and outcome["prefetch"] == 1 and outcome["queue"] == "celery"
+    assert outcome["given_back"] == [True, True, True]
+    assert {"analysis.tasks.jobs_reap_task", "recruitment.tasks.prolific_jobs_reap_task"} <= set(outcome["beat"])
+    assert outcome["lease"] == [300, 30]
+
+
+def test_a_heartbeat_not_shorter_than_the_lease_is_refused(tmp_path):
+    result = start_django(tmp_path, "", SECRET_KEY="tests-only-not-secret", JOB_LEASE_SECONDS="10",
+                          JOB_HEARTBEAT_SECONDS="10")
+
+    assert result.returncode != 0
+    assert "JOB_HEARTBEAT_SECONDS must be positive and shorter than JOB_LEASE_SECONDS" in result.stderr

@@ -14,15 +14,24 @@ and says so. Prolific's pay call is not idempotent; see ``ProlificBonus``.
 
 Local state follows Prolific's answers only: a submission's status is written from the answer to a
 transition or a read, never from what was asked.
+
+A worker that dies mid-job: the claim gives the job a lease (``JOB_LEASE_SECONDS``), renewed at each
+call it logs; ``prolific_jobs_reap`` (Celery beat, every minute) takes a running job whose lease
+expired by the same rule as a 5xx: the kinds a repeat leaves harmless (a read, a submission
+transition, a bulk approval) are queued again while attempts remain; a bonus set-up goes back to a
+draft (an unrecorded set-up is never paid) and a payment to "uncertain" (never sent again), their
+job failed with the reason.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from datetime import timedelta
 from functools import partial
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F
@@ -114,7 +123,7 @@ def prolific_job_run(*, job_id: int) -> float | None:
     """The body of a job's task. Returns the seconds to wait before the job runs again (a
     retry the task queues), or None when it is finished (done or failed) or not ours to run."""
     claimed = ProlificJob.objects.filter(pk=job_id, status__in=[JobStatus.QUEUED, JobStatus.WAITING]).update(
-        status=JobStatus.RUNNING, attempts=F("attempts") + 1
+        status=JobStatus.RUNNING, attempts=F("attempts") + 1, lease_expires_at=_lease_end()
     )
     if not claimed:
         return None
@@ -148,15 +157,63 @@ def _wait_for(error: ProlificError, attempt: int) -> float:
 
 def _finish(job_id: int, status: str, *, outcome: str = "", error: str = "") -> None:
     ProlificJob.objects.filter(pk=job_id).update(
-        status=status, outcome=outcome, error=error, finished_at=timezone.now()
+        status=status, outcome=outcome, error=error, finished_at=timezone.now(), lease_expires_at=None
     )
+
+
+def _lease_end():
+    return timezone.now() + timedelta(seconds=settings.JOB_LEASE_SECONDS)
 
 
 def _log(job: ProlificJob, kind: str, *, target: str, ok: bool, answer: Any = None,
          error: ProlificError | None = None) -> None:
+    """Log a call, and renew the job's lease (a call takes seconds: one UPDATE beside it is cheap)."""
     action = action_log(row=job.prolific_study, kind=kind, user=job.user, target=target, ok=ok, answer=answer,
                         error=error)
     ProlificAction.objects.filter(pk=action.pk).update(job=job)
+    ProlificJob.objects.filter(pk=job.pk, status=JobStatus.RUNNING, attempts=job.attempts).update(
+        lease_expires_at=_lease_end()
+    )
+
+
+# --- lost workers ----------------------------------------------------------------------------
+
+REPEATABLE = frozenset({Kind.SUBMISSIONS, Kind.APPROVE, Kind.BULK_APPROVE, Kind.REJECT, Kind.RETURN})
+LOST_WHILE_PAYING = (
+    "The worker running it stopped (lost at {lost}) while paying. Prolific may or may not have paid: the "
+    "platform will not send this payment again. Check the participants' bonuses on Prolific before paying "
+    "them by other means."
+)
+
+
+def prolific_jobs_reap() -> dict[str, int]:
+    """Run by Celery beat every minute: every running job whose lease expired (its worker is gone).
+    A kind a repeat leaves harmless is queued again while attempts remain; a bonus set-up goes back to
+    a draft, a payment to uncertain (as after a 5xx), and the job fails with the reason."""
+    counts = {"requeued": 0, "failed": 0}
+    now = timezone.now()
+    for job in ProlificJob.objects.filter(status=JobStatus.RUNNING, lease_expires_at__lt=now).select_related("bonus"):
+        same = ProlificJob.objects.filter(
+            pk=job.pk, status=JobStatus.RUNNING, attempts=job.attempts, lease_expires_at=job.lease_expires_at
+        )
+        lost = timezone.localtime(job.lease_expires_at).strftime("%H:%M")
+        if job.kind in REPEATABLE and job.attempts < MAX_ATTEMPTS:
+            if same.update(status=JobStatus.WAITING, lease_expires_at=None,
+                           error=f"The worker running it stopped (lost at {lost}); trying again."):
+                transaction.on_commit(partial(job_enqueue, job.pk))
+                counts["requeued"] += 1
+            continue
+        error = f"The worker running it stopped (lost at {lost}); start it again."
+        with transaction.atomic():
+            if not same.update(status=JobStatus.FAILED, error=error, finished_at=now, lease_expires_at=None):
+                continue
+            if job.kind == Kind.BONUS_SETUP and job.bonus:  # unpaid and unrecorded: costs nothing
+                _bonus_state(job.bonus, BonusState.SETTING_UP, BonusState.DRAFT)
+            if job.kind == Kind.BONUS_PAY and job.bonus:
+                if _bonus_state(job.bonus, BonusState.PAYING, BonusState.UNCERTAIN):
+                    ProlificJob.objects.filter(pk=job.pk).update(error=LOST_WHILE_PAYING.format(lost=lost))
+        counts["failed"] += 1
+    return counts
 
 
 SAFE_TO_REPEAT = (ProlificRateLimited, ProlificServerError, ProlificUnavailable)

@@ -1,0 +1,122 @@
+"""A review job whose worker died: its lease expires and the reaper decides by kind, by the rule of
+``recruitment/services/review.py`` ("retried only where a repeat is harmless"): an approval is queued
+again and ends done; a bonus set-up goes back to a draft and a payment to "uncertain", their jobs
+failed with the reason, and a payment is never sent again."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from recruitment.models import ProlificAction, ProlificBonus, ProlificJob
+from recruitment.services.review import MAX_ATTEMPTS, prolific_bonus_draft, prolific_job_start, prolific_jobs_reap
+
+from .review_helpers import go_live, read_back, take_part
+
+Kind = ProlificAction.Kind
+TRANSITION = r"submissions/[0-9a-f]+/transition/"
+PAY = r"bulk-bonus-payments/[0-9a-f]+/pay/"
+LOST = "The worker running it stopped (lost at "
+
+
+@pytest.fixture
+def live(fake_prolific, owner, pool, items):
+    return go_live(fake_prolific, owner, pool)
+
+
+def lost(job, *, attempts=1):
+    """The job as a killed worker leaves it: running, its lease past."""
+    ProlificJob.objects.filter(pk=job.pk).update(
+        status="running", attempts=attempts, lease_expires_at=timezone.now() - timedelta(seconds=30)
+    )
+
+
+def queued(django_capture_on_commit_callbacks, **kwargs):
+    with django_capture_on_commit_callbacks(execute=False):  # the worker that takes it will die
+        return prolific_job_start(**kwargs)
+
+
+def reap(django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):  # a job queued again runs here
+        return prolific_jobs_reap()
+
+
+def test_a_finished_job_lets_its_lease_go(fake_prolific, live, owner, django_capture_on_commit_callbacks):
+    sid = take_part(fake_prolific, live)
+    with django_capture_on_commit_callbacks(execute=True):
+        job = prolific_job_start(prolific_study=live, user=owner, kind=Kind.APPROVE,
+                                 submissions=[read_back(live, owner)[sid]])
+    job.refresh_from_db()
+    assert job.status == "done" and job.lease_expires_at is None
+
+
+def test_a_lost_approval_is_queued_again_and_done(fake_prolific, live, owner, django_capture_on_commit_callbacks):
+    sid = take_part(fake_prolific, live)
+    job = queued(django_capture_on_commit_callbacks, prolific_study=live, user=owner, kind=Kind.APPROVE,
+                 submissions=[read_back(live, owner)[sid]])
+    lost(job)
+
+    assert reap(django_capture_on_commit_callbacks) == {"requeued": 1, "failed": 0}
+
+    job.refresh_from_db()
+    assert job.status == "done" and job.attempts == 2, job.error
+    assert fake_prolific.submissions[sid]["status"] == "APPROVED"
+
+
+def test_a_lost_approval_out_of_attempts_fails_with_the_reason(fake_prolific, live, owner,
+                                                               django_capture_on_commit_callbacks):
+    sid = take_part(fake_prolific, live)
+    job = queued(django_capture_on_commit_callbacks, prolific_study=live, user=owner, kind=Kind.APPROVE,
+                 submissions=[read_back(live, owner)[sid]])
+    lost(job, attempts=MAX_ATTEMPTS)
+
+    assert reap(django_capture_on_commit_callbacks) == {"requeued": 0, "failed": 1}
+    job.refresh_from_db()
+    assert job.status == "failed" and job.error.startswith(LOST) and job.error.endswith("start it again.")
+
+
+def bonus_in(fake, live, owner, state):
+    ids = [take_part(fake, live) for _ in range(2)]
+    read_back(live, owner)
+    bonus = prolific_bonus_draft(prolific_study=live, user=owner, lines=[(ids[0], 100), (ids[1], 50)])
+    ProlificBonus.objects.filter(pk=bonus.pk).update(state=state, prolific_id="b" * 24 if state == "paying" else "")
+    bonus.refresh_from_db()
+    return bonus
+
+
+def test_a_lost_bonus_set_up_goes_back_to_a_draft(fake_prolific, live, owner, django_capture_on_commit_callbacks):
+    bonus = bonus_in(fake_prolific, live, owner, "setting_up")
+    job = queued(django_capture_on_commit_callbacks, prolific_study=live, user=owner, kind=Kind.BONUS_SETUP,
+                 bonus=bonus)
+    lost(job)
+
+    assert reap(django_capture_on_commit_callbacks) == {"requeued": 0, "failed": 1}
+    job.refresh_from_db()
+    bonus.refresh_from_db()
+    assert job.status == "failed" and job.error.startswith(LOST)
+    assert bonus.state == "draft"  # set up again by the researcher, at once
+
+
+def test_a_lost_payment_is_uncertain_and_never_sent_again(fake_prolific, live, owner,
+                                                          django_capture_on_commit_callbacks):
+    bonus = bonus_in(fake_prolific, live, owner, "paying")
+    job = queued(django_capture_on_commit_callbacks, prolific_study=live, user=owner, kind=Kind.BONUS_PAY,
+                 bonus=bonus)
+    lost(job)
+
+    assert reap(django_capture_on_commit_callbacks) == {"requeued": 0, "failed": 1}
+    job.refresh_from_db()
+    bonus.refresh_from_db()
+    assert job.status == "failed" and "will not send this payment again" in job.error
+    assert bonus.state == "uncertain" and not fake_prolific.calls("POST", PAY)
+
+
+def test_the_reaper_leaves_a_live_job_alone(fake_prolific, live, owner, django_capture_on_commit_callbacks):
+    job = queued(django_capture_on_commit_callbacks, prolific_study=live, user=owner, kind=Kind.SUBMISSIONS)
+    ProlificJob.objects.filter(pk=job.pk).update(
+        status="running", attempts=1, lease_expires_at=timezone.now() + timedelta(minutes=1)
+    )
+
+    assert reap(django_capture_on_commit_callbacks) == {"requeued": 0, "failed": 0}
+    job.refresh_from_db()
+    assert job.status == "running"

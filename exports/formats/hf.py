@@ -6,7 +6,8 @@
   default), one split per country (its code in lower case); ``data/raw_documents/<country>.parquet``
   and config ``raw_documents`` when the protocol asks questions per document;
 - ``data/gold/<table>.parquet``: the gold tables of the ``gold`` format, a config each (split
-  ``train``), ``gold_by_country`` with one split per country as well;
+  ``train``), ``gold_by_country`` with one split per country as well (a table without rows is left
+  out: ``datasets`` cannot load a Parquet file of zero rows);
 - ``data/items.parquet``: each annotated item's id, image file, size (config ``items``);
 - ``images/<file>``: the items' images, when the researcher asks for them (read through the
   storage in chunks);
@@ -97,6 +98,8 @@ class HfWriter:
             if splits:
                 configs.append(Config(table, splits, schema, default=table == RAW))
         for name, frame in gold_tables(source).items():
+            if not len(frame):  # ``datasets`` reads no Parquet file of zero rows: an empty table is left out
+                continue
             relative, schema = self._table(f"data/gold/{name}.parquet", arrow_table(frame))
             splits = {"train": relative}
             if name == "gold_by_country" and len(frame):
@@ -105,8 +108,10 @@ class HfWriter:
                         f"data/gold/{name}/{split_name(country)}.parquet",
                         arrow_table(part.reset_index(drop=True)).cast(schema))[0]
             configs.append(Config(name, splits, schema))
-        relative, schema = self._table("data/items.parquet", arrow_table(self._items(source)))
-        configs.append(Config("items", {"train": relative}, schema))
+        items = self._items(source)
+        if len(items):
+            relative, schema = self._table("data/items.parquet", arrow_table(items))
+            configs.append(Config("items", {"train": relative}, schema))
         if source.options.images:
             self._images(source)
         raw_rows = sum(n for (t, _), n in self.rows.items() if t == RAW)

@@ -14,7 +14,8 @@ from stats.versions import ProtocolSet
 from studies.protocol import UploadRef, parse_spec
 from tests import factories as f
 from tests.annotations import annotate, annotators, inline_study, submitted
-from tests.exports.test_gold_export import CAIRE, exported
+from tests.exports.conftest import CAIRE
+from tests.exports.test_gold_export import exported
 from tests.specs import GLOBALRG, YES_NO
 
 ON_IMAGE = {

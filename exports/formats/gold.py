@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from stats.gold import gold_keys
 from stats.versions import ProtocolSet
 
 from .base import ExportFormat, StudySource, WrittenFile
@@ -31,6 +32,12 @@ def gold_tables(source: StudySource) -> dict[str, pd.DataFrame]:
     tables = {"gold_by_country": gold.by_country, "gold_by_item": gold.by_item, "annotators": gold.annotators}
     tables.update({f"paper_{kind}": frame for kind, frame in gold.papers.items()})
     return tables
+
+
+def fits_gold(protocols: ProtocolSet) -> bool:
+    """Gold labels fit a protocol with something to aggregate: a field with a level of measurement,
+    a per_document field, or a declared report (a protocol of free text only has none)."""
+    return bool(gold_keys(protocols))
 
 
 class GoldWriter:
@@ -59,5 +66,6 @@ FORMAT = ExportFormat(
     "paper's table, in CSV and Parquet (one ZIP with its manifest).",
     content_type="application/zip",
     opener=GoldWriter,
+    fits=fits_gold,
     study_level=True,
 )

@@ -18,12 +18,12 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from analysis.fingerprint import Fingerprint
+from analysis.fingerprint import COUNTED, Fingerprint
 from analysis.models import AnalysisRun
 from analysis.reader import annotation_columns, item_names, protocol_set
 from analysis.reports import gold_context
 from annotation.extensions import recruitment_facts
-from annotation.models import Annotation, Annotator, Review, pseudonym_for
+from annotation.models import Annotation, Annotator, pseudonym_for
 from stats.gold import gold_keys, study_gold
 from studies.models import Item, MockQuestion, Study
 
@@ -61,9 +61,7 @@ def _image_reader(study: Study):
 def _pools(study: Study, max_id: int) -> list[dict[str, Any]]:
     out = []
     for pool in study.pools.order_by("country"):
-        counted = Annotation.objects.filter(pool=pool, id__lte=max_id, withdrawn=False).exclude(
-            review__outcome=Review.Outcome.FLAGGED
-        )
+        counted = Annotation.objects.filter(COUNTED, pool=pool, id__lte=max_id)
         out.append({
             "country": pool.country, "country_name": pool.country_name,
             "annotators": counted.values("annotator_id").distinct().count(), "annotations": counted.count(),
@@ -104,7 +102,8 @@ def datasheet(*, study: Study, analysis: AnalysisRun, fingerprint: Fingerprint) 
         "study": study.name,
         "analysis_run": analysis.pk,
         "annotations": fingerprint.count,
-        "annotators": Annotator.objects.filter(study=study, annotations__id__lte=fingerprint.max_id).distinct().count(),
+        "annotators": Annotation.objects.filter(COUNTED, study=study, id__lte=fingerprint.max_id)
+        .values("annotator_id").distinct().count(),
         "pools": _pools(study, fingerprint.max_id),
         "items_per_session": study.items_per_session,
         "practice": {"questions": questions.count(), "attempts": study.mock_attempts_allowed},

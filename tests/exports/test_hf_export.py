@@ -91,6 +91,7 @@ def test_the_datasheet_says_who_was_asked_how_and_what(caire, owner, tmp_path):
     _, body = card_of(unzip(exported(study, owner, "hf"), tmp_path / "hf"))
     pools = "| India (IN) | 2 | 4 | 3 | born in the country; holds its nationality; spent most of their first 18 years"
     assert pools in body
+    assert "5 annotations by 3 annotators" in body  # the annotator whose every annotation was flagged is not counted
     assert "A practice test of 1 questions" in body
     assert "Prolific, IN: 20 places, £3.00 for about 15 minutes (£12.00 an hour)" in body
     assert "`relevance` (scale, ordinal): How relevant?" in body and "Choices: 1, 2, 3, 4, 5." in body

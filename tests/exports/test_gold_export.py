@@ -8,6 +8,7 @@ import zipfile
 
 import pandas as pd
 import pyarrow.parquet as pq
+import pytest
 from django.core.files.storage import default_storage
 
 from analysis.models import AnalysisRun
@@ -77,3 +78,48 @@ def test_lists_stay_lists_in_parquet_and_are_json_text_in_csv(caire, owner):
     csv = pd.read_csv(io.BytesIO(files["gold_by_country.csv"]))
     assert set(csv.columns) == set(gold.column_names)
     assert len(csv) == gold.num_rows
+
+
+def test_culturalvqa_answers_stay_a_list_in_parquet_and_are_json_text_in_csv(owner):
+    from tests import factories as f
+    from tests.annotations import annotate, annotators
+
+    study, pool = f.preset_study("culturalvqa-answer")
+    item = f.make_items(study, "IN", 1)[0]
+    for text, rater in zip(["The naan.", "naan", "roti"], annotators(pool, 3), strict=True):
+        annotate(rater, item, {"answer": text})
+    files = unzipped(exported(study, study.owner, "gold"))
+    table = pq.read_table(io.BytesIO(files["paper_answer_agreement.parquet"])).to_pylist()
+    (row,) = table
+    assert row["item"] == item.external_id and row["answers"] == ["The naan.", "naan", "roti"]
+    assert (row["n"], row["majority"], row["tie"]) == (3, "naan", False)
+    assert row["agreement"] == pytest.approx(1 / 3)
+    csv = pd.read_csv(io.BytesIO(files["paper_answer_agreement.csv"]))
+    assert json.loads(csv.iloc[0]["answers"]) == ["The naan.", "naan", "roti"]
+
+
+def test_each_annotators_competence_is_named_by_pseudonym_and_a_flagged_one_is_absent(owner):
+    from annotation.models import Review
+    from tests import factories as f
+    from tests.annotations import annotate, annotators, inline_study, submitted
+    from tests.specs import YES_NO
+
+    spec = {"title": "Prevalent", "fields": [
+        {"key": "prevalent", "type": "choice", "level": "nominal", "label": "Prevalent?", "choices": YES_NO}]}
+    study = inline_study(owner, spec, name="Nominal")
+    pool = f.make_pool(study, "IN", "India")
+    items = f.make_items(study, "IN", 3)
+    a, b, c = annotators(pool, 3)
+    for i, item in enumerate(items):
+        annotate(a, item, submitted(item, {"prevalent": "yes" if i else "no"}))
+        annotate(b, item, submitted(item, {"prevalent": "yes" if i else "no"}))
+        flagged = annotate(c, item, submitted(item, {"prevalent": "no" if i else "yes"}))
+        Review.objects.create(annotation=flagged, reviewer=owner, outcome=Review.Outcome.FLAGGED)
+    files = unzipped(exported(study, owner, "gold"))
+    people = pd.read_parquet(io.BytesIO(files["annotators.parquet"]))
+    assert sorted(people["annotator"]) == sorted(pseudonym_for(x.public_id) for x in (a, b))
+    assert set(people["field"]) == {"prevalent"} and people["competence"].between(0, 1).all()
+    assert (people["items"] == 3).all()
+    gold = pd.read_csv(io.BytesIO(files["gold_by_country.csv"]))
+    majority = dict(zip(gold["item"], gold["majority"], strict=True))
+    assert [majority[item.external_id] for item in items] == ["no", "yes", "yes"]

@@ -153,3 +153,38 @@ def test_the_command_accepts_the_study_level_formats(caire, owner, tmp_path, fmt
         return
     call_command("export", study.pk, format=fmt, out=tmp_path / "gold.zip", stdout=io.StringIO())
     assert zipfile.is_zipfile(tmp_path / "gold.zip")
+
+
+@pytest.mark.parametrize("fmt", ["gold", "hf"])
+def test_a_failure_in_the_study_level_part_leaves_no_file(caire, owner, settings, tmp_path, fmt):
+    import dataclasses
+    import os
+    from unittest import mock
+
+    from exports.formats import FORMATS
+    from exports.services import export_build, export_start
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    study, _, _ = caire
+    analysis_run(run_id=AnalysisRun.objects.create(study=study, requested_by=owner).pk)
+    job = export_start(study=study, user=owner, format=fmt)
+    opener, seen = FORMATS[fmt].opener, {}
+
+    def failing(folder, tables, protocols):
+        seen["folder"] = folder
+        real = opener(folder, tables, protocols)
+        study_part = real.study
+
+        def study_then_fail(source):
+            study_part(source)  # the tables are on disk when it fails
+            raise OSError("disk full")
+
+        real.study = study_then_fail
+        return real
+
+    with mock.patch.dict(FORMATS, {fmt: dataclasses.replace(FORMATS[fmt], opener=failing)}):
+        job = export_build(job_id=job.pk)
+    assert job.status == ExportJob.Status.FAILED and "disk full" in job.error and not job.file
+    exports_dir = settings.MEDIA_ROOT / "exports"
+    assert not exports_dir.exists() or not any(files for _, _, files in os.walk(exports_dir))
+    assert not seen["folder"].exists()

@@ -100,13 +100,14 @@ class HfWriter:
         for name, frame in gold_tables(source).items():
             if not len(frame):  # ``datasets`` reads no Parquet file of zero rows: an empty table is left out
                 continue
-            relative, schema = self._table(f"data/gold/{name}.parquet", arrow_table(frame))
+            whole = arrow_table(frame)
+            relative, schema = self._table(f"data/gold/{name}.parquet", whole)
             splits = {"train": relative}
-            if name == "gold_by_country" and len(frame):
-                for country, part in frame.groupby(frame["country"].astype(str), sort=True):
+            if name == "gold_by_country":  # a split per country: rows of the whole table, typed as it is
+                for country, rows in frame.reset_index(drop=True).groupby(frame["country"].astype(str).to_numpy(),
+                                                                           sort=True).indices.items():
                     splits[split_name(country)] = self._table(
-                        f"data/gold/{name}/{split_name(country)}.parquet",
-                        arrow_table(part.reset_index(drop=True)).cast(schema))[0]
+                        f"data/gold/{name}/{split_name(country)}.parquet", whole.take(pa.array(rows)))[0]
             configs.append(Config(name, splits, schema))
         items = self._items(source)
         if len(items):

@@ -71,6 +71,21 @@ def _context(study: Study, protocols: ProtocolSet, country_of: Mapping[int, Any]
     )
 
 
+def gold_context(*, study: Study, protocols: ProtocolSet, country_of: Mapping[int, Any]) -> ReportContext:
+    """The context ``stats.gold.study_gold`` reads, its items keyed by their database ids as in its
+    columns (it names them itself): the item quotas and candidates, read once if a kind asks."""
+
+    def wanted() -> dict[tuple[int, Any], int]:
+        rows = ItemQuota.objects.filter(item__study=study).values_list("item_id", "pool_id", "wanted")
+        return {(item, country_of.get(pool)): n for item, pool, n in rows.iterator(chunk_size=CHUNK_SIZE)}
+
+    def candidates() -> dict[int, list]:
+        rows = study.items.filter(is_example=False).values_list("pk", "candidates")
+        return {pk: c for pk, c in rows.iterator(chunk_size=CHUNK_SIZE) if c}
+
+    return ReportContext(protocols, country_of, wanted=cache(wanted), candidates=cache(candidates))
+
+
 # --- the service ------------------------------------------------------------------------------
 
 
@@ -138,4 +153,4 @@ def protocol_reports(
     return out
 
 
-__all__ = ["protocol_reports", "report_keys", "report_template"]
+__all__ = ["gold_context", "protocol_reports", "report_keys", "report_template"]

@@ -56,3 +56,26 @@ def entry_verdict(pool: CountryPool, params: dict[str, str]) -> EntryVerdict | N
         if verdict is not None:
             return verdict
     return None
+
+
+# --- facts a dataset card states -------------------------------------------------------------
+#
+# **Recruitment facts** (``recruitment_facts_register``): asked by an export's datasheet (exports
+# sits above annotation, beside recruitment, and may not import it) for what a study's launches
+# say about recruitment, e.g. each Prolific launch's reward and estimated minutes: plain JSON-able
+# dicts, one per launch; an empty list when the study was not launched anywhere.
+
+RecruitmentFacts = Callable[[int], list[dict]]
+
+_recruitment_facts: list[RecruitmentFacts] = []
+
+
+def recruitment_facts_register(reader: RecruitmentFacts) -> None:
+    """Add ``reader`` (study id → facts) to the readers (once)."""
+    if reader not in _recruitment_facts:
+        _recruitment_facts.append(reader)
+
+
+def recruitment_facts(study_id: int) -> list[dict]:
+    """Every registered reader's facts about the study's recruitment, in registration order."""
+    return [fact for reader in _recruitment_facts for fact in reader(study_id)]

@@ -17,6 +17,9 @@ class ExportJob(Job):
         related_name="exports",
     )
     format = models.CharField(max_length=20, default="csv", help_text="A format of exports/formats/catalog.py.")
+    options = models.JSONField(
+        default=dict, blank=True, help_text="What the researcher chose beside the format: license, images."
+    )
     file = models.FileField(upload_to="exports/", max_length=300, blank=True)
     rows = models.PositiveIntegerField(default=0)
     manifest = models.JSONField(

@@ -17,6 +17,7 @@ from studies.models import Document, Study
 
 from .csvformat import DocumentInfo
 from .formats import ExportFormat, formats_for
+from .formats.base import LICENSES
 from .models import ExportJob
 
 
@@ -52,6 +53,15 @@ class ExportPanel:
     job: ExportJob | None
     documents: bool = False  # the protocol asks questions per document: a second table, in a ZIP
     formats: tuple[ExportFormat, ...] = ()  # those that fit the protocol, in catalog order
+
+    @property
+    def options(self) -> set[str]:
+        """The options the offered formats read (license, images)."""
+        return {o for f in self.formats for o in f.options}
+
+    @property
+    def licenses(self) -> tuple[str, ...]:
+        return LICENSES
 
     @property
     def allowed(self) -> bool:

@@ -28,10 +28,12 @@ from analysis.selectors import analysis_latest_done
 from studies.models import Study, study_files_prefix
 
 from .formats import FORMATS, ExportFormat, WrittenFile, tables_for
+from .formats.base import ExportOptions
 from .manifest import Package, manifest_for, manifest_text, package
 from .models import ExportJob
 from .rows import export_rows
 from .selectors import documents_of_items
+from .sources import study_source
 
 CHUNK_SIZE = 20_000  # annotations read, converted and written at a time (a Parquet row group)
 
@@ -69,12 +71,25 @@ def export_gate(*, study: Study) -> tuple[AnalysisRun, Fingerprint]:
     return analysis, now
 
 
-def export_start(*, study: Study, user: AbstractBaseUser | None, format: str = "csv") -> ExportJob:
-    """Queue an export in ``format``; refused unless the latest finished analysis saw the current data."""
+def export_options(data: dict[str, Any] | None) -> ExportOptions:
+    """The researcher's options (license, images); ExportRefused for a license not offered."""
+    try:
+        return ExportOptions.read(data)
+    except ValueError as exc:
+        raise ExportRefused(f"Unknown license: {exc}.") from None
+
+
+def export_start(
+    *, study: Study, user: AbstractBaseUser | None, format: str = "csv", options: dict[str, Any] | None = None
+) -> ExportJob:
+    """Queue an export in ``format`` with ``options`` (license, images: what the format reads of
+    them); refused unless the latest finished analysis saw the current data."""
     export_format(format)
+    chosen = export_options(options)
     analysis, now = export_gate(study=study)
     job = ExportJob.objects.create(
-        study=study, requested_by=user, analysis=analysis, data_fingerprint=now.text, format=format
+        study=study, requested_by=user, analysis=analysis, data_fingerprint=now.text, format=format,
+        options=chosen.as_dict(),
     )
     transaction.on_commit(partial(job_enqueue, ExportJob, job.pk))
     return job
@@ -96,6 +111,7 @@ class Written:
 def export_write(
     *, study: Study, analysis: AnalysisRun, fingerprint: Fingerprint, fmt: ExportFormat, folder: Path,
     on_chunk: Callable[[int], None] | None = None, chunk_size: int = CHUNK_SIZE,
+    options: ExportOptions | None = None,
 ) -> Written:
     """Write the annotations ``fingerprint`` counted (what ``analysis`` saw) in ``fmt`` into
     ``folder``: read in chunks, each answer with the spec of its version, written as they come.
@@ -115,6 +131,9 @@ def export_write(
             written += len(chunk)
             if on_chunk:
                 on_chunk(written)
+        if fmt.study_level:  # gold labels, a card: what needs the whole study, read once here
+            writer.study(study_source(study=study, analysis=analysis, fingerprint=fingerprint,
+                                      options=options or ExportOptions()))
     finally:
         if collecting:
             gc.enable()
@@ -147,6 +166,7 @@ def export_build(*, job_id: int) -> ExportJob | None:
             written = export_write(
                 study=job.study, analysis=job.analysis, fingerprint=fingerprint, fmt=export_format(job.format),
                 folder=Path(tmp), on_chunk=partial(_progress, job_id, fingerprint.count),
+                options=ExportOptions.read(job.options),
             )
             stored = _store(job, written.package)
         if not job_finish(ExportJob, job_id, rows=written.rows, file=stored, manifest=written.manifest):
@@ -180,14 +200,18 @@ class PathExport:
     analysis: AnalysisRun
 
 
-def export_to_path(*, study: Study, format: str, out: Path) -> PathExport:
+def export_to_path(
+    *, study: Study, format: str, out: Path, options: dict[str, Any] | None = None
+) -> PathExport:
     """Write an export of ``study`` in ``format`` to ``out`` synchronously, gated like the page's:
     the one file (its manifest beside it, ``<out>.manifest.json``) or the ZIP with its manifest."""
     fmt = export_format(format)
+    chosen = export_options(options)
     analysis, now = export_gate(study=study)
     out = Path(out)
     with tempfile.TemporaryDirectory(prefix="tessera-export-") as tmp:
-        written = export_write(study=study, analysis=analysis, fingerprint=now, fmt=fmt, folder=Path(tmp))
+        written = export_write(study=study, analysis=analysis, fingerprint=now, fmt=fmt, folder=Path(tmp),
+                               options=chosen)
         partial_out = out.with_name(out.name + ".part")
         try:
             shutil.move(written.package.path, partial_out)

@@ -19,7 +19,10 @@ from .formats import FORMATS
 def export_start(request, pk: int):
     study = study_for_user(request.user, pk, write=True)
     try:
-        services.export_start(study=study, user=request.user, format=request.POST.get("format", "csv"))
+        services.export_start(
+            study=study, user=request.user, format=request.POST.get("format", "csv"),
+            options={"license": request.POST.get("license"), "images": request.POST.get("images") == "on"},
+        )
     except services.ExportRefused as exc:
         messages.error(request, str(exc))
     return redirect("analysis:analysis", pk=study.pk)

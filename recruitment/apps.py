@@ -8,8 +8,11 @@ class RecruitmentConfig(AppConfig):
     def ready(self):
         # Annotation asks its registered entry checks at every entry link; this one checks the
         # submission of a pool recruited on Prolific (annotation never imports recruitment).
-        from annotation.extensions import entry_check_register
+        from annotation.extensions import entry_check_register, recruitment_facts_register
 
         from .entry import prolific_entry_check
+        from .selectors import launch_facts
 
         entry_check_register(prolific_entry_check)
+        # An export's dataset card states the pay rate of each launch (exports never imports recruitment).
+        recruitment_facts_register(launch_facts)

@@ -107,3 +107,19 @@ def count_returned_of(*, study: Study) -> bool:
 
 def webhooks_set_up() -> list[ProlificWebhook]:
     return list(ProlificWebhook.objects.only("workspace_id", "target_url", "subscriptions", "updated_at"))
+
+
+def launch_facts(study_id: int) -> list[dict]:
+    """Each Prolific launch of the study as a dataset card states it (registered in
+    ``annotation.extensions`` for the export's datasheet): the pool's country, places, the reward,
+    the estimated minutes and the hourly rate they make."""
+    rows = ProlificStudy.objects.filter(pool__study_id=study_id).select_related("pool").order_by("pool__country")
+    return [
+        {
+            "platform": "Prolific", "country": p.pool.country, "places": p.places,
+            "reward": money(p.reward, p.currency or "GBP"), "estimated_minutes": p.estimated_minutes,
+            "hourly": money(round(p.reward * 60 / p.estimated_minutes), p.currency or "GBP")
+            if p.estimated_minutes else None,
+        }
+        for p in rows
+    ]

@@ -4,14 +4,17 @@ Django (the service reads the rows and stores the files).
 
 A format writes its tables into a local folder: ``annotations.<ext>``, and ``documents.<ext>`` when
 the protocol asks questions per document. ``close`` ends the files and says what was written;
-the service hashes them, adds the manifest and moves them to the storage.
+the service hashes them, adds the manifest and moves them to the storage. A study-level format
+(gold labels, COCO, a Hugging Face folder) also gets the whole study's ``StudySource`` before it
+closes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from typing import Protocol as Interface
 
 from stats.versions import ProtocolSet
@@ -42,6 +45,62 @@ class TableWriter(Interface):
         """End every file; the annotations' file first."""
 
 
+LICENSES = ("cc-by-4.0", "cc-by-sa-4.0", "cc-by-nc-4.0", "other")  # what a dataset card may declare
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """What the researcher chose beside the format: the dataset card's license, images shipped or not."""
+
+    license: str = LICENSES[0]
+    images: bool = False
+
+    def __post_init__(self) -> None:
+        if self.license not in LICENSES:
+            raise ValueError(f"license must be one of {', '.join(LICENSES)}")
+
+    @classmethod
+    def read(cls, data: Mapping[str, Any] | None) -> ExportOptions:
+        data = data or {}
+        return cls(license=str(data.get("license") or LICENSES[0]), images=bool(data.get("images")))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"license": self.license, "images": self.images}
+
+
+@dataclass(frozen=True)
+class ItemImage:
+    """An item's image as an export names it: the researcher's id, its file and its size (None: no image)."""
+
+    item_id: str
+    name: str
+    width: int | None
+    height: int | None
+    sha256: str = ""
+
+
+@dataclass(frozen=True)
+class StudySource:
+    """What a study-level format reads beside the streamed annotations, made by the service
+    (``exports.sources``) only for such formats: the gold tables (``stats.gold.StudyGold``), the
+    items' images by item id, the datasheet's facts (plain JSON-able data), the options, and a
+    reader of an image's bytes in chunks (``read_image(item_pk)``; empty when it has none)."""
+
+    gold: Any
+    items: Mapping[int, ItemImage]
+    datasheet: Mapping[str, Any]
+    options: ExportOptions = field(default_factory=ExportOptions)
+    read_image: Callable[[int], Iterator[bytes]] = lambda pk: iter(())
+
+
+class StudyWriter(TableWriter, Interface):
+    """A study-level format's writer: given the study's ``StudySource`` once every chunk is written,
+    before ``close``."""
+
+    def study(self, source: StudySource) -> None:
+        """Write what needs the whole study (gold tables, a card, images)."""
+
+
 def fits_any(protocols: ProtocolSet) -> bool:
     """Raw annotations fit every protocol."""
     return True
@@ -56,6 +115,8 @@ class ExportFormat:
     content_type: str
     opener: Callable[[Path, Tables, ProtocolSet], TableWriter]
     fits: Callable[[ProtocolSet], bool] = fits_any
+    study_level: bool = False  # its writer is a ``StudyWriter``: the service makes a ``StudySource``
+    options: tuple[str, ...] = ()  # the ``ExportOptions`` it reads ("license", "images"), for the page
 
     def open(self, folder: Path, tables: Tables, protocols: ProtocolSet) -> TableWriter:
         return self.opener(folder, tables, protocols)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from stats.versions import ProtocolSet
 
-from . import csvfile, jsonl, parquet
+from . import coco, csvfile, gold, hf, jsonl, parquet
 from .base import ExportFormat
 
 FORMATS: dict[str, ExportFormat] = {
@@ -13,6 +13,9 @@ FORMATS: dict[str, ExportFormat] = {
         csvfile.FORMAT,
         jsonl.FORMAT,
         parquet.FORMAT,
+        gold.FORMAT,
+        coco.FORMAT,
+        hf.FORMAT,
     )
 }
 

@@ -53,9 +53,9 @@ def rated(study, pool, other_pool, items, owner):
     return study
 
 
-def test_the_catalog_lists_the_raw_formats():
-    assert list(FORMATS) == ["csv", "jsonl", "parquet"]
-    assert [f.extension for f in FORMATS.values()] == ["csv", "jsonl", "parquet"]
+def test_the_catalog_lists_the_raw_formats_first():
+    assert list(FORMATS)[:3] == ["csv", "jsonl", "parquet"]
+    assert [f.extension for f in FORMATS.values()][:3] == ["csv", "jsonl", "parquet"]
 
 
 def test_parquet_has_typed_columns(rated, owner, items):

@@ -5,6 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from exports.formats import FORMATS
+from exports.formats.base import LICENSES
 from exports.services import ExportRefused, export_to_path
 from studies.models import Study
 
@@ -20,8 +21,11 @@ class Command(BaseCommand):
         parser.add_argument("study", type=int, help="The study's id.")
         parser.add_argument("--format", required=True, help=f"One of: {', '.join(FORMATS)}.")
         parser.add_argument("--out", type=Path, required=True, help="Where to write the export.")
+        parser.add_argument("--license", choices=LICENSES, default=LICENSES[0],
+                            help="The dataset card's license (format hf).")
+        parser.add_argument("--images", action="store_true", help="Ship the items' images (format hf).")
 
-    def handle(self, *args, study, format, out, **options):
+    def handle(self, *args, study, format, out, license, images, **options):
         if format not in FORMATS:
             raise CommandError(f"unknown format {format!r}: choose one of {', '.join(FORMATS)}")
         target = Study.objects.filter(pk=study).first()
@@ -30,7 +34,9 @@ class Command(BaseCommand):
         if not out.parent.is_dir():
             raise CommandError(f"{out.parent} is not a folder")
         try:
-            done = export_to_path(study=target, format=format, out=out)
+            done = export_to_path(
+                study=target, format=format, out=out, options={"license": license, "images": images}
+            )
         except ExportRefused as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(f"wrote {done.path} ({format}, checked against analysis run {done.analysis.pk})")

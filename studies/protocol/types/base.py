@@ -118,6 +118,7 @@ class FieldType:
     required_text = ANSWER_REQUIRED  # what a required field left blank is told
     agreement_note = ""  # what agreement compares when it is not the whole answer
     script = ""  # the static script the item page loads for it ("" for none)
+    draws_boxes = False  # its answer is boxes drawn on an image, in pixels ({x, y, w, h}, …): what COCO ships
     plain_export = True  # its typed export is its stored value under its key (``export_values`` as is)
 
     # --- the spec and the form ---------------------------------------------------------------

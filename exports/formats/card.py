@@ -1,0 +1,174 @@
+"""A Hugging Face dataset card (``README.md``): its YAML header and its datasheet. Pure: no Django,
+no YAML library (the header is written by ``yaml_text``, every string a JSON-quoted scalar, which
+YAML reads as written).
+
+The header: ``license``, ``pretty_name``, ``size_categories``, ``configs`` (each config's
+``data_files`` per split, the "manual configuration" of the Hub) and ``dataset_info`` (each config's
+``features``, derived from the Arrow schema of its files by ``features_of``, as
+``datasets.Features`` writes them). The datasheet (``datasheet_text``) says who was asked and how
+(countries, pool sizes, eligibility, the practice test, the pay rate of each launch), every
+question's text, the agreement per field and per country from the analysis the export was gated
+on, and known limitations.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
+         (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"))
+DTYPES = {"double": "float64", "float": "float32", "halffloat": "float16"}
+
+
+@dataclass(frozen=True)
+class Config:
+    """One config of the card: its name, its files per split, the Arrow schema they share."""
+
+    name: str
+    splits: Mapping[str, str]  # split → path (or glob) inside the folder
+    schema: pa.Schema
+    default: bool = False
+
+
+def size_category(rows: int) -> str:
+    return next((label for bound, label in SIZES if rows < bound), "n>100M")
+
+
+def _dtype(t: pa.DataType) -> str:
+    text = str(t)
+    return DTYPES.get(text, text)
+
+
+def _inner(t: pa.DataType) -> Any:
+    if pa.types.is_struct(t):
+        return [{"name": t.field(i).name, **_body(t.field(i).type)} for i in range(t.num_fields)]
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return {"list": _inner(t.value_type)}
+    return _dtype(t)
+
+
+def _body(t: pa.DataType) -> dict[str, Any]:
+    if pa.types.is_struct(t):
+        return {"struct": _inner(t)}
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return {"list": _inner(t.value_type)}
+    return {"dtype": _dtype(t)}
+
+
+def features_of(schema: pa.Schema) -> list[dict[str, Any]]:
+    """The ``features`` of a config, from the Arrow schema of its files."""
+    return [{"name": f.name, **_body(f.type)} for f in schema]
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)):
+        return json.dumps(value)
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def yaml_text(value: Any, indent: int = 0) -> str:
+    """``value`` (mappings, lists, scalars) as block YAML."""
+    pad = " " * indent
+    lines: list[str] = []
+    if isinstance(value, Mapping):
+        for key, v in value.items():
+            if isinstance(v, (Mapping, list)) and v:
+                lines.append(f"{pad}{key}:")
+                lines.append(yaml_text(v, indent + 2))
+            else:
+                lines.append(f"{pad}{key}: {_scalar(v) if not isinstance(v, (Mapping, list)) else '[]'}")
+    else:
+        for v in value:
+            if isinstance(v, (Mapping, list)) and v:
+                body = yaml_text(v, indent + 2).lstrip(" ")
+                lines.append(f"{pad}- {body}")
+            else:
+                lines.append(f"{pad}- {_scalar(v)}")
+    return "\n".join(lines)
+
+
+def header(*, configs: Sequence[Config], license: str, pretty_name: str, rows: int) -> dict[str, Any]:
+    """The card's YAML header as data."""
+    return {
+        "license": license,
+        "pretty_name": pretty_name,
+        "size_categories": [size_category(rows)],
+        "configs": [
+            {"config_name": c.name, **({"default": True} if c.default else {}),
+             "data_files": [{"split": split, "path": path} for split, path in c.splits.items()]}
+            for c in configs
+        ],
+        "dataset_info": [{"config_name": c.name, "features": features_of(c.schema)} for c in configs],
+    }
+
+
+def _number(value: Any) -> str:
+    return "–" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license: str) -> str:
+    """The card's Markdown body from the export's datasheet facts (``exports.sources.datasheet``)."""
+    out = [f"# {sheet.get('study', 'Dataset')}", "",
+           f"Human annotations collected with Tessera: {sheet.get('annotations', 0)} annotations by "
+           f"{sheet.get('annotators', 0)} annotators, checked against analysis run {sheet.get('analysis_run')}. "
+           f"License: {license}.", "", "## Configurations", ""]
+    out += [f"- `{c.name}`: splits {', '.join(f'`{s}`' for s in c.splits)}" for c in configs]
+    out += ["", "## Who was asked and how", "", "| Country | Annotators | Annotations | Ratings wanted per item "
+            "| Eligibility (annotators said they…) |", "|---|---|---|---|---|"]
+    for p in sheet.get("pools", []):
+        out.append(f"| {p['country_name']} ({p['country']}) | {p['annotators']} | {p['annotations']} | "
+                   f"{p['annotations_per_item']} | {'; '.join(p['eligibility']) or 'no question asked'} |")
+    practice = sheet.get("practice") or {}
+    out += ["", f"Each session offered {sheet.get('items_per_session')} items. "
+            + (f"A practice test of {practice.get('questions')} questions came first "
+               f"({practice.get('attempts')} attempts allowed)." if practice.get("questions") else "No practice test.")]
+    launches = sheet.get("recruitment") or []
+    if launches:
+        out += ["", "Recruitment and pay:", ""]
+        out += [f"- {r.get('platform')}, {r.get('country')}: {r.get('places')} places, {r.get('reward')} for about "
+                f"{r.get('estimated_minutes')} minutes ({r.get('hourly') or '–'} an hour)" for r in launches]
+    else:
+        out += ["", "No launch on a recruitment platform is recorded (annotators came by the study's own links)."]
+    out += ["", "## The questions", ""]
+    for q in sheet.get("questions", []):
+        out.append(_question(q, 0))
+    out += ["", "## Agreement (Krippendorff's alpha, from the analysis run)", "",
+            "| Field | Level | Alpha | Units | Per country |", "|---|---|---|---|---|"]
+    for a in sheet.get("agreement", []):
+        countries = ", ".join(f"{c['country']}: {_number(c['alpha'])}" for c in a.get("countries", []))
+        out.append(f"| {a['label'] or a['key']} (`{a['key']}`) | {a['level'] or '–'} | {_number(a['alpha'])} | "
+                   f"{_number(a['n_units'])} | {countries or '–'} |")
+    out += ["", "## Known limitations", "",
+            "- Annotators said where they were born, grew up and live; nothing verified it.",
+            "- Annotations a checker flagged and withdrawn sessions are left out; the rest were not all reviewed.",
+            "- Small pools give wide intervals: read each gold row's `n` and `agreement` before its label.",
+            "- Dawid–Skene competences assume each annotator errs the same way on every item.",
+            "- Annotators are named by pseudonyms; their answers may still be identifying in free text.", ""]
+    return "\n".join(out)
+
+
+def _question(q: Mapping[str, Any], depth: int) -> str:
+    pad = "  " * depth
+    text = f"{pad}- `{q['key']}` ({q['type']}{', ' + q['level'] if q.get('level') else ''}): {q['label']}"
+    if q.get("help"):
+        text += f" — {q['help']}"
+    if q.get("choices"):
+        text += f" Choices: {', '.join(q['choices'])}."
+    for sub in q.get("fields", []):
+        text += "\n" + _question(sub, depth + 1)
+    return text
+
+
+def card_text(*, sheet: Mapping[str, Any], configs: Sequence[Config], license: str, rows: int) -> str:
+    """The whole ``README.md``: the YAML header between ``---`` lines, then the datasheet."""
+    head = header(configs=configs, license=license, pretty_name=str(sheet.get("study") or "Tessera study"), rows=rows)
+    return f"---\n{yaml_text(head)}\n---\n\n{datasheet_text(sheet, configs, license)}"

@@ -1,0 +1,71 @@
+"""``gold``: the study's gold labels, in CSV and in Parquet, one ZIP with the manifest
+(``stats.gold.study_gold``, read by ``exports.sources``):
+
+- ``gold_by_country`` and ``gold_by_item``: per field, one row per (item, country) and per item
+  (majority with ties, median, mean with sd and interval, n, agreement, the Dawid–Skene label);
+- ``annotators``: each annotator's Dawid–Skene competence per nominal field, by pseudonym;
+- ``paper_<kind>``: each table a report the protocol declares publishes (CAIRE's human scores,
+  CulturalFrames' kept prompts, error types and highlighted words, RAVENEA's document scores and
+  caption wins, GlobalRG's fused boxes, CulturalVQA's answers).
+
+Items carry the researcher's ids. Lists stay lists in Parquet and are JSON text in CSV. The raw
+annotations streamed to the writer are not part of it (the ``csv``/``parquet`` formats ship them).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from stats.gold import gold_keys
+from stats.versions import ProtocolSet
+
+from .base import ExportFormat, StudySource, WrittenFile
+from .frames import write_csv, write_parquet
+from .table import Tables
+
+
+def gold_tables(source: StudySource) -> dict[str, pd.DataFrame]:
+    """Every table of a study's gold, by its name in an export."""
+    gold = source.gold
+    tables = {"gold_by_country": gold.by_country, "gold_by_item": gold.by_item, "annotators": gold.annotators}
+    tables.update({f"paper_{kind}": frame for kind, frame in gold.papers.items()})
+    return tables
+
+
+def fits_gold(protocols: ProtocolSet) -> bool:
+    """Gold labels fit a protocol with something to aggregate: a field with a level of measurement,
+    a per_document field, or a declared report (a protocol of free text only has none)."""
+    return bool(gold_keys(protocols))
+
+
+class GoldWriter:
+    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet):
+        self.folder = folder
+        self.files: list[WrittenFile] = []
+
+    def write(self, rows, documents):
+        """The raw annotations are not part of the gold export."""
+
+    def study(self, source: StudySource) -> None:
+        for name, frame in gold_tables(source).items():
+            for suffix, writer in (("csv", write_csv), ("parquet", write_parquet)):
+                path = self.folder / f"{name}.{suffix}"
+                self.files.append(WrittenFile(path.name, path, writer(frame, path)))
+
+    def close(self):
+        return self.files
+
+
+FORMAT = ExportFormat(
+    name="gold",
+    label="Gold labels",
+    extension="zip",
+    description="Aggregated labels per (item, country) and per item, each annotator's competence and each "
+    "paper's table, in CSV and Parquet (one ZIP with its manifest).",
+    content_type="application/zip",
+    opener=GoldWriter,
+    fits=fits_gold,
+    study_level=True,
+)

@@ -1,0 +1,164 @@
+"""``hf``: a folder in the Hugging Face dataset layout, in one ZIP with the manifest, that
+``datasets.load_dataset(folder, config)`` loads:
+
+- ``data/raw/<country>.parquet``: the raw annotations (the ``parquet`` format's typed columns),
+  one file per pool country, written a row group per chunk as they stream; config ``raw`` (the
+  default), one split per country (its code in lower case); ``data/raw_documents/<country>.parquet``
+  and config ``raw_documents`` when the protocol asks questions per document;
+- ``data/gold/<table>.parquet``: the gold tables of the ``gold`` format, a config each (split
+  ``train``), ``gold_by_country`` with one split per country as well (a table without rows is left
+  out: ``datasets`` cannot load a Parquet file of zero rows);
+- ``data/items.parquet``: each annotated item's id, image file, size (config ``items``);
+- ``images/<file>``: the items' images, when the researcher asks for them (read through the
+  storage in chunks);
+- ``README.md``: the dataset card (``card``): the YAML header with the configs, their features
+  (from the Arrow schemas), the size category and the researcher's license, then the datasheet.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from stats.versions import ProtocolSet
+
+from .base import DOCUMENTS, ExportFormat, StudySource, WrittenFile
+from .card import Config, card_text
+from .frames import arrow_table
+from .gold import gold_tables
+from .parquet import COMPRESSION, _batch
+from .table import Tables, document_values, row_values
+
+CARD = "README.md"
+RAW = "raw"
+
+
+def split_name(country: str) -> str:
+    """A split's name for a country code (the Hub allows letters, digits and underscores)."""
+    return re.sub(r"\W", "_", (country or "unknown").lower()) or "unknown"
+
+
+class HfWriter:
+    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet):
+        self.folder, self.tables, self.protocols = folder, tables, protocols
+        self.schemas = {RAW: tables.schema}
+        if tables.document_schema is not None:
+            self.schemas[f"{RAW}_{DOCUMENTS}"] = tables.document_schema
+        self.writers: dict[tuple[str, str], pq.ParquetWriter] = {}
+        self.rows: dict[tuple[str, str], int] = {}
+        self.item_pks: set[int] = set()
+        self.extra: list[WrittenFile] = []
+
+    def _path(self, table: str, split: str) -> Path:
+        return self.folder / "data" / table / f"{split}.parquet"
+
+    def _write(self, table: str, split: str, rows: list[list]) -> None:
+        key = (table, split)
+        if key not in self.writers:
+            path = self._path(table, split)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.writers[key] = pq.ParquetWriter(path, self.schemas[table], compression=COMPRESSION)
+            self.rows[key] = 0
+        self.writers[key].write_table(_batch(self.schemas[table], rows))
+        self.rows[key] += len(rows)
+
+    def write(self, rows, documents):
+        by_split: dict[str, list[list]] = {}
+        document_rows: dict[str, list[list]] = {}
+        for row in rows:
+            protocol = self.protocols.for_version(row.protocol_version)
+            split = split_name(row.pool_country)
+            by_split.setdefault(split, []).append(row_values(self.tables, protocol, row))
+            if self.tables.document_schema is not None:
+                document_rows.setdefault(split, []).extend(document_values(self.tables, protocol, row, documents))
+            self.item_pks.add(row.item_pk)
+        for split, values in by_split.items():
+            self._write(RAW, split, values)
+        for split, values in document_rows.items():
+            if values:
+                self._write(f"{RAW}_{DOCUMENTS}", split, values)
+
+    def _table(self, relative: str, table: pa.Table) -> tuple[str, pa.Schema]:
+        path = self.folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table, path, compression=COMPRESSION)
+        self.extra.append(WrittenFile(relative, path, table.num_rows))
+        return relative, table.schema
+
+    def study(self, source: StudySource) -> None:
+        for writer in self.writers.values():
+            writer.close()
+        configs = []
+        for table, schema in self.schemas.items():
+            splits = {split: f"data/{table}/{split}.parquet" for (t, split) in sorted(self.rows) if t == table}
+            if splits:
+                configs.append(Config(table, splits, schema, default=table == RAW))
+        for name, frame in gold_tables(source).items():
+            if not len(frame):  # ``datasets`` reads no Parquet file of zero rows: an empty table is left out
+                continue
+            whole = arrow_table(frame)
+            relative, schema = self._table(f"data/gold/{name}.parquet", whole)
+            splits = {"train": relative}
+            if name == "gold_by_country":  # a split per country: rows of the whole table, typed as it is
+                for country, rows in frame.reset_index(drop=True).groupby(frame["country"].astype(str).to_numpy(),
+                                                                           sort=True).indices.items():
+                    splits[split_name(country)] = self._table(
+                        f"data/gold/{name}/{split_name(country)}.parquet", whole.take(pa.array(rows)))[0]
+            configs.append(Config(name, splits, schema))
+        items = self._items(source)
+        if len(items):
+            relative, schema = self._table("data/items.parquet", arrow_table(items))
+            configs.append(Config("items", {"train": relative}, schema))
+        if source.options.images:
+            self._images(source)
+        raw_rows = sum(n for (t, _), n in self.rows.items() if t == RAW)
+        card = self.folder / CARD
+        card.write_text(card_text(sheet=source.datasheet, configs=configs, license=source.options.license,
+                                  rows=raw_rows), encoding="utf-8")
+        self.extra.insert(0, WrittenFile(CARD, card, 0))  # the card first after the raw files
+
+    def _items(self, source: StudySource) -> pd.DataFrame:
+        rows = []
+        for pk in sorted(self.item_pks):
+            item = source.items.get(pk)
+            if item is not None:
+                file_name = f"images/{Path(item.name).name}" if item.name else None
+                rows.append((item.item_id, file_name, item.width, item.height, item.sha256 or None))
+        return pd.DataFrame(rows, columns=["item_id", "file_name", "width", "height", "sha256"], dtype=object)
+
+    def _images(self, source: StudySource) -> None:
+        for pk in sorted(self.item_pks):
+            item = source.items.get(pk)
+            if item is None or not item.name:
+                continue
+            relative = f"images/{Path(item.name).name}"
+            path = self.folder / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("wb") as out:
+                for block in source.read_image(pk):
+                    out.write(block)
+            self.extra.append(WrittenFile(relative, path, 0))
+
+    def close(self):
+        for writer in self.writers.values():
+            writer.close()  # closing twice is harmless
+        raw = [WrittenFile(str(self._path(t, s).relative_to(self.folder)), self._path(t, s), n)
+               for (t, s), n in sorted(self.rows.items())]
+        return [*raw, *self.extra]  # the raw annotations first: the export's rows
+
+
+FORMAT = ExportFormat(
+    name="hf",
+    label="Hugging Face dataset",
+    extension="zip",
+    description="A folder for datasets.load_dataset: Parquet per config (raw and gold, split per country), "
+    "images if you ask, and a README.md dataset card with its datasheet (one ZIP with its manifest).",
+    content_type="application/zip",
+    opener=HfWriter,
+    study_level=True,
+    options=("license", "images"),
+)

@@ -1,0 +1,132 @@
+"""What a study-level export format reads beside the streamed annotations (``formats.base.StudySource``),
+made once per export from the data its analysis saw: the gold labels (``stats.gold.study_gold`` over
+the analysis's own column read, ``analysis.reader.annotation_columns``, with the item quotas and
+candidates of ``analysis.reports.gold_context``), the items' images, and the datasheet's facts.
+
+Whose annotations count is the export's rule, as the analysis's: none flagged by a checker, none
+withdrawn (``analysis.fingerprint.COUNTED``); an annotator whose every annotation was flagged is
+absent from every table.
+
+The pay rate comes from the recruitment app through ``annotation.extensions.recruitment_facts``:
+exports sits beside recruitment in the layers and may not import it, so recruitment registers a
+reader in its ``ready()`` (as it does its entry check).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+from analysis.fingerprint import COUNTED, Fingerprint
+from analysis.models import AnalysisRun
+from analysis.reader import annotation_columns, item_names, protocol_set
+from analysis.reports import gold_context
+from annotation.extensions import recruitment_facts
+from annotation.models import Annotation, Annotator, pseudonym_for
+from stats.gold import gold_keys, study_gold
+from studies.models import Item, MockQuestion, Study
+
+from .formats.base import ExportOptions, ItemImage, StudySource
+
+CHUNK = 1 << 20  # bytes of an image read at a time
+ELIGIBILITY = (
+    ("require_born", "born in the country"),
+    ("require_nationality", "holds its nationality"),
+    ("require_childhood", "spent most of their first 18 years there"),
+    ("require_resident", "lives there now"),
+)
+
+
+def _items(study: Study) -> dict[int, ItemImage]:
+    rows = Item.objects.filter(study=study).values_list("pk", "external_id", "image", "width", "height", "sha256")
+    return {
+        pk: ItemImage(name, image or "", width, height, sha or "")
+        for pk, name, image, width, height, sha in rows.iterator(chunk_size=20_000)
+    }
+
+
+def _image_reader(study: Study):
+    def read(pk: int) -> Iterator[bytes]:
+        item = Item.objects.filter(study=study, pk=pk).only("image").first()
+        if item is None or not item.image:
+            return
+        with item.image.storage.open(item.image.name, "rb") as fh:
+            while block := fh.read(CHUNK):
+                yield block
+
+    return read
+
+
+def _pools(study: Study, max_id: int) -> list[dict[str, Any]]:
+    out = []
+    for pool in study.pools.order_by("country"):
+        counted = Annotation.objects.filter(COUNTED, pool=pool, id__lte=max_id)
+        out.append({
+            "country": pool.country, "country_name": pool.country_name,
+            "annotators": counted.values("annotator_id").distinct().count(), "annotations": counted.count(),
+            "annotations_per_item": pool.annotations_per_item,
+            "eligibility": [text for attr, text in ELIGIBILITY if getattr(pool, attr)],
+        })
+    return out
+
+
+def _questions(study: Study) -> list[dict[str, Any]]:
+    def question(f) -> dict[str, Any]:
+        return {
+            "key": f.key, "type": f.type, "label": f.label, "help": f.help or "", "level": f.level or "",
+            "choices": [c.label for c in f.choices], "fields": [question(s) for s in f.fields],
+        }
+
+    return [question(f) for f in study.spec.fields]
+
+
+def _agreement(result: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Each field's Krippendorff's alpha overall and per country, as the analysis run stored it."""
+    out = []
+    for entry in (result or {}).get("fields", []):
+        overall = entry.get("overall") or {}
+        out.append({
+            "key": entry.get("key"), "label": entry.get("label"), "level": entry.get("level"),
+            "alpha": overall.get("alpha"), "n_units": overall.get("n_units"),
+            "countries": [{"country": p.get("country"), "alpha": p.get("alpha"), "n_units": p.get("n_units")}
+                          for p in entry.get("pools", [])],
+        })
+    return out
+
+
+def datasheet(*, study: Study, analysis: AnalysisRun, fingerprint: Fingerprint) -> dict[str, Any]:
+    """The facts a dataset card states: who was asked and how, the questions, the agreement."""
+    questions = MockQuestion.objects.filter(study=study)
+    return {
+        "study": study.name,
+        "analysis_run": analysis.pk,
+        "annotations": fingerprint.count,
+        "annotators": Annotation.objects.filter(COUNTED, study=study, id__lte=fingerprint.max_id)
+        .values("annotator_id").distinct().count(),
+        "pools": _pools(study, fingerprint.max_id),
+        "items_per_session": study.items_per_session,
+        "practice": {"questions": questions.count(), "attempts": study.mock_attempts_allowed},
+        "recruitment": recruitment_facts(study.pk),
+        "questions": _questions(study),
+        "agreement": _agreement(analysis.result),
+    }
+
+
+def study_source(*, study: Study, analysis: AnalysisRun, fingerprint: Fingerprint,
+                 options: ExportOptions) -> StudySource:
+    """The ``StudySource`` of an export of ``study`` gated on ``analysis`` (``fingerprint``: the data it saw)."""
+    max_id = fingerprint.max_id
+    protocols = protocol_set(study=study, max_id=max_id)
+    country_of = dict(study.pools.values_list("pk", "country"))
+    columns = annotation_columns(study=study, max_id=max_id, keys=gold_keys(protocols))
+    gold = study_gold(columns, protocols, country_of=country_of, item_names=item_names(study=study),
+                      context=gold_context(study=study, protocols=protocols, country_of=country_of))
+    names = {pk: pseudonym_for(public) for pk, public in Annotator.objects.filter(study=study).values_list(
+        "pk", "public_id").iterator(chunk_size=10_000)}
+    gold = replace(gold, annotators=gold.annotators.assign(
+        annotator=[names.get(a, str(a)) for a in gold.annotators["annotator"].tolist()]))
+    return StudySource(
+        gold=gold, items=_items(study), datasheet=datasheet(study=study, analysis=analysis, fingerprint=fingerprint),
+        options=options, read_image=_image_reader(study),
+    )

@@ -1,0 +1,190 @@
+"""The ``hf`` export, unzipped and loaded by ``datasets.load_dataset``: each config of the card's
+YAML header loads with the features it declares; raw and gold split per country; images shipped
+when asked; the card's datasheet (pools, eligibility, the practice test, the pay rate, every
+question, the agreement); the license chosen; the page's options and the command's."""
+
+import io
+import zipfile
+from pathlib import Path
+
+import datasets
+import pytest
+import yaml
+from django.core.files.storage import default_storage
+from django.core.management import call_command
+
+from analysis.models import AnalysisRun
+from analysis.services import analysis_run
+from annotation.models import pseudonym_for
+from exports.formats.card import features_of, yaml_text
+from exports.models import ExportJob
+from recruitment.models import ProlificStudy
+from tests import factories as f
+from tests.exports.test_gold_export import exported
+
+datasets.disable_progress_bars()
+
+
+def unzip(job, folder: Path) -> Path:
+    with default_storage.open(job.file.name, "rb") as fh, zipfile.ZipFile(io.BytesIO(fh.read())) as zf:
+        zf.extractall(folder)
+    return folder
+
+
+def load(folder: Path, config: str):
+    """``datasets.load_dataset`` on the folder, with a cache of this test's own (the shared cache
+    would hand a later test an earlier folder's tables)."""
+    return datasets.load_dataset(str(folder), config, cache_dir=str(folder.parent / "hf-cache"))
+
+
+def card_of(folder: Path) -> tuple[dict, str]:
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    _, head, body = text.split("---\n", 2)
+    return yaml.safe_load(head), body
+
+
+def test_every_config_loads_with_the_features_its_card_declares(caire, owner, tmp_path):
+    study, items, (a, b, c, d) = caire
+    folder = unzip(exported(study, owner, "hf", license="cc-by-nc-4.0"), tmp_path / "hf")
+    head, _ = card_of(folder)
+    assert head["license"] == "cc-by-nc-4.0" and head["size_categories"] == ["n<1K"]
+    names = [c["config_name"] for c in head["configs"]]
+    # no nominal field: no competence, and a table without rows is left out
+    assert names == ["raw", "gold_by_country", "gold_by_item", "paper_human_scores", "items"]
+    declared = {c["config_name"]: c["features"] for c in head["dataset_info"]}
+    for config in head["configs"]:
+        loaded = load(folder, config["config_name"])
+        assert set(loaded) == {s["split"] for s in config["data_files"]}, config["config_name"]
+        for split in loaded.values():
+            assert split.features._to_yaml_list() == declared[config["config_name"]], config["config_name"]
+    raw = load(folder, "raw")
+    assert set(raw) == {"in", "jp"} and raw["in"].num_rows == 4 and raw["jp"].num_rows == 1
+    assert pseudonym_for(c.public_id) not in raw["in"]["annotator"]  # flagged: left out
+    assert raw["in"].features["relevance"].dtype == "int64"
+    assert raw["in"].features["submitted_at"].dtype == "timestamp[ms, tz=UTC]"
+    gold = load(folder, "gold_by_country")
+    assert set(gold) == {"train", "in", "jp"} and set(gold["jp"]["country"]) == {"JP"}
+    row = next(r for r in gold["in"] if r["item"] == items[0].external_id and r["field"] == "relevance")
+    assert (row["n"], row["mean"]) == (2, 4.5)
+    assert not (folder / "images").exists()
+
+
+def test_images_come_alongside_when_asked(caire, owner, tmp_path):
+    study, items, _ = caire
+    folder = unzip(exported(study, owner, "hf", images=True), tmp_path / "hf")
+    listed = load(folder, "items")["train"]
+    assert sorted(listed["item_id"]) == sorted(i.external_id for i in items)
+    for item in items:
+        entry = next(r for r in listed if r["item_id"] == item.external_id)
+        assert (folder / entry["file_name"]).read_bytes() == item.image.open("rb").read()
+        assert (entry["width"], entry["height"]) == (64, 48)
+
+
+def test_the_datasheet_says_who_was_asked_how_and_what(caire, owner, tmp_path):
+    study, items, _ = caire
+    india = study.pools.get(country="IN")
+    india.require_resident = False
+    india.save()
+    f.make_mock_question(study)
+    ProlificStudy.objects.create(pool=india, reference="ref-in", places=20, reward=300, currency="GBP",
+                                 estimated_minutes=15)
+    _, body = card_of(unzip(exported(study, owner, "hf"), tmp_path / "hf"))
+    pools = "| India (IN) | 2 | 4 | 3 | born in the country; holds its nationality; spent most of their first 18 years"
+    assert pools in body
+    assert "5 annotations by 3 annotators" in body  # the annotator whose every annotation was flagged is not counted
+    assert "A practice test of 1 questions" in body
+    assert "Prolific, IN: 20 places, £3.00 for about 15 minutes (£12.00 an hour)" in body
+    assert "`relevance` (scale, ordinal): How relevant?" in body and "Choices: 1, 2, 3, 4, 5." in body
+    assert "| How relevant? (`relevance`) | ordinal |" in body
+    assert "## Known limitations" in body
+
+
+def test_features_follow_the_arrow_schema():
+    import pyarrow as pa
+
+    schema = pa.schema([("a", pa.string()), ("b", pa.list_(pa.struct([("x", pa.float64())]))),
+                        ("t", pa.timestamp("ms", tz="UTC")), ("l", pa.list_(pa.string())),
+                        ("s", pa.struct([("x", pa.int64())])), ("bo", pa.bool_())])
+    assert features_of(schema) == datasets.Features.from_arrow_schema(schema)._to_yaml_list()
+    assert yaml.safe_load(yaml_text({"features": features_of(schema)}))["features"] == features_of(schema)
+
+
+def test_the_page_offers_the_license_and_images(caire, owner, client):
+    study, _, _ = caire
+    analysis_run(run_id=AnalysisRun.objects.create(study=study, requested_by=owner).pk)
+    client.force_login(owner)
+    page = client.get(f"/studies/{study.pk}/analysis/").content.decode()
+    assert 'value="hf"' in page and 'value="gold"' in page and 'value="coco"' not in page
+    assert '<select name="license">' in page and 'name="images"' in page
+    client.post(f"/studies/{study.pk}/exports/", {"format": "hf", "license": "cc-by-sa-4.0", "images": "on"})
+    job = ExportJob.objects.get(study=study)
+    assert (job.format, job.options) == ("hf", {"license": "cc-by-sa-4.0", "images": True})
+
+
+def test_the_page_refuses_a_license_not_offered(caire, owner, client):
+    study, _, _ = caire
+    analysis_run(run_id=AnalysisRun.objects.create(study=study, requested_by=owner).pk)
+    client.force_login(owner)
+    client.post(f"/studies/{study.pk}/exports/", {"format": "hf", "license": "all-rights-reserved"})
+    assert not ExportJob.objects.filter(study=study).exists()
+
+
+def test_the_command_takes_the_license_and_images(caire, owner, tmp_path):
+    study, _, _ = caire
+    analysis_run(run_id=AnalysisRun.objects.create(study=study, requested_by=owner).pk)
+    out = tmp_path / "hf.zip"
+    call_command("export", study.pk, format="hf", out=out, license="other", images=True, stdout=io.StringIO())
+    with zipfile.ZipFile(out) as zf:
+        zf.extractall(tmp_path / "hf")
+        assert any(n.startswith("images/") for n in zf.namelist()) and "manifest.json" in zf.namelist()
+    head, _ = card_of(tmp_path / "hf")
+    assert head["license"] == "other"
+
+
+@pytest.mark.parametrize("fmt", ["gold", "coco"])
+def test_the_command_accepts_the_study_level_formats(caire, owner, tmp_path, fmt):
+    study, _, _ = caire
+    analysis_run(run_id=AnalysisRun.objects.create(study=study, requested_by=owner).pk)
+    if fmt == "coco":
+        from django.core.management.base import CommandError
+
+        with pytest.raises(CommandError, match="does not fit"):
+            call_command("export", study.pk, format=fmt, out=tmp_path / "x", stdout=io.StringIO())
+        return
+    call_command("export", study.pk, format=fmt, out=tmp_path / "gold.zip", stdout=io.StringIO())
+    assert zipfile.is_zipfile(tmp_path / "gold.zip")
+
+
+@pytest.mark.parametrize("fmt", ["gold", "hf"])
+def test_a_failure_in_the_study_level_part_leaves_no_file(caire, owner, settings, tmp_path, fmt):
+    import dataclasses
+    import os
+    from unittest import mock
+
+    from exports.formats import FORMATS
+    from exports.services import export_build, export_start
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    study, _, _ = caire
+    analysis_run(run_id=AnalysisRun.objects.create(study=study, requested_by=owner).pk)
+    job = export_start(study=study, user=owner, format=fmt)
+    opener, seen = FORMATS[fmt].opener, {}
+
+    def failing(folder, tables, protocols):
+        seen["folder"] = folder
+        real = opener(folder, tables, protocols)
+        study_part = real.study
+
+        def study_then_fail(source):
+            study_part(source)  # the tables are on disk when it fails
+            raise OSError("disk full")
+
+        real.study = study_then_fail
+        return real
+
+    with mock.patch.dict(FORMATS, {fmt: dataclasses.replace(FORMATS[fmt], opener=failing)}):
+        job = export_build(job_id=job.pk)
+    assert job.status == ExportJob.Status.FAILED and "disk full" in job.error and not job.file
+    exports_dir = settings.MEDIA_ROOT / "exports"
+    assert not exports_dir.exists() or not any(files for _, _, files in os.walk(exports_dir))
+    assert not seen["folder"].exists()

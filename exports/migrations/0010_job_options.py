@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('exports', '0008_export_formats'),
+        ('exports', '0009_job_lease'),
     ]
 
     operations = [

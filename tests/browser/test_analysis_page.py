@@ -49,7 +49,7 @@ def test_the_results_appear_without_a_reload_when_the_run_ends(page, live_server
     assert page.locator("#analysis-run").get_by_role("img", name=alpha).is_visible()
     assert page.get_by_role("status").filter(has_text="Analysis of 18 annotations finished").is_visible()
     assert page.get_by_role("button", name="Export the current data").is_visible()
-    assert page.get_by_role("radio", name="Parquet").is_visible()
+    assert page.locator("input[type=radio][name=format][value=parquet]").is_visible()
     assert page.get_by_role("region", name="Metric correlation").is_visible()
     assert page.locator("progress").count() == 0
     assert page.evaluate("window.__samePage") is True  # the page was never reloaded

@@ -52,25 +52,28 @@ class ProlificRequestError(ProlificError):
 # --- typed results ---------------------------------------------------------------------------
 
 
+# Prolific's filter kinds that are chosen by their choices' keys.
+SELECT_KINDS = frozenset({"select"})
+
+
 @dataclass(frozen=True)
 class Filter:
     filter_id: str
     title: str
-    type: str  # "select" or "range"
+    type: str  # as Prolific names it: "select", "range"…
     choices: dict[str, str]  # choice key -> label (select filters)
-
-    @property
-    def selects_choices(self) -> bool:
-        """Is it chosen by its choices' keys (a "select" filter), as a launch sends the pool's?"""
-        return self.type == "select"
+    # Chosen by its choices' keys, as a launch sends the pool's: read once from Prolific's answer.
+    selects_choices: bool = False
 
     @classmethod
     def parse(cls, raw: dict[str, Any]) -> Filter:
+        kind = str(raw.get("type") or "")
         return cls(
             filter_id=str(raw["filter_id"]),
             title=str(raw.get("title") or ""),
-            type=str(raw.get("type") or ""),
+            type=kind,
             choices={str(k): str(v) for k, v in (raw.get("choices") or {}).items()},
+            selects_choices=kind in SELECT_KINDS,
         )
 
 

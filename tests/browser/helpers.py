@@ -1,4 +1,8 @@
-"""Shared steps of the browser tests: a study from a preset, an annotator on its item pages."""
+"""Shared steps of the browser tests: a study from a preset, an annotator on its item pages, items
+imported from the browser."""
+
+import csv
+import zipfile
 
 from annotation.models import Annotation
 from tests import factories as f
@@ -21,3 +25,24 @@ def item_ready(page, heading: str):
 
 def stored_answers() -> list[dict]:
     return [a.answers for a in Annotation.objects.order_by("id")]
+
+
+def write_files(tmp_path, countries):
+    """items.csv (ids p1…, one row per country given) and images.zip of their pictures: the two paths."""
+    rows = tmp_path / "items.csv"
+    with rows.open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["id", "prompt", "image", "country"])
+        for n, country in enumerate(countries, start=1):
+            writer.writerow([f"p{n}", f"A street market, take {n}", f"{n}.png", country])
+    images = tmp_path / "images.zip"
+    with zipfile.ZipFile(images, "w") as zf:
+        for n in range(1, len(countries) + 1):
+            zf.writestr(f"{n}.png", f.png_bytes(color=(n * 50, 90, 200 - n * 30)))
+    return [str(rows), str(images)]
+
+
+def upload(page, files):
+    page.get_by_label("Items (a .csv or .jsonl file").set_input_files(files[0])
+    page.get_by_label("Images (one .zip").set_input_files(files[1])
+    page.get_by_role("button", name="Import").click()

@@ -2,33 +2,12 @@
 page names the line, nothing is imported); the corrected file is imported, the progress bar gives
 way to the summary without a reload, and the items are listed."""
 
-import csv
-import zipfile
-
 from analysis import tasks
 from analysis.imports import import_run
 from studies.models import Item
 from tests import factories as f
 
-
-def write_files(tmp_path, countries):
-    rows = tmp_path / "items.csv"
-    with rows.open("w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["id", "prompt", "image", "country"])
-        for n, country in enumerate(countries, start=1):
-            writer.writerow([f"p{n}", f"A street market, take {n}", f"{n}.png", country])
-    images = tmp_path / "images.zip"
-    with zipfile.ZipFile(images, "w") as zf:
-        for n in range(1, len(countries) + 1):
-            zf.writestr(f"{n}.png", f.png_bytes(color=(n * 50, 90, 200 - n * 30)))
-    return [str(rows), str(images)]
-
-
-def upload(page, files):
-    page.get_by_label("Items (a .csv or .jsonl file").set_input_files(files[0])
-    page.get_by_label("Images (one .zip").set_input_files(files[1])
-    page.get_by_role("button", name="Import").click()
+from .helpers import upload, write_files
 
 
 def test_a_researcher_fixes_a_bad_row_and_imports_the_items(page, live_server, monkeypatch, tmp_path, settings):

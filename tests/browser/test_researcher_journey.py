@@ -4,9 +4,6 @@ one), a practice question (its feedback refused while it names the expected answ
 path previewed, the study opened, a co-researcher invited; then the study page follows an annotator
 who works in a second browser, without a reload. Neither the shell nor the admin is used."""
 
-import csv
-import zipfile
-
 import pytest
 
 from analysis import tasks
@@ -16,31 +13,11 @@ from studies.models import MockQuestion, Study, StudyMember
 from tests import factories as f
 from tests.factories import PASSWORD, entry_url
 
-from .helpers import PID
+from .helpers import PID, upload, write_files
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 POLL = 15_000  # ms: the study page's figures are polled every 10 s
-
-
-def item_files(tmp_path, countries):
-    rows = tmp_path / "items.csv"
-    with rows.open("w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["id", "prompt", "image", "country"])
-        for n, country in enumerate(countries, start=1):
-            writer.writerow([f"p{n}", f"A lantern festival, take {n}", f"{n}.png", country])
-    images = tmp_path / "images.zip"
-    with zipfile.ZipFile(images, "w") as zf:
-        for n in range(1, len(countries) + 1):
-            zf.writestr(f"{n}.png", f.png_bytes(color=(n * 40, 120, 200 - n * 30)))
-    return str(rows), str(images)
-
-
-def upload(page, files):
-    page.get_by_label("Items (a .csv or .jsonl file").set_input_files(files[0])
-    page.get_by_label("Images (one .zip").set_input_files(files[1])
-    page.get_by_role("button", name="Import").click()
 
 
 def back_to_study(page, study):
@@ -86,13 +63,13 @@ def test_a_researcher_sets_up_opens_and_follows_a_study_in_the_browser(
         # Import: a bad row names its line and imports nothing; the fixed file imports.
         back_to_study(page, study)
         page.get_by_role("link", name="Import items").click()
-        upload(page, item_files(tmp_path, ["IN", "FR", "IN"]))
+        upload(page, write_files(tmp_path, ["IN", "FR", "IN"]))
         page.get_by_text("queued, waiting for a worker").wait_for()
         import_run(job_id=queued.pop())
         page.get_by_text("Nothing was imported from items.csv: 1 problem.").wait_for(timeout=10_000)
         assert page.get_by_text("line 3: country 'FR' has no pool in this study").is_visible()
         assert not study.items.exists()
-        upload(page, item_files(tmp_path, ["IN", "IN", "IN"]))
+        upload(page, write_files(tmp_path, ["IN", "IN", "IN"]))
         import_run(job_id=queued.pop())
         page.get_by_text("Imported 3 items (IN: 3)").wait_for(timeout=10_000)
 

@@ -55,6 +55,7 @@ def test_a_researcher_runs_a_two_country_study_from_launch_to_payment(
     page.get_by_role("button", name="Create the drafts on Prolific").click()
     page.get_by_text("Created as Prolific drafts: India, Japan").wait_for()
     page.get_by_role("button", name="Publish every draft").click()
+    page.get_by_text("Japan: Active").wait_for()  # the publish answered before the next button is pressed
     page.get_by_role("button", name="Set up the webhooks").click()
     page.get_by_role("button", name="Check the webhooks").wait_for()
     on_prolific = {row.pool.country: row for row in ProlificStudy.objects.all()}

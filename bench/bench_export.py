@@ -4,6 +4,7 @@
     python bench/bench_export.py                          # 200,000 annotations, a temporary SQLite database
     python bench/bench_export.py --annotations 1000000 --formats parquet
     DATABASE_URL=postgres://… python bench/bench_export.py --annotations 1000000
+    python bench/bench_export.py --annotations 1000000 --keep /tmp/bench-export   # build once, time again
 
 Builds a CulturalFrames rating study (preset culturalframes-rating, two pools) with N submitted
 annotations in bulk (N/3 items, 3 annotations each by 999 annotators; answers of every field of the
@@ -14,7 +15,8 @@ job's code path: ``export_start`` (the gate; with no broker the job runs in-proc
 the page's does) and ``export_build`` (the Celery task's body): read in chunks, written by the
 format's writer, stored by the configured storage (a temporary MEDIA_ROOT). Each child prints its
 wall time, its maximum RSS (``resource.getrusage``: the peak of the process, Django loaded) and
-its RSS before the export, the file's size and the job's rows. Uses config.settings_test on a
+its RSS before the export, its CPU time (user and system: what the export costs whatever else the
+machine runs), the file's size and the job's rows. Uses config.settings_test on a
 temporary SQLite database, or on DATABASE_URL when it is set (the study is deleted afterwards).
 """
 
@@ -131,6 +133,17 @@ def build(n: int):
     return study, user
 
 
+def kept_study(n: int):
+    """The study of ``n`` annotations a previous ``--keep`` run built, or None."""
+    from studies.models import Study
+
+    study = Study.objects.filter(name=f"Export benchmark {n}").select_related("owner").first()
+    if study is not None:
+        print(f"reusing the study of {n:,} annotations built earlier")
+        return study, study.owner
+    return None
+
+
 def run_one(study_id: int, fmt: str) -> dict:
     """One export in this process (a child): its wall time, peak RSS and file."""
     from django.core.files.storage import default_storage
@@ -139,15 +152,17 @@ def run_one(study_id: int, fmt: str) -> dict:
     from studies.models import Study
 
     study = Study.objects.get(pk=study_id)
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    before, cpu = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
     start = time.perf_counter()
     job = export_start(study=study, user=None, format=fmt)  # with no broker, the job runs here at once
     job = export_build(job_id=job.pk)
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    peak, cpu = usage.ru_maxrss, usage.ru_utime + usage.ru_stime - cpu  # KiB on Linux; CPU seconds
     if job.status != job.Status.DONE:
         raise SystemExit(f"the export failed: {job.error}")
-    return {"format": fmt, "seconds": seconds, "rows": job.rows, "rss_mib": peak / 1024,
+    return {"format": fmt, "seconds": seconds, "cpu_seconds": cpu, "rows": job.rows, "rss_mib": peak / 1024,
             "rss_before_mib": before / 1024, "bytes": default_storage.size(job.file.name)}
 
 
@@ -155,6 +170,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--annotations", type=int, default=200_000)
     parser.add_argument("--formats", nargs="+", default=["parquet", "csv", "jsonl"])
+    parser.add_argument("--keep", metavar="DIR", help="build the study once (SQLite: in DIR; PostgreSQL: in "
+                        "DATABASE_URL's database) and reuse it on the next runs: for timing changes side by side "
+                        "without rebuilding")
     parser.add_argument("--child", nargs=3, metavar=("TMP", "STUDY", "FORMAT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -163,11 +181,15 @@ def main() -> None:
         print(json.dumps(run_one(int(study_id), fmt)))
         return
 
-    with tempfile.TemporaryDirectory(prefix="tessera-bench-export-") as tmp:
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="tessera-bench-export-") as scratch:
+        tmp = args.keep or scratch
         setup_django(tmp, migrate=True)
         from django.db import connection
 
-        study, user = build(args.annotations)
+        kept = kept_study(args.annotations) if args.keep else None
+        study, user = kept or build(args.annotations)
         connection.close()  # the children open their own
         try:
             for fmt in args.formats:
@@ -179,14 +201,15 @@ def main() -> None:
                     sys.exit(f"{fmt}: the export failed:\n{child.stderr[-3000:]}")
                 r = json.loads(child.stdout.strip().splitlines()[-1])
                 print(f"{fmt:8} {r['rows']:>10,} annotations in {r['seconds']:6.1f} s "
-                      f"({r['rows'] / r['seconds']:>9,.0f}/s); peak RSS {r['rss_mib']:5.0f} MiB "
+                      f"({r['rows'] / r['seconds']:>9,.0f}/s; CPU {r['cpu_seconds']:5.1f} s); peak RSS {r['rss_mib']:5.0f} MiB "
                       f"(before the export {r['rss_before_mib']:.0f} MiB); file {r['bytes'] / 2**20:.1f} MiB")
             print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         finally:
-            from studies.services import study_delete
+            if not args.keep:
+                from studies.services import study_delete
 
-            study_delete(study=study)
-            user.delete()
+                study_delete(study=study)
+                user.delete()
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ An item-level skip fills the ``skipped`` column with its reason and leaves every
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -53,6 +53,9 @@ def field_columns(f: Field) -> list[str]:
 def field_cells(f: Field, value: Any) -> dict[str, str]:
     """The cells of one answer, by column name; a missing answer gives no cell (an empty one)."""
     return f.kind.export_cells(f, value)
+
+
+_NO_ANSWERS: Mapping[str, Any] = {}
 
 
 def _dicts(value: Any) -> list[Mapping]:
@@ -117,6 +120,39 @@ def answer_cells(layout: Layout, protocol: Protocol, answers: Mapping[str, Any])
     return lead + [cells.get(c, "") for c in layout.answer_columns]
 
 
+def plain_cell(value: Any) -> str:
+    """The cell of a field type's default ``export_cells`` (a ``plain_export`` type's), without the
+    dict: empty for no answer, a list's values joined by "|", else the value's text."""
+    kind = type(value)
+    if kind is str:
+        return value
+    if value is None:
+        return ""
+    if kind is int:
+        return str(value)
+    if kind is list:
+        return "|".join(map(cell_text, value))
+    return cell_text(value)
+
+
+def answer_cell_columns(layout: Layout, protocol: Protocol, answers: Sequence[Any]) -> list[list[str]]:
+    """``answer_cells`` of many annotations given under ``protocol``, column by column (the
+    export's fast path: one pass per field over a chunk)."""
+    given = [a if isinstance(a, Mapping) and SKIP not in a else _NO_ANSWERS for a in answers]
+    columns: dict[str, list[str]] = {}
+    for f in protocol.fields:
+        key = f.key
+        if f.kind.plain_export:
+            columns[key] = [plain_cell(a.get(key)) for a in given]
+            continue
+        cells = [field_cells(f, a.get(key)) for a in given]
+        for column in field_columns(f):
+            columns[column] = [c.get(column, "") for c in cells]
+    empty = [""] * len(answers)
+    lead = [[str(a.get(SKIP, "")) if isinstance(a, Mapping) else "" for a in answers]] if layout.skip else []
+    return lead + [columns.get(c, empty) for c in layout.answer_columns]
+
+
 def document_header(layout: Layout) -> list[str]:
     score = [SCORE_COLUMN] if layout.scored else []
     return DOCUMENT_LEAD_COLUMNS + DOCUMENT_COLUMNS + layout.sub_columns + score + DOCUMENT_TRAILING_COLUMNS
@@ -156,17 +192,31 @@ def iso_utc(moment: datetime | None) -> str:
     return moment.isoformat(timespec="milliseconds") + "Z"  # a naive time (read from SQLite) is UTC already
 
 
+def trailing_cell_columns(
+    *, surplus: Sequence[bool], protocol_version: Sequence[int], time_spent_ms: Sequence[int],
+    started_at: Sequence[datetime | None], submitted_at: Sequence[datetime | None], review: Sequence[str | None],
+) -> list[list[str]]:
+    """The trailing cells of many annotations, column by column. None of them can start like a
+    formula (a flag, digits, an ISO time, a review outcome; a negative time is a plain number), so
+    they need no ``safe_cell``."""
+    return [
+        ["true" if s else "false" for s in surplus],
+        [str(v) for v in protocol_version],
+        [f"{ms / 1000:.3f}" for ms in time_spent_ms],
+        [iso_utc(m) for m in started_at],
+        [iso_utc(m) for m in submitted_at],
+        [r or "" for r in review],
+    ]
+
+
 def trailing_cells(
     *, surplus: bool, protocol_version: int, time_spent_ms: int, started_at, submitted_at, review: str | None = None
 ) -> list[str]:
-    return [
-        "true" if surplus else "false",
-        str(protocol_version),
-        f"{time_spent_ms / 1000:.3f}",
-        iso_utc(started_at),
-        iso_utc(submitted_at),
-        review or "",
-    ]
+    columns = trailing_cell_columns(
+        surplus=[surplus], protocol_version=[protocol_version], time_spent_ms=[time_spent_ms],
+        started_at=[started_at], submitted_at=[submitted_at], review=[review],
+    )
+    return [column[0] for column in columns]
 
 
 # --- formula injection --------------------------------------------------------------------------
@@ -184,7 +234,8 @@ def safe_cell(text: str) -> str:
     return text
 
 
-def safe_cells(cells: list[str]) -> list[str]:
-    """``safe_cell`` of each cell (the common case, no formula start, without a call per cell)."""
+def safe_cells(cells: Sequence[str]) -> list[str]:
+    """``safe_cell`` of each cell (the common case, no formula start, without a call per cell): a
+    row's cells, or a column's."""
     starts = FORMULA_STARTS
     return [safe_cell(c) if c[:1] in starts else c for c in cells]

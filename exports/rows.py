@@ -1,52 +1,59 @@
-"""The annotations an export ships, read in chunks: one SQL query (joined to their item, pool and
-review) with no ORM object or converter per row, so a million rows stream in seconds.
+"""The annotations an export ships, read in chunks: one SQL query with no ORM object or converter
+per row, so a million rows stream in seconds.
 
 The annotations are those that count (``analysis.fingerprint.COUNTED``: none flagged by a checker,
 none withdrawn) up to the ``max_id`` of the data the export's analysis saw, in id order.
 PostgreSQL streams the one query through a server-side cursor; SQLite reads keyset pages over the
 (study, id) index, so no read lock is held between pages while annotators keep submitting (as
-``analysis.reader`` does).
+``analysis.reader`` does). Answers arrive as their JSON text, read by orjson. An item's columns
+(its id, prompt, model…) are read once per chunk it appears in, not once per annotation: the
+rows of its annotations share the same strings.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 
+import orjson
 from django.db import connection
 
 from annotation.models import Annotation, Annotator, Review, pseudonym_for
 from studies.models import CountryPool, Item, Study
 
-from .formats.table import AnnotationRow
+from .formats.table import Chunk
 
 FLAGGED = Review.Outcome.FLAGGED.value
+ITEMS_PER_QUERY = 900  # below SQLite's oldest limit of 999 parameters
 
 
 def _select() -> str:
     # SQLite's times as their text, read by ``datetime.fromisoformat`` (in C), not by the driver's
-    # converter (a regular expression per value: some 5% of a Parquet export)
-    started, submitted = (
-        ("CAST(a.started_at AS TEXT)", "CAST(a.submitted_at AS TEXT)") if connection.vendor == "sqlite"
-        else ("a.started_at", "a.submitted_at")
-    )
+    # converter (a regular expression per value: some 5% of a Parquet export); PostgreSQL's answers
+    # as text for orjson, not decoded by the driver's json module
+    if connection.vendor == "sqlite":
+        started, submitted, answers = "CAST(a.started_at AS TEXT)", "CAST(a.submitted_at AS TEXT)", "a.answers"
+    else:
+        started, submitted, answers = "a.started_at", "a.submitted_at", "a.answers::text"
     return (
-        "SELECT a.id, a.item_id, i.external_id, i.prompt, i.model_name, i.category, i.country, p.country,"
-        f" a.annotator_id, a.answers, a.surplus, a.protocol_version, a.time_spent_ms, {started},"
-        f" {submitted}, r.outcome"
+        f"SELECT a.id, a.item_id, p.country, a.annotator_id, {answers}, a.surplus, a.protocol_version,"
+        f" a.time_spent_ms, {started}, {submitted}, r.outcome"
         f" FROM {Annotation._meta.db_table} a"
-        f" JOIN {Item._meta.db_table} i ON i.id = a.item_id"
         f" JOIN {CountryPool._meta.db_table} p ON p.id = a.pool_id"
         f" LEFT JOIN {Review._meta.db_table} r ON r.annotation_id = a.id"
         " WHERE a.study_id = %s AND a.id <= %s AND NOT a.withdrawn AND (r.outcome IS NULL OR r.outcome <> %s)"
     )
 
 
-def _moment(value) -> datetime:
-    """A stored time as a datetime: PostgreSQL's is aware, SQLite's naive in UTC (as Django stores
-    it with USE_TZ; ``csvformat.iso_utc`` and Arrow's UTC timestamps read a naive one as UTC)."""
-    return datetime.fromisoformat(value) if isinstance(value, str) else value
+def _moments(values: tuple) -> list[datetime]:
+    """Stored times as datetimes: PostgreSQL's are aware already; SQLite's are their text, naive in
+    UTC (as Django stores them with USE_TZ; ``csvformat.iso_utc`` and Arrow's UTC timestamps read a
+    naive one as UTC), read by ``datetime.fromisoformat`` (in C)."""
+    return list(map(datetime.fromisoformat, values)) if isinstance(values[0], str) else list(values)
+
+
+def _answers(value):
+    return orjson.loads(value) if isinstance(value, (str, bytes)) else value
 
 
 def _pages(study_id: int, max_id: int, size: int) -> Iterator[list[tuple]]:
@@ -68,19 +75,32 @@ def _pages(study_id: int, max_id: int, size: int) -> Iterator[list[tuple]]:
             yield rows
 
 
-def export_rows(*, study: Study, max_id: int, chunk_size: int) -> Iterator[list[AnnotationRow]]:
-    """The annotations an export ships, in id order, in chunks of ``chunk_size`` (never the whole study)."""
+def _items(pks: Iterable[int]) -> dict[int, tuple]:
+    """The export's columns of these items, by pk: (external id, prompt, model, category, country)."""
+    pks = list(pks)
+    found: dict[int, tuple] = {}
+    for start in range(0, len(pks), ITEMS_PER_QUERY):
+        rows = Item.objects.filter(pk__in=pks[start:start + ITEMS_PER_QUERY]).values_list(
+            "pk", "external_id", "prompt", "model_name", "category", "country"
+        )
+        found.update((pk, tuple(columns)) for pk, *columns in rows)
+    return found
+
+
+def export_rows(*, study: Study, max_id: int, chunk_size: int) -> Iterator[Chunk]:
+    """The annotations an export ships, in id order, in chunks of ``chunk_size`` (never the whole
+    study), each read column by column."""
     names = {pk: pseudonym_for(public_id) for pk, public_id in Annotator.objects.filter(study=study).values_list(
         "pk", "public_id"
     ).iterator(chunk_size=10_000)}
-    loads, moment = json.loads, _moment
     for rows in _pages(study.pk, max_id, chunk_size):
-        yield [
-            AnnotationRow(
-                item_pk, item_id, prompt, model, category, item_country, pool_country, names[annotator],
-                loads(answers) if isinstance(answers, (str, bytes)) else answers,
-                bool(surplus), version, spent, moment(started), moment(submitted), review,
-            )
-            for (_, item_pk, item_id, prompt, model, category, item_country, pool_country, annotator, answers,
-                 surplus, version, spent, started, submitted, review) in rows
-        ]
+        (_, item_pk, pool_country, annotator, answers, surplus, version, spent, started, submitted, review) = zip(
+            *rows, strict=True
+        )
+        items = _items(set(item_pk))
+        item_id, prompt, model, category, item_country = zip(*map(items.__getitem__, item_pk), strict=True)
+        yield Chunk([
+            item_pk, item_id, prompt, model, category, item_country, pool_country,
+            list(map(names.__getitem__, annotator)), list(map(_answers, answers)), list(map(bool, surplus)),
+            version, spent, _moments(started), _moments(submitted), review,
+        ])

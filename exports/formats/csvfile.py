@@ -1,5 +1,6 @@
 """``csv``: raw annotations as CSV (UTF-8, a header row), every cell a field type's text
-(``export_cells``); a cell that starts like a formula is neutralised (``csvformat.safe_cell``)."""
+(``export_cells``); a cell that starts like a formula is neutralised (``csvformat.safe_cell``).
+A chunk is made column by column (``csvformat.answer_cell_columns``) and written at once."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from stats.versions import ProtocolSet
 
 from .. import csvformat
 from .base import ANNOTATIONS, DOCUMENTS, ExportFormat, WrittenFile
-from .table import Tables
+from .table import Tables, by_version, columns_of
 
-_row = csvformat.safe_cells
+_safe = csvformat.safe_cells
 
 
 class CsvWriter:
@@ -29,21 +30,26 @@ class CsvWriter:
             self.writers[DOCUMENTS].writerow(csvformat.document_header(self.layout))
 
     def write(self, rows, documents):
-        layout, out = self.layout, self.writers[ANNOTATIONS]
-        for row in rows:
-            protocol = self.protocols.for_version(row.protocol_version)
-            out.writerow(_row(
-                [row.item_id, row.prompt, row.model, row.category, row.item_country, row.pool_country, row.annotator]
-                + csvformat.answer_cells(layout, protocol, row.answers)
-                + csvformat.trailing_cells(
-                    surplus=row.surplus, protocol_version=row.protocol_version, time_spent_ms=row.time_spent_ms,
-                    started_at=row.started_at, submitted_at=row.submitted_at, review=row.review,
-                )
-            ))
-            if layout.has_documents:
+        layout, protocols = self.layout, self.protocols
+        if rows:
+            (_, item_id, prompt, model, category, item_country, pool_country, annotator, answers,
+             surplus, version, spent, started, submitted, review) = columns_of(rows)
+            def answer_cells(protocol, part):
+                return csvformat.answer_cell_columns(layout, protocol, part)
+
+            text = [item_id, prompt, model, category, item_country, pool_country, annotator]
+            text += by_version(protocols, version, answers, answer_cells)
+            columns = [_safe(column) for column in text] + csvformat.trailing_cell_columns(
+                surplus=surplus, protocol_version=version, time_spent_ms=spent, started_at=started,
+                submitted_at=submitted, review=review,
+            )
+            self.writers[ANNOTATIONS].writerows(zip(*columns, strict=True))
+        if layout.has_documents:
+            for row in rows:
+                protocol = protocols.for_version(row.protocol_version)
                 for cells in csvformat.document_rows(layout, protocol, row.answers, documents):
                     self.writers[DOCUMENTS].writerow(
-                        _row([row.item_id, row.pool_country, row.annotator, *cells, str(row.protocol_version)])
+                        _safe([row.item_id, row.pool_country, row.annotator, *cells, str(row.protocol_version)])
                     )
                     self.rows[DOCUMENTS] += 1
         self.rows[ANNOTATIONS] += len(rows)

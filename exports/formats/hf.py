@@ -31,7 +31,7 @@ from .card import Config, card_text
 from .frames import arrow_table
 from .gold import gold_tables
 from .parquet import COMPRESSION, _batch
-from .table import Tables, document_values, row_values
+from .table import Tables, chunk_document_values, typed_columns
 
 CARD = "README.md"
 RAW = "raw"
@@ -56,31 +56,29 @@ class HfWriter:
     def _path(self, table: str, split: str) -> Path:
         return self.folder / "data" / table / f"{split}.parquet"
 
-    def _write(self, table: str, split: str, rows: list[list]) -> None:
+    def _write(self, table: str, split: str, columns: list[list], count: int) -> None:
         key = (table, split)
         if key not in self.writers:
             path = self._path(table, split)
             path.parent.mkdir(parents=True, exist_ok=True)
             self.writers[key] = pq.ParquetWriter(path, self.schemas[table], compression=COMPRESSION)
             self.rows[key] = 0
-        self.writers[key].write_table(_batch(self.schemas[table], rows))
-        self.rows[key] += len(rows)
+        self.writers[key].write_table(_batch(self.schemas[table], columns))
+        self.rows[key] += count
 
     def write(self, rows, documents):
-        by_split: dict[str, list[list]] = {}
-        document_rows: dict[str, list[list]] = {}
+        by_split: dict[str, list] = {}
         for row in rows:
-            protocol = self.protocols.for_version(row.protocol_version)
-            split = split_name(row.pool_country)
-            by_split.setdefault(split, []).append(row_values(self.tables, protocol, row))
-            if self.tables.document_schema is not None:
-                document_rows.setdefault(split, []).extend(document_values(self.tables, protocol, row, documents))
+            by_split.setdefault(split_name(row.pool_country), []).append(row)
             self.item_pks.add(row.item_pk)
-        for split, values in by_split.items():
-            self._write(RAW, split, values)
-        for split, values in document_rows.items():
+        tables, protocols = self.tables, self.protocols
+        for split, part in by_split.items():
+            self._write(RAW, split, typed_columns(tables, protocols, part), len(part))
+            if tables.document_schema is None:
+                continue
+            values = chunk_document_values(tables, protocols, part, documents)
             if values:
-                self._write(f"{RAW}_{DOCUMENTS}", split, values)
+                self._write(f"{RAW}_{DOCUMENTS}", split, [list(c) for c in zip(*values, strict=True)], len(values))
 
     def _table(self, relative: str, table: pa.Table) -> tuple[str, pa.Schema]:
         path = self.folder / relative

@@ -12,15 +12,14 @@ import pyarrow.parquet as pq
 from stats.versions import ProtocolSet
 
 from .base import ANNOTATIONS, DOCUMENTS, ExportFormat, WrittenFile
-from .table import Tables, document_values, row_values
+from .table import Tables, chunk_document_values, typed_columns
 
 COMPRESSION = "zstd"
 
 
-def _batch(schema: pa.Schema, rows: list[list]) -> pa.Table:
-    columns = zip(*rows, strict=True) if rows else [[] for _ in schema]
+def _batch(schema: pa.Schema, columns: list[list]) -> pa.Table:
     return pa.Table.from_arrays(
-        [pa.array(list(col), type=kind) for col, kind in zip(columns, schema.types, strict=True)], schema=schema
+        [pa.array(col, type=kind) for col, kind in zip(columns, schema.types, strict=True)], schema=schema
     )
 
 
@@ -39,20 +38,16 @@ class ParquetFileWriter:
 
     def write(self, rows, documents):
         tables = self.tables
-        values, document_rows = [], []
-        for row in rows:
-            protocol = self.protocols.for_version(row.protocol_version)
-            values.append(row_values(tables, protocol, row))
-            if tables.document_schema is not None:
-                document_rows += document_values(tables, protocol, row, documents)
-        self._write(ANNOTATIONS, values)
-        if document_rows:
-            self._write(DOCUMENTS, document_rows)
-
-    def _write(self, name: str, rows: list[list]) -> None:
         if rows:
-            self.writers[name].write_table(_batch(self.schemas[name], rows))
-            self.rows[name] += len(rows)
+            self._write(ANNOTATIONS, typed_columns(tables, self.protocols, rows), len(rows))
+        if tables.document_schema is not None:
+            document_rows = chunk_document_values(tables, self.protocols, rows, documents)
+            if document_rows:
+                self._write(DOCUMENTS, [list(col) for col in zip(*document_rows, strict=True)], len(document_rows))
+
+    def _write(self, name: str, columns: list[list], count: int) -> None:
+        self.writers[name].write_table(_batch(self.schemas[name], columns))
+        self.rows[name] += count
 
     def close(self):
         for writer in self.writers.values():

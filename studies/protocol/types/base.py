@@ -119,7 +119,10 @@ class FieldType:
     agreement_note = ""  # what agreement compares when it is not the whole answer
     script = ""  # the static script the item page loads for it ("" for none)
     draws_boxes = False  # its answer is boxes drawn on an image, in pixels ({x, y, w, h}, …): what COCO ships
-    plain_export = True  # its typed export is its stored value under its key (``export_values`` as is)
+    # its export is the default: one column under its key, the stored value as its typed cell and
+    # that value's text as its CSV cell (the export reads such a field column by column, without
+    # calling its methods); a type that overrides any export method sets it False
+    plain_export = True
 
     # --- the spec and the form ---------------------------------------------------------------
 

@@ -130,6 +130,8 @@ def plain_cell(value: Any) -> str:
         return ""
     if kind is int:
         return str(value)
+    if kind is float:  # ``value_token``'s, without its calls
+        return str(int(value)) if value.is_integer() else repr(value)
     if kind is list:
         return "|".join(map(cell_text, value))
     return cell_text(value)
@@ -192,6 +194,12 @@ def iso_utc(moment: datetime | None) -> str:
     return moment.isoformat(timespec="milliseconds") + "Z"  # a naive time (read from SQLite) is UTC already
 
 
+def iso_utc_column(moments: Sequence[datetime | None]) -> list[str]:
+    """``iso_utc`` of each time (a naive one, read from SQLite, without a call)."""
+    return [m.isoformat(timespec="milliseconds") + "Z" if m is not None and m.tzinfo is None else iso_utc(m)
+            for m in moments]
+
+
 def trailing_cell_columns(
     *, surplus: Sequence[bool], protocol_version: Sequence[int], time_spent_ms: Sequence[int],
     started_at: Sequence[datetime | None], submitted_at: Sequence[datetime | None], review: Sequence[str | None],
@@ -203,8 +211,8 @@ def trailing_cell_columns(
         ["true" if s else "false" for s in surplus],
         [str(v) for v in protocol_version],
         [f"{ms / 1000:.3f}" for ms in time_spent_ms],
-        [iso_utc(m) for m in started_at],
-        [iso_utc(m) for m in submitted_at],
+        iso_utc_column(started_at),
+        iso_utc_column(submitted_at),
         [r or "" for r in review],
     ]
 

@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from stats.versions import ProtocolSet
 
-from ..csvformat import iso_utc
+from ..csvformat import iso_utc_column
 from .base import ANNOTATIONS, DOCUMENTS, ExportFormat, WrittenFile
 from .table import Tables, chunk_document_values, typed_columns
 
@@ -48,7 +48,7 @@ class JsonlWriter:
         tables = self.tables
         columns = typed_columns(tables, self.protocols, rows)
         for i in self.times:
-            columns[i] = [iso_utc(moment) for moment in columns[i]]
+            columns[i] = iso_utc_column(columns[i])
         self._lines(ANNOTATIONS, self.names[ANNOTATIONS], zip(*columns))
         if tables.document_schema is not None:
             document_rows = chunk_document_values(tables, self.protocols, rows, documents)

@@ -117,3 +117,15 @@ def test_a_chunk_read_as_columns_is_its_rows():
     assert len(chunk) == 3 and list(chunk) == rows and chunk[1] == rows[1]
     t = tables(protocol)
     assert typed_columns(t, _one(protocol), chunk) == typed_columns(t, _one(protocol), rows)
+
+
+def test_times_as_a_column_are_each_time_in_utc():
+    from datetime import timedelta, timezone
+
+    from exports.csvformat import iso_utc, iso_utc_column
+
+    moments = [datetime(2026, 11, 25, 9, 30, 1, 987654), datetime(2026, 11, 25, 9, 30),
+               datetime(2026, 11, 25, 11, 30, 1, 500, tzinfo=timezone(timedelta(hours=2))), WHEN, None]  # fmt: skip
+    assert iso_utc_column(moments) == [iso_utc(m) for m in moments]
+    assert iso_utc_column(moments)[:3] == ["2026-11-25T09:30:01.987Z", "2026-11-25T09:30:00.000Z",
+                                           "2026-11-25T09:30:01.000Z"]  # fmt: skip

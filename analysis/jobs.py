@@ -136,6 +136,15 @@ def job_end(model: type[Job], pk: int, **fields: Any) -> bool:
     return bool(ended)
 
 
+def job_cancel(model: type[Job], pk: int, *, reason: str) -> bool:
+    """Stop a queued or running job from outside its worker: the row fails at once with ``reason``;
+    a worker finds it no longer its own at its next progress (or its finish) and stops, keeping
+    nothing. False when the job had already ended."""
+    return bool(model.objects.filter(pk=pk, status__in=[Status.QUEUED, Status.RUNNING]).update(
+        status=Status.FAILED, error=reason, finished_at=timezone.now(), lease_expires_at=None
+    ))
+
+
 def job_fail(model: type[Job], pk: int, what: str, exc: Exception) -> None:
     logger.exception("%s %s failed", model.__name__, pk)
     job_end(

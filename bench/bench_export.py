@@ -201,7 +201,8 @@ def main() -> None:
                     sys.exit(f"{fmt}: the export failed:\n{child.stderr[-3000:]}")
                 r = json.loads(child.stdout.strip().splitlines()[-1])
                 print(f"{fmt:8} {r['rows']:>10,} annotations in {r['seconds']:6.1f} s "
-                      f"({r['rows'] / r['seconds']:>9,.0f}/s; CPU {r['cpu_seconds']:5.1f} s); peak RSS {r['rss_mib']:5.0f} MiB "
+                      f"({r['rows'] / r['seconds']:>9,.0f}/s; CPU {r['cpu_seconds']:5.1f} s); "
+                      f"peak RSS {r['rss_mib']:5.0f} MiB "
                       f"(before the export {r['rss_before_mib']:.0f} MiB); file {r['bytes'] / 2**20:.1f} MiB")
             print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         finally:

@@ -21,7 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from analysis.fingerprint import Fingerprint, data_fingerprint, staleness
-from analysis.jobs import job_claim, job_enqueue, job_fail, job_finish, job_progress
+from analysis.jobs import job_cancel, job_claim, job_enqueue, job_fail, job_finish, job_progress
 from analysis.models import AnalysisRun
 from analysis.reader import protocol_set
 from analysis.selectors import analysis_latest_done
@@ -93,6 +93,12 @@ def export_start(
     )
     transaction.on_commit(partial(job_enqueue, ExportJob, job.pk))
     return job
+
+
+def export_cancel(*, job: ExportJob, user: AbstractBaseUser) -> bool:
+    """Stop an export that is queued or running (``job`` found by a scoped lookup); its worker
+    removes what it wrote (the temporary folder, a file already stored). False when it had ended."""
+    return job_cancel(ExportJob, job.pk, reason=f"Cancelled by {user.get_username()}; no file was kept.")
 
 
 @dataclass(frozen=True)

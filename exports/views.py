@@ -37,6 +37,18 @@ def export_status(request, pk: int, job_pk: int):
 
 
 @login_required
+@require_POST
+def export_cancel(request, pk: int, job_pk: int):
+    study = study_for_user(request.user, pk, write=True)
+    job = selectors.export_for_study(study=study, pk=job_pk)
+    if services.export_cancel(job=job, user=request.user):
+        messages.success(request, "The export was cancelled; no file of it is kept.")
+    else:
+        messages.info(request, "That export had already ended.")
+    return redirect("analysis:analysis", pk=study.pk)
+
+
+@login_required
 @require_GET
 def export_download(request, pk: int, job_pk: int):
     study = study_for_user(request.user, pk)

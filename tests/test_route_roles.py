@@ -70,6 +70,7 @@ MATRIX: dict[str, dict[str, str]] = {
     # exports
     "exports:export-start": {"POST": WRITE},
     "exports:export-status": {"GET": READ},
+    "exports:export-cancel": {"POST": WRITE},
     "exports:export-download": {"GET": READ},
     "exports:export-manifest": {"GET": READ},
     # recruitment (Prolific: what calls it is the owner's)

@@ -187,3 +187,79 @@ def test_it_refuses_another_researchers_manifest(client, other_researcher, expor
     assert client.get(manifest_url(study, exported)).status_code == 404
     mine = f.make_study(other_researcher, name="Theirs")
     assert client.get(manifest_url(mine, exported)).status_code == 404
+
+
+# --- cancelling ------------------------------------------------------------------------------
+
+
+def cancel_url(study, job):
+    return reverse("exports:export-cancel", args=[study.pk, job.pk])
+
+
+def _export_files(settings) -> list[str]:
+    import os
+
+    folder = os.path.join(settings.MEDIA_ROOT, "exports")
+    return [name for _, _, names in os.walk(folder) for name in names]
+
+
+def test_the_owner_cancels_a_queued_export_and_no_worker_runs_it(client, owner, analysed, settings):
+    job = export_start(study=analysed, user=owner)  # queued: the worker has not taken it yet
+    client.force_login(owner)
+    page = client.get(status_url(analysed, job)).content.decode()
+    assert "Cancel the export" in page and cancel_url(analysed, job) in page
+    response = client.post(cancel_url(analysed, job), follow=True)
+    assert "The export was cancelled; no file of it is kept." in response.content.decode()
+    job.refresh_from_db()
+    assert job.status == ExportJob.Status.FAILED and job.error == "Cancelled by owner; no file was kept."
+    assert export_build(job_id=job.pk).status == ExportJob.Status.FAILED  # a late task does nothing
+    assert not _export_files(settings)
+    assert "Cancelled by owner" in client.get(status_url(analysed, job)).content.decode()
+
+
+def test_an_export_cancelled_while_it_runs_stops_and_keeps_nothing(owner, analysed, settings):
+    from unittest import mock
+
+    from analysis import jobs
+    from exports.services import export_cancel
+
+    job = export_start(study=analysed, user=owner)
+    real = jobs.job_progress
+
+    def cancelled_meanwhile(model, pk, percent):  # the researcher presses Cancel during the first chunk
+        export_cancel(job=ExportJob.objects.get(pk=pk), user=owner)
+        return real(model, pk, percent)
+
+    with mock.patch("exports.services.job_progress", side_effect=cancelled_meanwhile):
+        job = export_build(job_id=job.pk)
+    assert job.status == ExportJob.Status.FAILED and job.error.startswith("Cancelled by owner")
+    assert not job.file and not _export_files(settings)
+
+
+def test_a_finished_export_is_not_cancelled(client, owner, exported):
+    client.force_login(owner)
+    assert "Cancel the export" not in client.get(status_url(exported.study, exported)).content.decode()
+    response = client.post(cancel_url(exported.study, exported), follow=True)
+    assert "That export had already ended." in response.content.decode()
+    exported.refresh_from_db()
+    assert exported.status == ExportJob.Status.DONE and exported.file
+
+
+def test_another_researcher_cannot_cancel_an_export(client, other_researcher, owner, analysed):
+    job = export_start(study=analysed, user=owner)
+    client.force_login(other_researcher)
+    assert client.post(cancel_url(analysed, job)).status_code == 404
+    job.refresh_from_db()
+    assert job.status == ExportJob.Status.QUEUED
+
+
+def test_a_viewer_sees_no_cancel_button_and_cannot_cancel(client, other_researcher, owner, analysed):
+    from studies.models import StudyMember
+
+    StudyMember.objects.create(study=analysed, user=other_researcher, role="viewer")
+    job = export_start(study=analysed, user=owner)
+    client.force_login(other_researcher)
+    assert "Cancel the export" not in client.get(status_url(analysed, job)).content.decode()
+    assert client.post(cancel_url(analysed, job)).status_code == 403
+    job.refresh_from_db()
+    assert job.status == ExportJob.Status.QUEUED

@@ -1,11 +1,13 @@
 """What is learned from a study: analysis runs, metric uploads, and the job row every background job
 extends (exports too)."""
 
+from pathlib import PurePosixPath
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from studies.models import Study, study_files_prefix
+from studies.models import Study, random_name, study_files_prefix
 
 
 class Job(models.Model):
@@ -84,7 +86,7 @@ class AnalysisRun(Job):
 def metric_upload_path(upload: "MetricUpload", filename: str) -> str:
     stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
     stem = filename.rsplit("/", 1)[-1].split(".", 1)[0] or "metrics"  # "metrics" (as uploaded) or "scores" (parsed)
-    return f"{study_files_prefix(upload.study_id, 'exports')}/metrics/{stem}-{stamp}.csv"
+    return random_name(f"{study_files_prefix(upload.study_id, 'exports')}/metrics", f"{stem}-{stamp}", ".csv")
 
 
 class MetricUpload(models.Model):
@@ -113,7 +115,9 @@ class MetricUpload(models.Model):
 
 
 def import_upload_path(job: "ImportJob", filename: str) -> str:
-    return f"{study_files_prefix(job.study_id, 'imports')}/{filename}"
+    """The upload under its own name and a random part (the job keeps the name as given)."""
+    name = PurePosixPath(filename)
+    return random_name(study_files_prefix(job.study_id, "imports"), name.stem or "upload", name.suffix)
 
 
 class ImportJob(Job):

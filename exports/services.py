@@ -25,7 +25,7 @@ from analysis.jobs import job_cancel, job_claim, job_enqueue, job_fail, job_fini
 from analysis.models import AnalysisRun
 from analysis.reader import protocol_set
 from analysis.selectors import analysis_latest_done
-from studies.models import Study, study_files_prefix
+from studies.models import Study, random_name, study_files_prefix
 
 from .formats import FORMATS, ExportFormat, WrittenFile, tables_for
 from .formats.base import ExportOptions
@@ -188,9 +188,12 @@ def export_build(*, job_id: int) -> ExportJob | None:
 
 
 def _store(job: ExportJob, pkg: Package) -> str:
-    """Move the finished file to the storage (local disk, or S3 when a bucket is set)."""
+    """Move the finished file to the storage (local disk, or S3 when a bucket is set), under a name with
+    a random part; the download is named for the user by the view (study, format, date)."""
     stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
-    name = f"{study_files_prefix(job.study_id, 'exports')}/export-{job.pk}-{job.format}-{stamp}.{pkg.extension}"
+    name = random_name(
+        study_files_prefix(job.study_id, "exports"), f"export-{job.pk}-{job.format}-{stamp}", f".{pkg.extension}"
+    )
     with pkg.path.open("rb") as fh:
         return default_storage.save(name, File(fh, name=pkg.path.name))
 

@@ -145,11 +145,17 @@ def study_files_prefix(study_id: int, kind: str) -> str:
     return f"{kind}/{study_id}"
 
 
+def random_name(folder: str, stem: str, suffix: str) -> str:
+    """A stored file's name: its folder, a readable stem and a random part, so that knowing (or
+    guessing) what a file holds, or when it was written, never gives its name. Every file is stored
+    under such a name and served only by scoped views; the name is a second wall, for a storage or
+    a proxy that ever exposes them. A download is named for the user by its view, not by this."""
+    return f"{folder}/{stem}-{secrets.token_hex(16)}{suffix}"
+
+
 def stored_name(prefix: str, sha256: str, suffix: str) -> str:
-    """A stored file's name: its folder, its content's hash and a random part, so that knowing (or
-    guessing) an image never gives its name. Files are served only by scoped views; this is a
-    second wall, for a storage or a proxy that ever exposes them."""
-    return f"{prefix}/{sha256[:2]}/{sha256}-{secrets.token_hex(16)}{suffix}"
+    """A content-addressed file's name (an item image, an upload): its content's hash and a random part."""
+    return random_name(f"{prefix}/{sha256[:2]}", sha256, suffix)
 
 
 def item_image_path(item, filename):

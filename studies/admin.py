@@ -5,6 +5,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from . import protocol as protocol_engine
+from .forms import BoundedJSONField
 from .models import CountryPool, Item, MockQuestion, Study
 from .selectors import owned_by, owned_choices
 from .services import (
@@ -16,17 +17,27 @@ from .services import (
     study_set_protocol,
 )
 
+BOUNDED_JSON = {models.JSONField: {"form_class": BoundedJSONField}}
 START_PRESET = "culturalframes-rating"  # the protocol the add form starts with
 CODE_FIELDS = ("code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent", "code_all_skipped")
 # Set by the service or the database, never taken from the add form.
 NOT_SETTINGS = {"id", "owner", "name", "protocol", "protocol_version", "created_at"}
 
 
-class ScopedChoices:
+class BoundedJson:
+    """Every JSON field of an admin form is read within bounds (``BoundedJSONField``: depth, size,
+    finite numbers, no NUL or lone surrogate): hostile JSON is a form error, never a 500. A
+    ModelAdmin that sets its own ``formfield_overrides`` starts from ``BOUNDED_JSON``.
+    tests/test_hostile_input.py checks every registered admin."""
+
+    formfield_overrides = BOUNDED_JSON
+
+
+class ScopedChoices(BoundedJson):
     """Every foreign key and many-to-many of an admin form (a ModelAdmin's or an inline's) offers only
     the researcher's own rows (``owned_choices``: owners only, not members; all for a superuser), so
     a field added later is scoped without being named here. tests/studies/test_admin_choices.py
-    checks every registered form."""
+    checks every registered form. Every admin here mixes this in, so its JSON is bounded too."""
 
     def _choices(self, db_field, request, kwargs):
         queryset = kwargs.get("queryset")
@@ -272,7 +283,7 @@ class ItemAdmin(OwnedAdmin):
     list_select_related = ["study"]
     # No "Currently: <link>" to the stored file: no URL serves MEDIA_ROOT; the image is shown by
     # the researcher's scoped view instead (image_shown).
-    formfield_overrides = {models.ImageField: {"widget": forms.FileInput}}
+    formfield_overrides = {**BOUNDED_JSON, models.ImageField: {"widget": forms.FileInput}}
 
     @admin.display(description="stored image")
     def image_shown(self, obj):

@@ -3,15 +3,48 @@ services make the change."""
 
 from django import forms
 from django.core.validators import MinValueValidator
+from django.forms.fields import InvalidJSONInput, JSONString
 from django.urls import reverse_lazy
 
 from .countries import COUNTRIES, COUNTRY_NAMES
 from .markdown import markdown_problem
 from .models import CountryPool, Role, Study, StudyMember
+from .protocol import JsonRefused, json_bounded
 
 CODE_FIELDS = ("code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent", "code_all_skipped")
 
 MARKDOWN_HELP = "Markdown: ## for a heading, **bold**, a line starting with - for a list."
+
+
+class BoundedJSONField(forms.JSONField):
+    """JSON typed into a form (the admin's), read like every JSON a page receives: through
+    ``json_bounded``, so JSON nested too deep or too long, a number that is not finite, a NUL or a
+    lone surrogate (``safetext``) is a form error, never a RecursionError or a database error.
+    Django's own field only catches a syntax error. Set for every admin by ``studies.admin``."""
+
+    def to_python(self, value):
+        if self.disabled:
+            return value
+        if value in self.empty_values:
+            return None
+        if isinstance(value, (list, dict, int, float, JSONString)):
+            return value
+        try:
+            converted = json_bounded(value)
+        except JsonRefused as exc:
+            raise forms.ValidationError(str(exc), code="invalid") from None
+        return JSONString(converted) if isinstance(converted, str) else converted
+
+    def bound_data(self, data, initial):
+        """The text shown again beside the error (Django's reads it with an unbounded ``json.loads``)."""
+        if self.disabled:
+            return initial
+        if data is None:
+            return None
+        try:
+            return json_bounded(data)
+        except JsonRefused:
+            return InvalidJSONInput(data)
 
 
 def _markdown(text: str) -> str:

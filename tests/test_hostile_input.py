@@ -8,6 +8,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from django import forms
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
@@ -446,3 +447,101 @@ def test_a_hostile_webhook_body_is_refused_without_a_500(client, body):
     response = client.post(WEBHOOK, data=body, content_type="application/json",
                            HTTP_X_PROLIFIC_REQUEST_SIGNATURE="x", HTTP_X_PROLIFIC_REQUEST_TIMESTAMP=stamp)
     assert response.status_code in (400, 403)
+
+
+# --- JSON typed into the admin: bounded like every other JSON a page reads --------------------
+
+ADMIN_JSON = [DEEP, '{"a":' * 5_000 + "1" + "}" * 5_000, '["No\\u0000", "Yes"]', '["No", "Yes\\ud800"]',
+              '{"\\u0000": "key"}', "[NaN]", "[1e309]"]
+
+
+def admin_change(client, url: str, **changed) -> dict:
+    """The admin change form at ``url`` posted back as the browser shows it, with ``changed``."""
+    form = client.get(url).context["adminform"].form
+    data = {}
+    for name, field in form.fields.items():
+        value = form[name].value()
+        if value is None or isinstance(field, forms.FileField):
+            continue
+        data[name] = field.prepare_value(value) if isinstance(value, (list, dict)) else value
+    return {**data, **changed}
+
+
+def admin_refused(response) -> str:
+    assert response.status_code in (200, 400), response.status_code
+    page = response.content.decode()
+    assert "errorlist" in page, page[:2000]
+    return page
+
+
+@pytest.mark.parametrize("text", ADMIN_JSON, ids=lambda s: repr(s[:16]))
+def test_hostile_json_in_the_study_admins_protocol_is_refused_and_nothing_changes(client, owner, study, text):
+    from tests.factories import admin_study_form
+
+    before = type(study).objects.values().get(pk=study.pk)
+    response = login(client, owner).post(reverse("admin:studies_study_change", args=[study.pk]),
+                                         admin_study_form(name=study.name, protocol=text))
+
+    admin_refused(response)
+    assert type(study).objects.values().get(pk=study.pk) == before
+
+
+@pytest.mark.parametrize("text", ADMIN_JSON, ids=lambda s: repr(s[:16]))
+def test_hostile_json_in_a_practice_questions_choices_is_refused_and_nothing_is_stored(client, owner, study, text):
+    from studies.models import MockQuestion
+    from tests.factories import admin_study_form
+
+    data = admin_study_form(name=study.name, **{
+        "protocol": json.dumps(study.protocol),
+        "mock_questions-TOTAL_FORMS": 1, "mock_questions-0-position": 1, "mock_questions-0-text": "Q?",
+        "mock_questions-0-choices": text, "mock_questions-0-expected": "Yes", "mock_questions-0-study": study.pk,
+    })
+    response = login(client, owner).post(reverse("admin:studies_study_change", args=[study.pk]), data)
+
+    admin_refused(response)
+    assert not MockQuestion.objects.exists()
+
+
+@pytest.mark.parametrize("field", ["texts", "candidates", "metadata"])
+@pytest.mark.parametrize("text", ADMIN_JSON, ids=lambda s: repr(s[:16]))
+def test_hostile_json_in_an_items_admin_fields_is_refused_and_nothing_changes(client, owner, study, items, field,
+                                                                              text):
+    item = items[0]
+    url = reverse("admin:studies_item_change", args=[item.pk])
+    before = Item.objects.values().get(pk=item.pk)
+
+    response = login(client, owner).post(url, admin_change(client, url, **{field: text}))
+
+    admin_refused(response)
+    assert Item.objects.values().get(pk=item.pk) == before
+
+
+def test_the_item_admin_still_saves_ordinary_json(client, owner, study, items):
+    item = items[0]
+    url = reverse("admin:studies_item_change", args=[item.pk])
+
+    response = login(client, owner).post(url, admin_change(client, url, metadata='{"source": "survey", "n": 2}'))
+
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Item.objects.get(pk=item.pk).metadata == {"source": "survey", "n": 2}
+
+
+def test_every_json_field_of_every_admin_is_bounded(owner):
+    from django.contrib import admin
+    from django.db import models
+    from django.test import RequestFactory
+
+    from studies.forms import BoundedJSONField
+
+    request = RequestFactory().get("/admin/")
+    request.user = owner
+    checked = []
+    for model, model_admin in admin.site._registry.items():
+        admins = [model_admin, *(inline(model, admin.site) for inline in model_admin.inlines)]
+        for each in admins:
+            for db_field in each.model._meta.get_fields():
+                if isinstance(db_field, models.JSONField):
+                    formfield = each.formfield_for_dbfield(db_field, request)
+                    assert isinstance(formfield, BoundedJSONField), f"{type(each).__name__}.{db_field.name}"
+                    checked.append(f"{each.model.__name__}.{db_field.name}")
+    assert {"Study.protocol", "MockQuestion.choices", "Item.texts", "Item.candidates", "Item.metadata"} <= set(checked)

@@ -209,8 +209,9 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "inte
 CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
 # Acknowledged once a task returns, not when it starts: a worker that dies mid-task leaves its
 # message to be delivered again (the job tasks also give it back at once when a prefork child is
-# lost: ``reject_on_worker_lost`` in analysis/tasks.py). Every task is safe to run twice: the jobs
-# claim their row by a conditional UPDATE, the periodic tasks are idempotent sweeps.
+# lost: ``reject_on_worker_lost`` in analysis/tasks.py and recruitment/tasks.py, which say why that
+# is safe). Every task is safe to run twice: the jobs claim their row by a conditional UPDATE, the
+# periodic tasks are idempotent sweeps.
 CELERY_TASK_ACKS_LATE = True
 # One message reserved per worker process: a long job does not hold others back in its prefetch
 # (where a second worker could not take them) nor lose them all with its worker.

@@ -96,11 +96,14 @@ django.setup()
 from django.conf import settings
 from analysis.tasks import analysis_run_task, import_run_task
 from exports.tasks import export_build_task
+from recruitment.tasks import prolific_job_task
 print(json.dumps({
     "acks_late": app.conf.task_acks_late,
     "prefetch": app.conf.worker_prefetch_multiplier,
     "queue": app.conf.task_default_queue,
-    "given_back": [t.reject_on_worker_lost for t in (analysis_run_task, import_run_task, export_build_task)],
+    "given_back": [t.reject_on_worker_lost for t in (analysis_run_task, import_run_task, export_build_task,
+                                                     prolific_job_task)],
+    "prolific_late": prolific_job_task.acks_late,
     "beat": sorted(e["task"] for e in app.conf.beat_schedule.values()),
     "lease": [settings.JOB_LEASE_SECONDS, settings.JOB_HEARTBEAT_SECONDS],
 }))
@@ -108,7 +111,7 @@ print(json.dumps({
     )
 
     assert outcome["acks_late"] is True and outcome["prefetch"] == 1 and outcome["queue"] == "celery"
-    assert outcome["given_back"] == [True, True, True]
+    assert outcome["given_back"] == [True, True, True, True] and outcome["prolific_late"] is True
     assert {"analysis.tasks.jobs_reap_task", "recruitment.tasks.prolific_jobs_reap_task"} <= set(outcome["beat"])
     assert outcome["lease"] == [300, 30]
 

@@ -20,7 +20,8 @@ call it logs; ``prolific_jobs_reap`` (Celery beat, every minute) takes a running
 expired by the same rule as a 5xx: the kinds a repeat leaves harmless (a read, a submission
 transition, a bulk approval) are queued again while attempts remain; a bonus set-up goes back to a
 draft (an unrecorded set-up is never paid) and a payment to "uncertain" (never sent again), their
-job failed with the reason.
+job failed with the reason. Every write of a running job names its attempt (``_held``), so a worker
+that outlived its lease cannot overwrite the reaper's outcome, nor queue a reaped job again.
 """
 
 from __future__ import annotations
@@ -134,18 +135,19 @@ def prolific_job_run(*, job_id: int) -> float | None:
     except Retry as retry:
         if job.attempts < MAX_ATTEMPTS:
             wait = _wait_for(retry.error, job.attempts)
-            ProlificJob.objects.filter(pk=job_id).update(
-                status=JobStatus.WAITING, error=f"{retry.error.message} (attempt {job.attempts}; trying again)"
+            waiting = _held(job).update(
+                status=JobStatus.WAITING, lease_expires_at=None,
+                error=f"{retry.error.message} (attempt {job.attempts}; trying again)",
             )
-            return wait
-        _finish(job_id, JobStatus.FAILED, error=f"{retry.error.message} (gave up after {job.attempts} attempts)")
+            return wait if waiting else None  # reaped meanwhile: the reaper's word stands, nothing queued
+        _finish(job, JobStatus.FAILED, error=f"{retry.error.message} (gave up after {job.attempts} attempts)")
     except (ProlificError, ProlificNotConfigured, RecruitmentRefused) as exc:
-        _finish(job_id, JobStatus.FAILED, error=str(exc))
+        _finish(job, JobStatus.FAILED, error=str(exc))
     except Exception as exc:  # noqa: BLE001 - the row records every failure; the worker stays up
         logger.exception("Prolific job %s failed", job_id)
-        _finish(job_id, JobStatus.FAILED, error=f"An unexpected error stopped the job ({type(exc).__name__}).")
+        _finish(job, JobStatus.FAILED, error=f"An unexpected error stopped the job ({type(exc).__name__}).")
     else:
-        _finish(job_id, JobStatus.DONE, outcome=outcome)
+        _finish(job, JobStatus.DONE, outcome=outcome)
     return None
 
 
@@ -155,10 +157,22 @@ def _wait_for(error: ProlificError, attempt: int) -> float:
     return RETRY_WAIT[min(attempt, len(RETRY_WAIT)) - 1]
 
 
-def _finish(job_id: int, status: str, *, outcome: str = "", error: str = "") -> None:
-    ProlificJob.objects.filter(pk=job_id).update(
+def _held(job: ProlificJob):
+    """The job's row as this attempt holds it (running, same attempt). Every write of a running job
+    goes through it, as in ``analysis.jobs``: a worker that outlived its lease, whose job the reaper
+    failed (a payment made "uncertain") or gave to another attempt, changes nothing."""
+    return ProlificJob.objects.filter(pk=job.pk, status=JobStatus.RUNNING, attempts=job.attempts)
+
+
+def _finish(job: ProlificJob, status: str, *, outcome: str = "", error: str = "") -> bool:
+    """End the job, if this attempt still holds it; False when the reaper took it meanwhile."""
+    ended = _held(job).update(
         status=status, outcome=outcome, error=error, finished_at=timezone.now(), lease_expires_at=None
     )
+    if not ended:
+        logger.warning("Prolific job %s: its lease was lost before it ended %s; the reaper's outcome stands",
+                       job.pk, status)
+    return bool(ended)
 
 
 def _lease_end():
@@ -171,9 +185,7 @@ def _log(job: ProlificJob, kind: str, *, target: str, ok: bool, answer: Any = No
     action = action_log(row=job.prolific_study, kind=kind, user=job.user, target=target, ok=ok, answer=answer,
                         error=error)
     ProlificAction.objects.filter(pk=action.pk).update(job=job)
-    ProlificJob.objects.filter(pk=job.pk, status=JobStatus.RUNNING, attempts=job.attempts).update(
-        lease_expires_at=_lease_end()
-    )
+    _held(job).update(lease_expires_at=_lease_end())
 
 
 # --- lost workers ----------------------------------------------------------------------------

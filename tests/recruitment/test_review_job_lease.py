@@ -6,6 +6,7 @@ failed with the reason, and a payment is never sent again."""
 from datetime import timedelta
 
 import pytest
+from django.db.models.signals import post_save
 from django.utils import timezone
 
 from recruitment.models import ProlificAction, ProlificBonus, ProlificJob
@@ -120,3 +121,52 @@ def test_the_reaper_leaves_a_live_job_alone(fake_prolific, live, owner, django_c
     assert reap(django_capture_on_commit_callbacks) == {"requeued": 0, "failed": 0}
     job.refresh_from_db()
     assert job.status == "running"
+
+
+# --- a worker that outlived its lease ---------------------------------------------------------
+
+SETUP = r"submissions/bonus-payments/"
+
+
+@pytest.fixture
+def reaped_mid_call():
+    """The reaper runs while a slow worker waits on Prolific, its lease past: at the first call the
+    worker logs, the running job is reaped. What the reaper returned is kept."""
+    reaped = []
+
+    def reap_now(sender, instance, created, **kwargs):
+        if created and not reaped:
+            ProlificJob.objects.filter(status="running").update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+            reaped.append(prolific_jobs_reap())
+
+    post_save.connect(reap_now, sender=ProlificAction, dispatch_uid="reap-mid-call")
+    yield reaped
+    post_save.disconnect(sender=ProlificAction, dispatch_uid="reap-mid-call")
+
+
+def test_a_worker_that_outlived_its_lease_does_not_overwrite_the_reapers_failure(
+    fake_prolific, live, owner, reaped_mid_call, django_capture_on_commit_callbacks
+):
+    bonus = bonus_in(fake_prolific, live, owner, "draft")
+    with django_capture_on_commit_callbacks(execute=True):
+        job = prolific_job_start(prolific_study=live, user=owner, kind=Kind.BONUS_SETUP, bonus=bonus)
+
+    assert reaped_mid_call == [{"requeued": 0, "failed": 1}]
+    job.refresh_from_db()
+    assert job.status == "failed" and job.error.startswith(LOST) and job.outcome == "", job.outcome
+
+
+def test_a_worker_that_outlived_its_lease_does_not_queue_a_reaped_job_again(
+    fake_prolific, live, owner, reaped_mid_call, django_capture_on_commit_callbacks
+):
+    bonus = bonus_in(fake_prolific, live, owner, "draft")
+    fake_prolific.fail_next("POST", SETUP, 429, headers={"Retry-After": "0"})  # the worker would wait, then retry
+    with django_capture_on_commit_callbacks(execute=True):
+        job = prolific_job_start(prolific_study=live, user=owner, kind=Kind.BONUS_SETUP, bonus=bonus)
+
+    assert reaped_mid_call == [{"requeued": 0, "failed": 1}]
+    job.refresh_from_db()
+    bonus.refresh_from_db()
+    assert job.status == "failed" and job.error.startswith(LOST), job.error
+    assert len(fake_prolific.calls("POST", SETUP)) == 1, "the reaped job was not set up again"
+    assert bonus.state == "draft"

@@ -23,6 +23,13 @@ attempt that took over.
 says a repeat is harmless (``Job.requeue_safe``) and that has attempts left is queued again once;
 any other is failed with the reason ("the worker running it stopped"). ``job_expire`` does the same
 for one row on the spot, so a new start never waits for a dead run.
+
+A message can be lost before any worker claims its job (a broker restarted without persistence, a
+queue purged): the row stays queued, and no lease tells. ``jobs_reap`` also finds jobs still queued
+``JOB_QUEUED_GRACE_SECONDS`` after they were queued (``queued_at``): the message is sent again once,
+of any kind (a job never claimed has done nothing; should both messages arrive, the claim runs it
+once), then the job is failed with the reason ("no worker took it"). ``job_unclaimed`` does it for
+one row. With no broker a job runs in-process as it is queued, so nothing waits there.
 """
 
 from __future__ import annotations
@@ -157,6 +164,16 @@ def job_fail(model: type[Job], pk: int, what: str, exc: Exception) -> None:
 # --- lost workers ----------------------------------------------------------------------------
 
 
+def queued_grace() -> timedelta:
+    return timedelta(seconds=settings.JOB_QUEUED_GRACE_SECONDS)
+
+
+def unclaimed_reason() -> str:
+    minutes = max(1, round(settings.JOB_QUEUED_GRACE_SECONDS / 60))
+    return (f"No worker took it within {minutes} minute{'s' if minutes != 1 else ''} of its queueing (the queue "
+            "lost its message, or no worker is running); start it again.")
+
+
 def lost_reason(lease_expired: datetime | None) -> str:
     lost = timezone.localtime(lease_expired or timezone.now()).strftime("%H:%M")
     return f"The worker running it stopped (lost at {lost}); start it again."
@@ -178,7 +195,7 @@ def job_expire(model: type[Job], pk: int, *, requeue: bool) -> str | None:
         pk=pk, status=Status.RUNNING, attempt=row["attempt"], lease_expires_at=row["lease_expires_at"]
     )
     if requeue and model.requeue_safe and row["attempt"] < MAX_ATTEMPTS:
-        if same.update(status=Status.QUEUED, progress=0, lease_expires_at=None):
+        if same.update(status=Status.QUEUED, progress=0, lease_expires_at=None, queued_at=now, message_resent=False):
             logger.warning("%s %s: its worker was lost; queued again", model.__name__, pk)
             transaction.on_commit(lambda: job_enqueue(model, pk))
             return "requeued"
@@ -186,6 +203,31 @@ def job_expire(model: type[Job], pk: int, *, requeue: bool) -> str | None:
     if same.update(status=Status.FAILED, error=lost_reason(row["lease_expires_at"]), finished_at=now,
                    lease_expires_at=None):
         logger.warning("%s %s: its worker was lost; failed", model.__name__, pk)
+        return "failed"
+    return None
+
+
+def job_unclaimed(model: type[Job], pk: int, *, resend: bool) -> str | None:
+    """A job still queued ``JOB_QUEUED_GRACE_SECONDS`` after it was queued (its message lost): its
+    message sent again (``resend``, once per queueing), or the job failed with the reason. Returns
+    "requeued", "failed", or None when the row changed meanwhile (claimed, ended, sent again).
+    Conditional on the queueing seen, so two reapers never both act on one loss."""
+    now = timezone.now()
+    row = (
+        model.objects.filter(pk=pk, status=Status.QUEUED, queued_at__lt=now - queued_grace())
+        .values("queued_at", "message_resent").first()
+    )
+    if row is None:
+        return None
+    same = model.objects.filter(pk=pk, status=Status.QUEUED, queued_at=row["queued_at"])
+    if resend and not row["message_resent"]:
+        if same.update(queued_at=now, message_resent=True):
+            logger.warning("%s %s: no worker took it; its message sent again", model.__name__, pk)
+            transaction.on_commit(lambda: job_enqueue(model, pk))
+            return "requeued"
+        return None
+    if same.update(status=Status.FAILED, error=unclaimed_reason(), finished_at=now):
+        logger.warning("%s %s: no worker took it; failed", model.__name__, pk)
         return "failed"
     return None
 
@@ -200,7 +242,8 @@ def jobs_reap(*, models: Iterable[type[Job]] | None = None) -> dict[str, int]:
     queued again once where that is harmless (``requeue_safe``: an analysis and an export only read;
     an import writes its items in one transaction that rolled back with the worker), else failed
     with the reason. Rows locked by a transaction still open (an import writing its items, whose
-    renewals are not visible until it commits) belong to a live worker and are skipped."""
+    renewals are not visible until it commits) belong to a live worker and are skipped. Then every
+    job still queued past its grace (its message lost): sent again once, else failed (``job_unclaimed``)."""
     counts = {"requeued": 0, "failed": 0}
     now = timezone.now()
     for model in models if models is not None else job_models():
@@ -212,6 +255,11 @@ def jobs_reap(*, models: Iterable[type[Job]] | None = None) -> dict[str, int]:
                 outcome = job_expire(model, pk, requeue=True)
                 if outcome:
                     counts[outcome] += 1
+        unclaimed = model.objects.filter(status=Status.QUEUED, queued_at__lt=now - queued_grace())
+        for pk in list(unclaimed.values_list("pk", flat=True)):
+            outcome = job_unclaimed(model, pk, resend=True)
+            if outcome:
+                counts[outcome] += 1
     return counts
 
 

@@ -34,6 +34,13 @@ class Job(models.Model):
     lease_expires_at = models.DateTimeField(
         null=True, blank=True, help_text="A running job's worker renews this; past it, the worker is taken for gone."
     )
+    queued_at = models.DateTimeField(
+        default=timezone.now,
+        help_text="When it was last queued; still queued JOB_QUEUED_GRACE_SECONDS later, its message was lost.",
+    )
+    message_resent = models.BooleanField(
+        default=False, help_text="Its message was sent again once, no worker having taken it in time."
+    )
 
     # The dotted path of the job's Celery task (what ``jobs_reap`` queues again), and whether running
     # it again after a lost worker is harmless (see ``analysis.jobs``).

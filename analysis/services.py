@@ -9,7 +9,6 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import timedelta
 from functools import partial
 from typing import Any
 
@@ -24,7 +23,17 @@ from stats.summary import page_summary
 from studies.models import Study
 
 from .fingerprint import Fingerprint, data_fingerprint
-from .jobs import Status, job_claim, job_enqueue, job_expire, job_fail, job_finish, job_progress
+from .jobs import (
+    Status,
+    job_claim,
+    job_enqueue,
+    job_expire,
+    job_fail,
+    job_finish,
+    job_progress,
+    job_unclaimed,
+    queued_grace,
+)
 from .metrics import human_field, metric_result
 from .models import DEFAULT_RESAMPLES, MAX_RESAMPLES, AnalysisRun
 from .reader import (
@@ -38,7 +47,6 @@ from .reader import (
 from .reports import protocol_reports, report_keys
 from .review import review_result
 
-REUSE_ACTIVE_RUN_FOR = timedelta(minutes=10)
 # How a result names items: by the researcher's own ids. A run stored before this key existed named
 # them by database keys; the page says so and a new run names them by external ids.
 ITEM_IDS = "external_id"
@@ -61,10 +69,10 @@ def analysis_start(
     """Queue an agreement analysis of the study's current annotations, with ``resamples``
     bootstrap resamples (0 to ``MAX_RESAMPLES``) drawn with ``seed`` for each alpha's interval.
 
-    A recent run still queued, or running under a live lease, on the same data with the same
-    options is returned instead (a double click); a running one whose lease expired lost its worker:
-    it is failed on the spot (``job_expire``) and a new run starts at once. A queued one older than
-    ``REUSE_ACTIVE_RUN_FOR`` (its message lost) does not block a new run either.
+    A run still queued within ``JOB_QUEUED_GRACE_SECONDS``, or running under a live lease, on the
+    same data with the same options is returned instead (a double click); a running one whose lease
+    expired lost its worker, and one queued longer lost its message: either is failed on the spot
+    (``job_expire``, ``job_unclaimed``) and a new run starts at once.
     With ``queue=False`` the run is only recorded: the caller runs ``analysis_run``
     itself (the shell). Raises ``AnalysisRefused`` for options out of range."""
     if not 0 <= resamples <= MAX_RESAMPLES:
@@ -77,8 +85,10 @@ def analysis_start(
     same = AnalysisRun.objects.filter(study=study, data_fingerprint=fingerprint, **options)
     for dead in same.filter(status=Status.RUNNING, lease_expires_at__lt=now).values_list("pk", flat=True):
         job_expire(AnalysisRun, dead, requeue=False)
+    for lost in same.filter(status=Status.QUEUED, queued_at__lt=now - queued_grace()).values_list("pk", flat=True):
+        job_unclaimed(AnalysisRun, lost, resend=False)
     active = same.filter(
-        Q(status=Status.QUEUED, created_at__gte=now - REUSE_ACTIVE_RUN_FOR)
+        Q(status=Status.QUEUED, queued_at__gte=now - queued_grace())
         | Q(status=Status.RUNNING, lease_expires_at__gte=now)
     ).first()
     if active is not None:

@@ -226,6 +226,13 @@ JOB_LEASE_SECONDS = env_int("JOB_LEASE_SECONDS", 300)
 JOB_HEARTBEAT_SECONDS = env_int("JOB_HEARTBEAT_SECONDS", max(1, min(30, JOB_LEASE_SECONDS // 5)))
 if not 0 < JOB_HEARTBEAT_SECONDS < JOB_LEASE_SECONDS:
     raise ImproperlyConfigured("JOB_HEARTBEAT_SECONDS must be positive and shorter than JOB_LEASE_SECONDS")
+# A queued job that no worker has claimed JOB_QUEUED_GRACE_SECONDS after it was queued (its message
+# lost with the broker, or no worker up) has its message sent again once by the reapers, then is
+# failed with the reason; a new start of the same analysis does not wait for it. Longer than a job
+# ever waits for a free worker. With no broker a job runs in-process as it is queued: nothing waits.
+JOB_QUEUED_GRACE_SECONDS = env_int("JOB_QUEUED_GRACE_SECONDS", 600)
+if JOB_QUEUED_GRACE_SECONDS < 1:
+    raise ImproperlyConfigured("JOB_QUEUED_GRACE_SECONDS must be at least 1")
 CELERY_BEAT_SCHEDULE = {
     "expire-leases": {"task": "annotation.tasks.assignments_expire_task", "schedule": 60.0},
     "reap-jobs": {"task": "analysis.tasks.jobs_reap_task", "schedule": 60.0},

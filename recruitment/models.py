@@ -4,6 +4,7 @@ pool, and the log of every call that changed something on Prolific."""
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from studies.models import CountryPool, Study
 
@@ -267,6 +268,14 @@ class ProlificJob(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     lease_expires_at = models.DateTimeField(
         null=True, blank=True, help_text="A running job's worker renews this at each call; past it, the worker is gone."
+    )
+    due_at = models.DateTimeField(
+        default=timezone.now,
+        help_text="When its queued message is due to a worker: when it was queued, or when Prolific's wait ends; "
+        "still queued or waiting JOB_QUEUED_GRACE_SECONDS later, the message was lost.",
+    )
+    message_resent = models.BooleanField(
+        default=False, help_text="Its message was sent again once, no worker having taken it in time."
     )
     outcome = models.TextField(blank=True, help_text="What happened, fit to show the researcher.")
     error = models.TextField(blank=True, help_text="Prolific's message, or ours, when it failed.")

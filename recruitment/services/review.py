@@ -22,6 +22,13 @@ transition, a bulk approval) are queued again while attempts remain; a bonus set
 draft (an unrecorded set-up is never paid) and a payment to "uncertain" (never sent again), their
 job failed with the reason. Every write of a running job names its attempt (``_held``), so a worker
 that outlived its lease cannot overwrite the reaper's outcome, nor queue a reaped job again.
+
+A message lost before any worker claimed its job (the broker restarted, a queue purged) leaves the
+job queued or waiting, and a queued bonus job blocks "send": the reaper sends the message again once
+when the job is still there ``JOB_QUEUED_GRACE_SECONDS`` after it was due (``due_at``: when queued,
+or when Prolific's wait ends), then fails it with the reason. Safe for every kind, payments
+included: a job not claimed has called nothing (a waiting one was refused by Prolific, nothing
+processed), and two messages run it once (the claim).
 """
 
 from __future__ import annotations
@@ -136,7 +143,8 @@ def prolific_job_run(*, job_id: int) -> float | None:
         if job.attempts < MAX_ATTEMPTS:
             wait = _wait_for(retry.error, job.attempts)
             waiting = _held(job).update(
-                status=JobStatus.WAITING, lease_expires_at=None,
+                status=JobStatus.WAITING, lease_expires_at=None, due_at=timezone.now() + timedelta(seconds=wait),
+                message_resent=False,
                 error=f"{retry.error.message} (attempt {job.attempts}; trying again)",
             )
             return wait if waiting else None  # reaped meanwhile: the reaper's word stands, nothing queued
@@ -210,7 +218,7 @@ def prolific_jobs_reap() -> dict[str, int]:
         )
         lost = timezone.localtime(job.lease_expires_at).strftime("%H:%M")
         if job.kind in REPEATABLE and job.attempts < MAX_ATTEMPTS:
-            if same.update(status=JobStatus.WAITING, lease_expires_at=None,
+            if same.update(status=JobStatus.WAITING, lease_expires_at=None, due_at=now, message_resent=False,
                            error=f"The worker running it stopped (lost at {lost}); trying again."):
                 transaction.on_commit(partial(job_enqueue, job.pk))
                 counts["requeued"] += 1
@@ -225,7 +233,32 @@ def prolific_jobs_reap() -> dict[str, int]:
                 if _bonus_state(job.bonus, BonusState.PAYING, BonusState.UNCERTAIN):
                     ProlificJob.objects.filter(pk=job.pk).update(error=LOST_WHILE_PAYING.format(lost=lost))
         counts["failed"] += 1
+    _reap_unclaimed(now, counts)
     return counts
+
+
+def _reap_unclaimed(now, counts: dict[str, int]) -> None:
+    """Jobs still queued or waiting ``JOB_QUEUED_GRACE_SECONDS`` after they were due (their message
+    lost): the message sent again once, then the job failed with the reason (no bonus moves: a job
+    not claimed left its bonus where it was)."""
+    grace = settings.JOB_QUEUED_GRACE_SECONDS
+    unclaimed = ProlificJob.objects.filter(
+        status__in=[JobStatus.QUEUED, JobStatus.WAITING], due_at__lt=now - timedelta(seconds=grace)
+    )
+    for job in unclaimed.only("pk", "status", "due_at", "message_resent"):
+        same = ProlificJob.objects.filter(pk=job.pk, status=job.status, due_at=job.due_at)
+        if not job.message_resent:
+            if same.update(due_at=now, message_resent=True):
+                logger.warning("Prolific job %s: no worker took it; its message sent again", job.pk)
+                transaction.on_commit(partial(job_enqueue, job.pk))
+                counts["requeued"] += 1
+            continue
+        minutes = max(1, round(grace / 60))
+        error = (f"No worker took it within {minutes} minute{'s' if minutes != 1 else ''} of its queueing (the queue "
+                 "lost its message, or no worker is running); start it again.")
+        if same.update(status=JobStatus.FAILED, error=error, finished_at=now, lease_expires_at=None):
+            logger.warning("Prolific job %s: no worker took it; failed", job.pk)
+            counts["failed"] += 1
 
 
 SAFE_TO_REPEAT = (ProlificRateLimited, ProlificServerError, ProlificUnavailable)

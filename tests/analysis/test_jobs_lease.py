@@ -217,6 +217,89 @@ def test_the_reaper_fails_an_import_lost_twice(study):
     assert job.status == "failed" and job.error.startswith(LOST)
 
 
+# --- a queued job no worker took (its message lost) -------------------------------------------
+
+UNCLAIMED = "No worker took it within "
+
+
+def unclaimed(model, pk, *, ago):
+    """The row as a lost queue message leaves it: still queued, ``ago`` seconds after it was queued."""
+    then = timezone.now() - timedelta(seconds=ago)
+    model.objects.filter(pk=pk).update(created_at=then, queued_at=then)
+
+
+def test_the_reaper_sends_a_queued_job_again_once_no_worker_took_it(
+    rated, settings, django_capture_on_commit_callbacks
+):
+    run = run_of(rated)
+    unclaimed(AnalysisRun, run.pk, ago=settings.JOB_QUEUED_GRACE_SECONDS + 5)
+
+    with django_capture_on_commit_callbacks(execute=True):  # no broker in tests: the task runs here
+        assert jobs_reap() == {"requeued": 1, "failed": 0}
+
+    run.refresh_from_db()
+    assert run.status == "done" and run.attempt == 1, run.error
+
+
+def test_the_reaper_fails_a_queued_job_no_worker_took_though_sent_again(
+    study, settings, django_capture_on_commit_callbacks
+):
+    job = ImportJob.objects.create(study=study, rows_name="rows.csv")
+    unclaimed(ImportJob, job.pk, ago=settings.JOB_QUEUED_GRACE_SECONDS + 5)
+    with django_capture_on_commit_callbacks(execute=False):  # the message sent again is lost too
+        assert jobs_reap() == {"requeued": 1, "failed": 0}
+        assert jobs_reap() == {"requeued": 0, "failed": 0}, "sent again once, then given its grace"
+    unclaimed(ImportJob, job.pk, ago=settings.JOB_QUEUED_GRACE_SECONDS + 5)
+
+    with django_capture_on_commit_callbacks(execute=True) as queued:
+        assert jobs_reap() == {"requeued": 0, "failed": 1}
+
+    assert not queued
+    job.refresh_from_db()
+    assert job.status == "failed" and job.finished_at is not None
+    assert job.error.startswith(UNCLAIMED) and job.error.endswith("start it again."), job.error
+
+
+def test_the_reaper_leaves_a_job_queued_within_its_grace_alone(rated, settings):
+    run = run_of(rated)
+    unclaimed(AnalysisRun, run.pk, ago=settings.JOB_QUEUED_GRACE_SECONDS - 30)
+
+    assert jobs_reap() == {"requeued": 0, "failed": 0}
+    assert AnalysisRun.objects.get(pk=run.pk).status == "queued"
+
+
+def test_the_reaper_sends_a_queued_export_again(rated, owner, settings, django_capture_on_commit_callbacks):
+    analysis_run(run_id=run_of(rated).pk)
+    with django_capture_on_commit_callbacks(execute=False):  # its message is lost
+        job = export_start(study=rated, user=owner)
+    unclaimed(ExportJob, job.pk, ago=settings.JOB_QUEUED_GRACE_SECONDS + 5)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert jobs_reap() == {"requeued": 1, "failed": 0}
+
+    job.refresh_from_db()
+    assert job.status == "done" and job.file, job.error
+
+
+def test_a_job_queued_again_after_its_worker_was_lost_gets_a_fresh_grace(rated, django_capture_on_commit_callbacks):
+    run = run_of(rated)
+    unclaimed(AnalysisRun, run.pk, ago=3600)
+    expired(AnalysisRun, run.pk)
+    with django_capture_on_commit_callbacks(execute=False):  # queued again; its worker has not taken it yet
+        assert jobs_reap() == {"requeued": 1, "failed": 0}
+
+    assert jobs_reap() == {"requeued": 0, "failed": 0}
+    assert AnalysisRun.objects.get(pk=run.pk).status == "queued"
+
+
+def test_the_queued_grace_is_a_setting_in_the_readme():
+    from pathlib import Path
+
+    readme = (Path(django_settings.BASE_DIR) / "README.md").read_text()
+    assert django_settings.JOB_QUEUED_GRACE_SECONDS == 600
+    assert "| `JOB_QUEUED_GRACE_SECONDS` | `600` |" in readme
+
+
 def test_the_reaper_runs_every_minute():
     entry = django_settings.CELERY_BEAT_SCHEDULE["reap-jobs"]
     assert entry == {"task": "analysis.tasks.jobs_reap_task", "schedule": 60.0}
@@ -249,6 +332,36 @@ def test_starting_again_fails_a_dead_run_and_starts_a_new_one_at_once(
     new.refresh_from_db()
     assert dead.status == "failed" and dead.error.startswith(LOST)
     assert new.status == "done" and new.attempt == 1
+
+
+def test_starting_again_does_not_return_a_run_queued_past_the_grace(
+    rated, owner, settings, django_capture_on_commit_callbacks
+):
+    settings.JOB_QUEUED_GRACE_SECONDS = 60
+    with django_capture_on_commit_callbacks(execute=False):  # its message is lost
+        lost = analysis_start(study=rated, user=owner)
+    unclaimed(AnalysisRun, lost.pk, ago=120)  # within the old ten minutes, past the grace
+
+    with django_capture_on_commit_callbacks(execute=True):
+        new = analysis_start(study=rated, user=owner)
+
+    assert new.pk != lost.pk
+    lost.refresh_from_db()
+    new.refresh_from_db()
+    assert lost.status == "failed" and lost.error.startswith(UNCLAIMED), lost.error
+    assert new.status == "done"
+
+
+def test_starting_again_returns_a_run_queued_within_the_grace(
+    rated, owner, settings, django_capture_on_commit_callbacks
+):
+    settings.JOB_QUEUED_GRACE_SECONDS = 3600
+    with django_capture_on_commit_callbacks(execute=False):
+        queued = analysis_start(study=rated, user=owner)
+    unclaimed(AnalysisRun, queued.pk, ago=20 * 60)  # past the old ten minutes, within the grace
+
+    with django_capture_on_commit_callbacks(execute=False):
+        assert analysis_start(study=rated, user=owner).pk == queued.pk
 
 
 def test_the_job_tasks_are_acknowledged_late_and_given_back_when_their_worker_is_lost():

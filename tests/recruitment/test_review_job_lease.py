@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 from django.db.models.signals import post_save
+from django.urls import reverse
 from django.utils import timezone
 
 from recruitment.models import ProlificAction, ProlificBonus, ProlificJob
@@ -170,3 +171,72 @@ def test_a_worker_that_outlived_its_lease_does_not_queue_a_reaped_job_again(
     assert job.status == "failed" and job.error.startswith(LOST), job.error
     assert len(fake_prolific.calls("POST", SETUP)) == 1, "the reaped job was not set up again"
     assert bonus.state == "draft"
+
+
+# --- a queued job no worker took (its message lost) -------------------------------------------
+
+UNCLAIMED = "No worker took it within "
+
+
+def unclaimed(job, *, ago):
+    """The row as a lost queue message leaves it: still queued, ``ago`` seconds after it was due."""
+    then = timezone.now() - timedelta(seconds=ago)
+    ProlificJob.objects.filter(pk=job.pk).update(created_at=then, due_at=then)
+
+
+def send(client, live, bonus, step):
+    return client.post(reverse("recruitment:bonus-send", args=[live.pool.study_id, bonus.pk, step]), follow=True)
+
+
+def test_a_queued_bonus_job_whose_message_was_lost_is_sent_again_once(
+    client, fake_prolific, live, owner, settings, django_capture_on_commit_callbacks
+):
+    bonus = bonus_in(fake_prolific, live, owner, "draft")
+    client.force_login(owner)
+    with django_capture_on_commit_callbacks(execute=False):  # its message is lost
+        send(client, live, bonus, "setup")
+    job = ProlificJob.objects.get()
+    assert "Already under way" in send(client, live, bonus, "setup").content.decode()
+    unclaimed(job, ago=settings.JOB_QUEUED_GRACE_SECONDS + 5)
+
+    assert reap(django_capture_on_commit_callbacks) == {"requeued": 1, "failed": 0}
+
+    job.refresh_from_db()
+    bonus.refresh_from_db()
+    assert job.status == "done" and bonus.state == "set_up", job.error
+
+
+def test_a_queued_bonus_job_no_worker_took_though_sent_again_fails_and_frees_the_send(
+    client, fake_prolific, live, owner, settings, django_capture_on_commit_callbacks
+):
+    bonus = bonus_in(fake_prolific, live, owner, "draft")
+    client.force_login(owner)
+    with django_capture_on_commit_callbacks(execute=False):  # its message is lost, and the one sent again
+        send(client, live, bonus, "setup")
+        job = ProlificJob.objects.get()
+        unclaimed(job, ago=settings.JOB_QUEUED_GRACE_SECONDS + 5)
+        assert prolific_jobs_reap() == {"requeued": 1, "failed": 0}
+        assert prolific_jobs_reap() == {"requeued": 0, "failed": 0}, "sent again once, then given its grace"
+    unclaimed(job, ago=settings.JOB_QUEUED_GRACE_SECONDS + 5)
+
+    assert reap(django_capture_on_commit_callbacks) == {"requeued": 0, "failed": 1}
+
+    job.refresh_from_db()
+    bonus.refresh_from_db()
+    assert job.status == "failed" and job.error.startswith(UNCLAIMED), job.error
+    assert bonus.state == "draft" and not fake_prolific.calls("POST", SETUP)
+    with django_capture_on_commit_callbacks(execute=True):
+        send(client, live, bonus, "setup")
+    bonus.refresh_from_db()
+    assert bonus.state == "set_up"
+
+
+def test_a_job_waiting_for_prolific_is_not_sent_again_before_its_wait_and_grace(
+    fake_prolific, live, owner, settings, django_capture_on_commit_callbacks
+):
+    job = queued(django_capture_on_commit_callbacks, prolific_study=live, user=owner, kind=Kind.SUBMISSIONS)
+    later = timezone.now() + timedelta(seconds=600)  # Prolific asked for a long wait
+    ProlificJob.objects.filter(pk=job.pk).update(status="waiting", attempts=1, due_at=later)
+
+    assert reap(django_capture_on_commit_callbacks) == {"requeued": 0, "failed": 0}
+    assert ProlificJob.objects.get(pk=job.pk).status == "waiting"

@@ -109,8 +109,10 @@ AUTH_PASSWORD_VALIDATORS = [
 # authenticate() call. LOGIN_FAILURE_LIMIT wrong passwords lock out for LOGIN_LOCKOUT_MINUTES;
 # LOGIN_LOCKOUT_PARAMETERS says what is counted: "username" (an account, from any address),
 # "ip_address" (an address, on any account), or "username+ip_address" (the pair). A success resets
-# the count. Operators unlock with the admin's Axes pages or `manage.py axes_reset_username NAME`
-# (`axes_reset_ip ADDRESS`, `axes_reset` for everything).
+# only its own account's failures from its own address (config/lockout.py: never the address's
+# failures on other accounts, which one valid account would otherwise wipe). Operators unlock with
+# the admin's Axes pages or `manage.py axes_reset_username NAME` (`axes_reset_ip ADDRESS`,
+# `axes_reset` for everything).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out login before the password is checked
     "django.contrib.auth.backends.ModelBackend",
@@ -123,6 +125,7 @@ AXES_LOCKOUT_PARAMETERS = [
     for part in env_list("LOGIN_LOCKOUT_PARAMETERS", ["username", "ip_address"])
 ]
 AXES_RESET_ON_SUCCESS = True
+AXES_HANDLER = "config.lockout.OwnFailuresResetHandler"
 AXES_LOCKOUT_CALLABLE = "config.lockout.lockout_response"  # 429, the wait and what to do
 AXES_HTTP_RESPONSE_CODE = 429
 AXES_VERBOSE = False  # no banner on every start; lockouts are logged by axes as warnings

@@ -70,6 +70,34 @@ def test_fewer_failures_than_the_limit_then_success_resets_the_count(client, own
 
 
 @lockout_on
+def test_a_success_on_ones_own_account_does_not_lift_the_address_lockout(client, owner, other_researcher):
+    """An attacker who holds one valid account ("owner") guesses others from one address; logging in
+    to their own account in between must not give the address its guesses back."""
+    for n in range(LIMIT - 1):
+        attempt(client, f"guess-{n}", "wrong", ip="10.0.0.1")
+    assert logged_in(attempt(client, "owner", PASSWORD, ip="10.0.0.1"))
+    client.logout()
+
+    assert attempt(client, "guess-x", "wrong", ip="10.0.0.1").status_code == 429, "the address's failures kept"
+    assert attempt(client, "other", PASSWORD, ip="10.0.0.1").status_code == 429
+    assert logged_in(attempt(client, "other", PASSWORD, ip="10.0.0.9")), "another address is not locked"
+
+
+@lockout_on
+def test_a_success_forgives_its_own_mistakes_not_the_guesses_at_its_account_from_elsewhere(client, owner):
+    for _ in range(LIMIT - 2):
+        attempt(client, "owner", "wrong", ip="10.0.0.9")  # someone else guessing the owner's password
+    attempt(client, "owner", "wrong", ip="10.0.0.1")  # the owner mistypes, then logs in
+    assert logged_in(attempt(client, "owner", PASSWORD, ip="10.0.0.1"))
+    client.logout()
+    assert not AccessAttempt.objects.filter(username="owner", ip_address="10.0.0.1").exists()
+
+    statuses = [attempt(client, "owner", "wrong", ip="10.0.0.9").status_code for _ in range(2)]
+
+    assert statuses == [200, 429], "the guesses from elsewhere still count towards the account's lockout"
+
+
+@lockout_on
 def test_the_lockout_expires_after_the_cool_off(client, owner):
     for _ in range(LIMIT):
         attempt(client, "owner", "wrong")

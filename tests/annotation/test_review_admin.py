@@ -1,6 +1,8 @@
 """The study's owner designates checkers per pool (and a review target) in the admin; a researcher
 sees only their own studies' rows, and reviews are read-only evidence."""
 
+import re
+
 from django.urls import reverse
 
 from annotation.models import Checker, Review, ReviewTarget
@@ -25,6 +27,19 @@ def test_the_owner_makes_an_account_a_checker_of_their_pool(client, owner, pool,
 def test_it_refuses_an_unknown_username(client, owner, pool):
     response = add_checker(login(client, owner), pool, "nobody")
     assert "No active account is called “nobody”." in response.content.decode()
+    assert not Checker.objects.exists()
+
+
+def test_an_inactive_account_is_refused_with_the_same_words_as_an_unknown_one(client, owner, pool,
+                                                                              django_user_model):
+    django_user_model.objects.create_user("gone", password="x", is_active=False)
+    login(client, owner)
+
+    def error(username):
+        page = add_checker(client, pool, username).content.decode()
+        return re.findall(r'<ul class="errorlist[^"]*"[^>]*>(.*?)</ul>', page, re.S)
+
+    assert error("gone") == [e.replace("nobody", "gone") for e in error("nobody")] != []
     assert not Checker.objects.exists()
 
 

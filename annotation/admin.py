@@ -4,9 +4,32 @@ from django.contrib.auth import get_user_model
 
 from studies.admin import ScopedChoices
 from studies.models import CountryPool
-from studies.selectors import owned_by
+from studies.selectors import owned_by, owned_choices
 
 from .models import Annotation, Annotator, Assignment, Checker, Review, ReviewTarget, Session
+
+
+class PoolCountryFilter(admin.SimpleListFilter):
+    """A row's pool's country, offering only the countries of the researcher's own pools (every pool's
+    for a superuser), scoped by ``owned_choices`` as ``ScopedChoices`` scopes a form's choices: Django's
+    own filter on ``pool__country`` would list the countries of every researcher's pools."""
+
+    title = "country"
+    parameter_name = "pool__country"  # the lookup from a row to its pool's country, as the address says it
+
+    def lookups(self, request, model_admin):
+        pools = owned_choices(CountryPool.objects.all(), request.user)
+        names = dict(pools.values_list("country", "country_name"))
+        return sorted(names.items(), key=lambda choice: choice[1])
+
+    def queryset(self, request, queryset):
+        if self.value() is None:
+            return queryset
+        return queryset.filter(**{self.parameter_name: self.value()})
+
+
+class AnnotationPoolCountryFilter(PoolCountryFilter):
+    parameter_name = "annotation__pool__country"
 
 
 class ReadOnlyAdmin(ScopedChoices, admin.ModelAdmin):
@@ -30,7 +53,7 @@ class ReadOnlyAdmin(ScopedChoices, admin.ModelAdmin):
 @admin.register(Annotator)
 class AnnotatorAdmin(ReadOnlyAdmin):
     list_display = ["pseudonym", "study", "pool", "outcome", "mock_attempts", "created_at"]
-    list_filter = ["outcome", "pool__country"]
+    list_filter = ["outcome", PoolCountryFilter]
     search_fields = ["prolific_pid"]
     list_select_related = ["study", "pool"]
 
@@ -53,7 +76,7 @@ class AssignmentAdmin(ReadOnlyAdmin):
 @admin.register(Annotation)
 class AnnotationAdmin(ReadOnlyAdmin):
     list_display = ["id", "item", "pool", "annotator", "surplus", "time_spent_ms", "submitted_at"]
-    list_filter = ["pool__country", "surplus"]
+    list_filter = [PoolCountryFilter, "surplus"]
     list_select_related = ["item", "pool", "annotator"]
 
 
@@ -133,7 +156,7 @@ class CheckerForm(forms.ModelForm):
 class CheckerAdmin(StudyOwnerAdmin):
     form = CheckerForm
     list_display = ["user", "pool", "prolific_pid", "created_at"]
-    list_filter = ["pool__country"]
+    list_filter = [PoolCountryFilter]
     list_select_related = ["user", "pool__study"]
     search_fields = ["user__username", "pool__country_name"]
 
@@ -148,7 +171,7 @@ class ReviewTargetAdmin(StudyOwnerAdmin):
 class ReviewAdmin(ReadOnlyAdmin):
     owner_path = "annotation__study__owner"
     list_display = ["annotation", "outcome", "reviewer", "created_at"]
-    list_filter = ["outcome", "annotation__pool__country"]
+    list_filter = ["outcome", AnnotationPoolCountryFilter]
     list_select_related = ["annotation__item", "reviewer"]
     readonly_fields = ["annotation", "reviewer", "outcome", "labels", "note", "created_at"]
 

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 from PIL import Image
 
-from annotation.models import Annotation, Annotator, Checker, Session
+from annotation.models import Annotation, Annotator, Assignment, Checker, Session, Upload
 from annotation.services import annotation_submit, assignment_current
 from studies.models import CountryPool, Document, Item, MockQuestion, Study
 from studies.services import (
@@ -141,6 +141,21 @@ def entry_url(pool, pid="5f1a2b3c4d5e6f7a8b9c0d1e", study_id="STUDY1", session_i
     """The pool's entry link as Prolific sends a participant to it (a path, for the test client)."""
     url = reverse("annotation:entry", kwargs={"key": pool.entry_key})
     return f"{url}?PROLIFIC_PID={pid}&STUDY_ID={study_id}&SESSION_ID={session_id}"
+
+
+def make_leased(pool) -> tuple[Annotator, Assignment]:
+    """A fresh annotator of ``pool`` in a session, holding the lease of their first item."""
+    annotator = make_annotator(pool)
+    return annotator, assignment_current(session=make_session(annotator))
+
+
+def make_upload(assignment, name="u.png") -> Upload:
+    """An image the annotator of ``assignment`` uploaded for it."""
+    data = png_bytes()
+    return Upload.objects.create(
+        study=assignment.pool.study, assignment=assignment, file=ContentFile(data, name=name), suffix=".png",
+        original_name=name, width=64, height=48, sha256=hashlib.sha256(data).hexdigest(),
+    )
 
 
 def make_checker(pool, username: str, **fields):

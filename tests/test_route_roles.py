@@ -1,264 +1,470 @@
-"""Every researcher's study page × every role, GET and POST.
+"""Every route of the URLconf × every role of the cast, GET and POST.
 
-The study routes are found by resolving the URLconf (every pattern under ``studies/<int:pk>`` or
-``prolific/studies/<int:pk>``), so a new route fails ``test_every_study_route_is_in_the_matrix``
-until its expectations are written in ``MATRIX``. Each route says, per method, what it is:
+The routes are found by walking the root URLconf (config/urls.py: the included apps and
+``admin.site.get_urls()``), so a new route fails ``test_every_route_is_in_the_matrix`` until it is
+classified in ``MATRIX`` (an admin model's six routes: in ``ADMIN_MODELS``). Each route says, per
+method, its kind; a kind is one row of outcomes, one per role (``KINDS``). An outcome is "ok" (the
+page answers: 2xx, 3xx elsewhere or a form's 4xx), a refusal ("login": sent to the login page,
+"admin-login", "admin-index": the admin's "does not exist", "401", "403", "404", "405") or a 500,
+which fails every case. A refused request writes nothing to the database.
 
-- READ: every member reads it (viewer, editor, owner);
-- WRITE: it changes the study: a viewer gets 403 ("read-only"), an editor and the owner may;
-- OWNER: the owner's only (members, Prolific: the owner's token and money): 403 for every member;
-- REVIEW: the quality check: the owner, an editor and the pool's checkers; a viewer gets 404.
+Addresses that pair objects which do not belong together (an object of the study in the address of
+another researcher's study, an annotation of the Japan pool in the India pool's quality check,
+another assignment's upload) are in ``crossed_matrix``.
 
-Whatever the route, a visitor who is not logged in (an annotator with their cookie too) is sent to
-the login page, and another researcher gets 404 (another's study does not exist for them). Each
-request runs in a transaction rolled back after it, so every role meets the same study.
+The cast and its study (tests/route_world.py) are built once for the module; each request runs in a
+savepoint rolled back after it, with the role's cookies as they were, so every role meets the same
+study.
 """
 
+import functools
 import re
-import uuid
+from dataclasses import dataclass, field, replace
+from http.cookies import SimpleCookie
+from urllib.parse import urlsplit
 
 import pytest
-from django.core.files.base import ContentFile
-from django.db import transaction
-from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.contrib import admin
+from django.db import connection, transaction
+from django.test import Client
+from django.test.utils import CaptureQueriesContext, override_settings
+from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 
-from analysis.models import AnalysisRun, ImportJob
-from annotation.models import Checker, Upload
-from exports.models import ExportJob
-from recruitment.models import ProlificAction, ProlificBonus, ProlificJob, ProlificStudy, ProlificSubmission
-from studies.models import StudyInvitation, StudyMember
-from tests import factories as f
-from tests.helpers import as_annotator, login
+from tests.route_world import ROLES, World, build_world
 
-READ, WRITE, OWNER, REVIEW = "read", "write", "owner", "review"
+pytestmark = pytest.mark.django_db
 
-MATRIX: dict[str, dict[str, str]] = {
-    # studies
-    "studies:item-list": {"GET": READ},
-    "studies:study-settings": {"GET": READ, "POST": WRITE},
-    "studies:study-status": {"POST": WRITE},
-    "studies:study-delete": {"POST": OWNER},
-    "studies:pool-list": {"GET": READ},
-    "studies:pool-add": {"GET": READ, "POST": WRITE},
-    "studies:pool-edit": {"GET": READ, "POST": WRITE},
-    "studies:pool-delete": {"POST": WRITE},
-    "studies:item-image": {"GET": READ},
-    "studies:members": {"GET": READ},
-    "studies:protocol-edit": {"GET": READ, "POST": WRITE},
-    "studies:protocol-check": {"POST": READ},  # a check of typed text: nothing is stored
-    "studies:practice": {"GET": READ},
-    "studies:practice-add": {"GET": READ, "POST": WRITE},
-    "studies:practice-edit": {"GET": READ, "POST": WRITE},
-    "studies:practice-delete": {"POST": WRITE},
-    "studies:practice-attempts": {"POST": WRITE},
-    "studies:practice-example": {"POST": WRITE},
-    "studies:member-role": {"POST": OWNER},
-    "studies:member-remove": {"POST": OWNER},
-    "studies:invitation-revoke": {"POST": OWNER},
-    # analysis
-    "analysis:study-dashboard": {"GET": READ},
-    "analysis:study-progress": {"GET": READ},
-    "analysis:pool-annotators": {"GET": READ},
-    "analysis:annotator-block": {"POST": WRITE},
-    "analysis:annotator-unblock": {"POST": WRITE},
-    "analysis:analysis": {"GET": READ, "POST": WRITE},
-    "analysis:analysis-status": {"GET": READ},
-    "analysis:analysis-result": {"GET": READ},
-    "analysis:metrics-upload": {"POST": WRITE},
-    "analysis:import-items": {"GET": READ, "POST": WRITE},
-    "analysis:import-status": {"GET": READ},
-    # exports
-    "exports:export-start": {"POST": WRITE},
-    "exports:export-status": {"GET": READ},
-    "exports:export-cancel": {"POST": WRITE},
-    "exports:export-download": {"GET": READ},
-    "exports:export-manifest": {"GET": READ},
-    # recruitment (Prolific: what calls it is the owner's)
-    "recruitment:study-prolific": {"GET": READ},
-    "recruitment:study-webhooks": {"POST": OWNER},
-    "recruitment:study-policy": {"POST": WRITE},
-    "recruitment:study-launch": {"POST": OWNER},
-    "recruitment:pool-preview": {"GET": OWNER},
-    "recruitment:review": {"GET": READ},
-    "recruitment:review-refresh": {"POST": OWNER},
-    "recruitment:review-approve": {"POST": OWNER},
-    "recruitment:review-reject": {"GET": READ, "POST": OWNER},
-    "recruitment:review-return": {"GET": READ, "POST": OWNER},
-    "recruitment:review-job": {"GET": READ},
-    "recruitment:bonus-new": {"GET": READ, "POST": OWNER},
-    "recruitment:bonus": {"GET": READ},
-    "recruitment:bonus-send": {"POST": OWNER},
-    "recruitment:study-transition": {"POST": OWNER},
-    # annotation: the researcher's item page, the members page's invite and checkers, the quality check
-    "annotation:study-item": {"GET": READ},
+KINDS: dict[str, list[str]] = {k: row.split() for k, row in {
+    #               anonymous   owner       other       viewer      editor      checker     annotator   stranger
+    # public: no account, or its own proof (a signature, a token, Prolific's ids); the webhook unsigned;
+    # logging out, to the login page
+    "public":       "ok          ok          ok          ok          ok          ok          ok          ok",
+    "webhook":      "401         401         401         401         401         401         401         401",
+    "logout":       "login       login       login       login       login       login       login       login",
+    # any account's own page (their studies, their reviews, their Prolific token)
+    "account":      "login       ok          ok          ok          ok          ok          login       login",
+    # a researcher's page outside a study (staff accounts)
+    "researcher":   "login       ok          ok          ok          ok          404         login       login",
+    # a study's pages: its members read, editors and the owner change, the owner alone manages
+    "study-read":   "login       ok          404         ok          ok          404         login       login",
+    "study-write":  "login       ok          404         403         ok          404         login       login",
+    "study-owner":  "login       ok          404         403         403         404         login       login",
+    # the quality check of the India pool: the owner, an editor and its checker; of the Japan pool
+    "review":       "login       ok          404         404         ok          ok          login       login",
+    "review-japan": "login       ok          404         404         ok          404         login       login",
+    # an address naming what is not of its study (or pool, or annotation): nobody finds it
+    "foreign":      "login       404         404         404         404         404         login       login",
+    # the annotator's path: their browser's session (anyone else: "open the study from Prolific"); an
+    # object of the India annotator's session; an object of neither (or no practice example)
+    "annotator":    "403         403         403         403         403         403         ok          ok",
+    "assignment":   "403         403         403         403         403         403         ok          404",
+    "not-theirs":   "403         403         403         403         403         403         404         404",
+    # the admin: staff accounts (researchers); a row is its owner's (members see none there: "admin-index",
+    # the admin's "does not exist"); "evidence": a row its owner may not delete there (that would delete
+    # collected data, which nobody may delete in the admin)
+    "admin-login":  "ok          admin-index admin-index admin-index admin-index ok          ok          ok",
+    "admin-logout": "admin-index login       login       login       login       admin-index admin-index admin-index",
+    "staff":        "admin-login ok          ok          ok          ok          admin-login admin-login admin-login",
+    "staff-403":    "admin-login 403         403         403         403         admin-login admin-login admin-login",
+    "staff-404":    "admin-login 404         404         404         404         admin-login admin-login admin-login",
+    "own-row":      "admin-login ok          admin-index admin-index admin-index admin-login admin-login admin-login",
+    "evidence":     "admin-login 403         admin-index admin-index admin-index admin-login admin-login admin-login",
+    # the quality check's admin: accounts that own a study
+    "owners":       "admin-login ok          ok          403         403         admin-login admin-login admin-login",
+    "owners-row":   "admin-login ok          admin-index 403         403         admin-login admin-login admin-login",
+}.items()}
+REFUSALS = {"login", "admin-login", "admin-index", "401", "403", "404", "405"}
+
+
+@dataclass(frozen=True)
+class Route:
+    methods: dict[str, str]  # method: kind
+    args: dict[str, str] = field(default_factory=dict)  # a parameter of the address: the world's value named
+    data: dict[str, str] = field(default_factory=dict)  # what a POST sends
+    path: str = ""  # the address of a regular-expression route
+    name: str = ""  # in ``crossed_matrix``: the route of ``MATRIX`` addressed
+
+
+def route(*, args=None, data=None, path="", name="", **methods: str) -> Route:
+    return Route(methods, args or {}, data or {}, path, name)
+
+
+STUDY_READ, STUDY_WRITE, STUDY_OWNER = "study-read", "study-write", "study-owner"
+REVIEW, ANNOTATOR, ASSIGNMENT = "review", "annotator", "assignment"
+
+MATRIX: dict[str, Route] = {
+    # --- public, with their own proof -------------------------------------------------------------
+    "/": route(GET="public"),  # to the study list (which asks for a login)
+    "login": route(GET="public", POST="public"),
+    "logout": route(POST="logout"),  # logged out, to the login page
+    "annotation:healthz": route(GET="public"),
+    "recruitment:webhook": route(POST="webhook"),
+    "annotation:invitation": route(GET="public", POST="public", args={"token": "invitation"}),  # its token
+    "annotation:entry": route(GET="public"),  # Prolific's ids (none here: "this link is incomplete")
+    "admin:login": route(GET="admin-login", POST="public"),
+    # --- the annotator's path (join/ is above) ----------------------------------------------------
+    "annotation:next": route(GET=ANNOTATOR),
+    "annotation:resume": route(POST="public"),  # the resume code is its proof
+    "annotation:consent": route(GET=ANNOTATOR, POST=ANNOTATOR),
+    "annotation:eligibility": route(GET=ANNOTATOR, POST=ANNOTATOR),
+    "annotation:instructions": route(GET=ANNOTATOR, POST=ANNOTATOR),
+    "annotation:mock": route(GET=ANNOTATOR, POST=ANNOTATOR),
+    "annotation:example-image": route(GET=ANNOTATOR, args={"item_pk": "example"}),  # the study's practice
+    "annotation:items": route(GET=ANNOTATOR),
+    "annotation:item-submit": route(POST=ASSIGNMENT, args={"pk": "assignment"}),
+    "annotation:item-draft": route(POST=ASSIGNMENT, args={"pk": "assignment"}),
+    "annotation:item-image": route(GET=ASSIGNMENT, args={"pk": "assignment"}),
+    "annotation:item-upload": route(POST=ASSIGNMENT, args={"pk": "assignment"}),
+    "annotation:item-upload-image": route(GET=ASSIGNMENT, args={"pk": "assignment", "token": "own_upload"}),
+    "annotation:end": route(GET=ANNOTATOR),
+    # --- any account's own pages ------------------------------------------------------------------
+    "studies:study-list": route(GET="account"),
+    "annotation:review-home": route(GET="account"),
+    "recruitment:token-settings": route(GET="account"),
+    "recruitment:token-save": route(POST="account"),
+    "recruitment:token-remove": route(POST="account"),
+    # --- a researcher's pages outside a study -----------------------------------------------------
+    "studies:study-new": route(GET="researcher", POST="researcher"),
+    "studies:markdown-preview": route(POST="researcher"),
+    "annotation:preset-preview": route(GET="researcher", args={"name": "preset"}),
+    # --- a study's pages --------------------------------------------------------------------------
+    "studies:item-list": route(GET=STUDY_READ),
+    "studies:study-settings": route(GET=STUDY_READ, POST=STUDY_WRITE),
+    "studies:study-status": route(POST=STUDY_WRITE),
+    "studies:study-delete": route(POST=STUDY_OWNER),
+    "studies:pool-list": route(GET=STUDY_READ),
+    "studies:pool-add": route(GET=STUDY_READ, POST=STUDY_WRITE),
+    "studies:pool-edit": route(GET=STUDY_READ, POST=STUDY_WRITE),
+    "studies:pool-delete": route(POST=STUDY_WRITE),
+    "studies:item-image": route(GET=STUDY_READ),
+    "studies:members": route(GET=STUDY_READ),
+    "studies:protocol-edit": route(GET=STUDY_READ, POST=STUDY_WRITE),
+    "studies:protocol-check": route(POST=STUDY_READ),  # a check of typed text: nothing is stored
+    "studies:practice": route(GET=STUDY_READ),
+    "studies:practice-add": route(GET=STUDY_READ, POST=STUDY_WRITE),
+    "studies:practice-edit": route(GET=STUDY_READ, POST=STUDY_WRITE),
+    "studies:practice-delete": route(POST=STUDY_WRITE),
+    "studies:practice-attempts": route(POST=STUDY_WRITE),
+    "studies:practice-example": route(POST=STUDY_WRITE),
+    "studies:member-role": route(POST=STUDY_OWNER),
+    "studies:member-remove": route(POST=STUDY_OWNER),
+    "studies:invitation-revoke": route(POST=STUDY_OWNER),
+    "analysis:study-dashboard": route(GET=STUDY_READ),
+    "analysis:study-progress": route(GET=STUDY_READ),
+    "analysis:pool-annotators": route(GET=STUDY_READ),
+    "analysis:annotator-block": route(POST=STUDY_WRITE),
+    "analysis:annotator-unblock": route(POST=STUDY_WRITE),
+    "analysis:analysis": route(GET=STUDY_READ, POST=STUDY_WRITE),
+    "analysis:analysis-status": route(GET=STUDY_READ),
+    "analysis:analysis-result": route(GET=STUDY_READ),
+    "analysis:metrics-upload": route(POST=STUDY_WRITE),
+    "analysis:import-items": route(GET=STUDY_READ, POST=STUDY_WRITE),
+    "analysis:import-status": route(GET=STUDY_READ, args={"job_pk": "import_job"}),
+    "exports:export-start": route(POST=STUDY_WRITE),
+    "exports:export-status": route(GET=STUDY_READ, args={"job_pk": "export_job"}),
+    "exports:export-cancel": route(POST=STUDY_WRITE, args={"job_pk": "export_job"}),
+    "exports:export-download": route(GET=STUDY_READ, args={"job_pk": "export_job"}),
+    "exports:export-manifest": route(GET=STUDY_READ, args={"job_pk": "export_job"}),
+    # Prolific: what calls it is the owner's (their token, their money)
+    "recruitment:study-prolific": route(GET=STUDY_READ),
+    "recruitment:study-webhooks": route(POST=STUDY_OWNER),
+    "recruitment:study-policy": route(POST=STUDY_WRITE),
+    "recruitment:study-launch": route(POST=STUDY_OWNER),
+    "recruitment:pool-preview": route(GET=STUDY_OWNER),
+    "recruitment:review": route(GET=STUDY_READ),
+    "recruitment:review-refresh": route(POST=STUDY_OWNER),
+    "recruitment:review-approve": route(POST=STUDY_OWNER),
+    "recruitment:review-reject": route(GET=STUDY_READ, POST=STUDY_OWNER),
+    "recruitment:review-return": route(GET=STUDY_READ, POST=STUDY_OWNER),
+    "recruitment:review-job": route(GET=STUDY_READ, args={"job_pk": "prolific_job"}),
+    "recruitment:bonus-new": route(GET=STUDY_READ, POST=STUDY_OWNER),
+    "recruitment:bonus": route(GET=STUDY_READ),
+    "recruitment:bonus-send": route(POST=STUDY_OWNER),
+    "recruitment:study-transition": route(POST=STUDY_OWNER),
+    "annotation:study-item": route(GET=STUDY_READ),
     # previews keep their state in the researcher's own browser session: nothing of the study changes
-    "annotation:protocol-preview": {"POST": READ},
-    "annotation:path-preview": {"GET": READ},
-    "annotation:path-preview-consent": {"GET": READ, "POST": READ},
-    "annotation:path-preview-eligibility": {"GET": READ, "POST": READ},
-    "annotation:path-preview-instructions": {"GET": READ, "POST": READ},
-    "annotation:path-preview-mock": {"GET": READ, "POST": READ},
-    "annotation:path-preview-items": {"GET": READ},
-    "annotation:path-preview-item-submit": {"POST": READ},
-    "annotation:path-preview-item-draft": {"POST": READ},
-    "annotation:path-preview-item-upload": {"POST": READ},
-    "annotation:path-preview-end": {"GET": READ},
-    "annotation:member-invite": {"POST": OWNER},
-    "annotation:checker-remove": {"POST": OWNER},
-    "annotation:review-study": {"GET": REVIEW},
-    "annotation:review-pool": {"GET": REVIEW},
-    "annotation:review-target": {"POST": WRITE},
-    "annotation:review-submit": {"POST": REVIEW},
-    "annotation:review-image": {"GET": REVIEW},
-    "annotation:review-upload-image": {"GET": REVIEW},
+    "annotation:protocol-preview": route(POST=STUDY_READ),
+    "annotation:path-preview": route(GET=STUDY_READ),
+    "annotation:path-preview-consent": route(GET=STUDY_READ, POST=STUDY_READ),
+    "annotation:path-preview-eligibility": route(GET=STUDY_READ, POST=STUDY_READ),
+    "annotation:path-preview-instructions": route(GET=STUDY_READ, POST=STUDY_READ),
+    "annotation:path-preview-mock": route(GET=STUDY_READ, POST=STUDY_READ),
+    "annotation:path-preview-items": route(GET=STUDY_READ),
+    "annotation:path-preview-item-submit": route(POST=STUDY_READ),
+    "annotation:path-preview-item-draft": route(POST=STUDY_READ),
+    "annotation:path-preview-item-upload": route(POST=STUDY_READ),
+    "annotation:path-preview-end": route(GET=STUDY_READ),
+    "annotation:member-invite": route(POST=STUDY_OWNER),
+    "annotation:checker-remove": route(POST=STUDY_OWNER),
+    # --- the quality check ------------------------------------------------------------------------
+    "annotation:review-study": route(GET=REVIEW),
+    "annotation:review-pool": route(GET=REVIEW),
+    "annotation:review-target": route(POST=STUDY_WRITE),
+    "annotation:review-submit": route(POST=REVIEW),
+    "annotation:review-image": route(GET=REVIEW),
+    "annotation:review-upload-image": route(GET=REVIEW),
+    # --- the admin's own pages --------------------------------------------------------------------
+    "admin:index": route(GET="staff"),
+    "admin:logout": route(POST="admin-logout"),
+    "admin:password_change": route(GET="staff", POST="staff"),
+    "admin:password_change_done": route(GET="staff"),
+    "admin:autocomplete": route(GET="staff-403"),  # asked for no field: refused
+    "admin:jsi18n": route(GET="staff"),
+    "admin:view_on_site": route(GET="staff-404", args={"content_type_id": "study_type", "object_id": "study"}),
+    "admin:app_list": route(GET="staff", path="/admin/studies/"),
+    "admin/(?P<url>.*)$": route(GET="staff-404", path="/admin/nowhere/"),
+    "admin:auth_user_password_change": route(GET="staff-403", POST="staff-403", args={"id": "auth.user"}),
 }
 
-ROLES = ["anonymous", "annotator", "other", "viewer", "editor", "owner"]
-ALLOWED = {
-    "viewer": {READ},
-    "editor": {READ, WRITE, REVIEW},
-    "owner": {READ, WRITE, OWNER, REVIEW},
+# The admin's models: their six routes each (list, add, a row's change, history, delete and the
+# address of the row that leads to its change page) follow from what the model's admin is.
+ADMIN_KINDS: dict[str, dict[str, dict[str, str]]] = {
+    # the researcher's own rows (StudyAdmin, CountryPoolAdmin, ItemAdmin): a list of their own, any row
+    # of another's does not exist
+    "owned": {
+        "changelist": {"GET": "staff"},
+        "add": {"GET": "staff", "POST": "staff"},
+        "change": {"GET": "own-row", "POST": "own-row"},
+        "history": {"GET": "own-row"},
+        "delete": {"GET": "own-row", "POST": "own-row"},
+        "": {"GET": "staff"},
+    },
+    # a study: as "owned", but its owner may not delete it here while it holds collected data (the
+    # admin would delete rows the researcher may not), only from the study's page
+    "study": {
+        "changelist": {"GET": "staff"},
+        "add": {"GET": "staff", "POST": "staff"},
+        "change": {"GET": "own-row", "POST": "own-row"},
+        "history": {"GET": "own-row"},
+        "delete": {"GET": "own-row", "POST": "evidence"},
+        "": {"GET": "staff"},
+    },
+    # collected data: the owner looks, nobody edits (ReadOnlyAdmin)
+    "read-only": {
+        "changelist": {"GET": "staff"},
+        "add": {"GET": "staff-403", "POST": "staff-403"},
+        "change": {"GET": "own-row", "POST": "staff-403"},
+        "history": {"GET": "own-row"},
+        "delete": {"GET": "staff-403", "POST": "staff-403"},
+        "": {"GET": "staff"},
+    },
+    # the quality check's rows: whoever owns a study manages those of their own (StudyOwnerAdmin)
+    "study-owner": {
+        "changelist": {"GET": "owners"},
+        "add": {"GET": "owners", "POST": "owners"},
+        "change": {"GET": "owners-row", "POST": "owners-row"},
+        "history": {"GET": "own-row"},  # the row is looked up before the permission
+        "delete": {"GET": "owners-row", "POST": "owners-row"},
+        "": {"GET": "staff"},
+    },
+    # the checkers' reviews: read by whoever owns a study, their own studies' only
+    "reviews": {
+        "changelist": {"GET": "owners"},
+        "add": {"GET": "staff-403", "POST": "staff-403"},
+        "change": {"GET": "owners-row", "POST": "staff-403"},
+        "history": {"GET": "own-row"},
+        "delete": {"GET": "staff-403", "POST": "staff-403"},
+        "": {"GET": "staff"},
+    },
+    # the operators' (accounts, login attempts): a researcher may not open them
+    "operators": {
+        "changelist": {"GET": "staff-403"},
+        "add": {"GET": "staff-403", "POST": "staff-403"},
+        "change": {"GET": "staff-403", "POST": "staff-403"},
+        "history": {"GET": "staff-403"},
+        "delete": {"GET": "staff-403", "POST": "staff-403"},
+        "": {"GET": "staff"},
+    },
 }
-STUDY_ROUTE = re.compile(r"^(prolific/)?studies/<int:pk>")
+ADMIN_MODELS = {
+    "studies.study": "study",
+    "studies.countrypool": "owned",
+    "studies.item": "owned",
+    "annotation.annotator": "read-only",
+    "annotation.session": "read-only",
+    "annotation.assignment": "read-only",
+    "annotation.annotation": "read-only",
+    "annotation.review": "reviews",
+    "annotation.checker": "study-owner",
+    "annotation.reviewtarget": "study-owner",
+    "auth.user": "operators",
+    "auth.group": "operators",
+    "axes.accessattempt": "operators",
+    "axes.accesslog": "operators",
+    "axes.accessfailurelog": "operators",
+}
 
 
-def study_routes() -> dict[str, str]:
-    """Every named URL pattern of a study's pages: {namespaced name: route}."""
+def admin_matrix() -> dict[str, Route]:
+    """The routes of every model of ``ADMIN_MODELS``, as ``MATRIX`` names them."""
+    out = {}
+    for label, kind in ADMIN_MODELS.items():
+        app, model = label.split(".")
+        for action, methods in ADMIN_KINDS[kind].items():
+            key = f"admin:{app}_{model}_{action}" if action else f"admin/{app}/{model}/<path:object_id>/"
+            data = {"post": "yes"} if action == "delete" else {}
+            out[key] = Route(methods, {"object_id": label}, data)
+    return out
+
+
+MATRIX |= admin_matrix()
+
+STUDY_KINDS = {STUDY_READ, STUDY_WRITE, STUDY_OWNER, REVIEW}
+NOT_OBJECTS = {"pk", "position", "step", "verb"}  # the parameters of a study's address that name no row
+
+
+@functools.cache
+def crossed_matrix() -> dict[str, Route]:
+    """Addresses that pair objects that do not belong together, each on a route of ``MATRIX``
+    (``Route.name``): every study route naming an object, on another researcher's study (the object
+    is looked up in the study of the address, so the other researcher does not reach it either); the
+    quality check on the Japan pool, which the checker does not check; an object of another pool,
+    annotation or assignment in the address of this one."""
+    out = {}
+    for key, r in MATRIX.items():
+        params = set(re.findall(r"<(?:\w+:)?(\w+)>", url_routes().get(key, "")))
+        if set(r.methods.values()) <= STUDY_KINDS and params - NOT_OBJECTS:
+            out[f"{key}, of another study"] = replace(
+                r, name=key, methods=dict.fromkeys(r.methods, "foreign"), args=r.args | {"pk": "others_study"})
+    elsewhere = {"pool_pk": "other_pool", "annotation_pk": "other_annotation", "token": "other_upload"}
+    for key in ("annotation:review-pool", "annotation:review-submit", "annotation:review-image",
+                "annotation:review-upload-image"):
+        out[f"{key}, of the Japan pool"] = replace(
+            MATRIX[key], name=key, methods=dict.fromkeys(MATRIX[key].methods, "review-japan"), args=elsewhere)
+    for key in ("annotation:review-submit", "annotation:review-image", "annotation:review-upload-image"):
+        out[f"{key}, a Japan annotation in the India pool"] = replace(
+            MATRIX[key], name=key, methods=dict.fromkeys(MATRIX[key].methods, "foreign"),
+            args={"annotation_pk": "other_annotation", "token": "other_upload"})
+    out["annotation:review-upload-image, another annotation's upload"] = route(
+        name="annotation:review-upload-image", GET="foreign", args={"token": "own_upload"})
+    out["annotation:item-upload-image, another assignment's upload"] = route(
+        name="annotation:item-upload-image", GET="not-theirs", args={"pk": "assignment", "token": "token"})
+    out["annotation:example-image, an item that is no practice example"] = route(
+        name="annotation:example-image", GET="not-theirs")
+    return out
+
+
+@functools.cache
+def url_routes() -> dict[str, str]:
+    """Every URL pattern of the root URLconf: {namespaced name, or the route of an unnamed one: route}."""
     found = {}
 
     def walk(patterns, prefix: str, namespace: str) -> None:
         for p in patterns:
             if isinstance(p, URLResolver):
-                inner = ":".join(filter(None, [namespace, p.namespace]))
-                walk(p.url_patterns, prefix + str(p.pattern), inner)
-            elif isinstance(p, URLPattern) and STUDY_ROUTE.match(prefix + str(p.pattern)):
-                found[f"{namespace}:{p.name}" if namespace else str(p.name)] = prefix + str(p.pattern)
+                walk(p.url_patterns, prefix + str(p.pattern), ":".join(filter(None, [namespace, p.namespace])))
+            elif isinstance(p, URLPattern):
+                where = prefix + str(p.pattern)
+                key = ":".join(filter(None, [namespace, p.name])) if p.name else where or "/"
+                assert key not in found, f"two routes are called {key}"
+                found[key] = where
 
     walk(get_resolver().url_patterns, "", "")
     return found
 
 
-def test_every_study_route_is_in_the_matrix():
-    routes = study_routes()
-    assert set(routes) - set(MATRIX) == set(), "a study route without expectations: add it to MATRIX"
-    assert set(MATRIX) - set(routes) == set(), "MATRIX names a route that no longer exists"
+def test_every_route_is_in_the_matrix():
+    routes = url_routes()
+    assert sorted(set(routes) - set(MATRIX)) == [], "a route without expectations: classify it in MATRIX"
+    assert sorted(set(MATRIX) - set(routes)) == [], "MATRIX names a route that no longer exists"
+    assert set(ADMIN_MODELS) == {m._meta.label_lower for m in admin.site._registry}
 
 
-@pytest.fixture
-def world(owner, study, pool, items, checker, settings):
-    """A built study: a pool with items and annotations, an annotator's session, a viewer and an
-    editor, a checker, an invitation, jobs of every kind, a pool on Prolific with a submission, a
-    job and a bonus; what each route's address names."""
+def test_every_kind_has_an_outcome_per_role():
+    assert all(len(row) == len(ROLES) for row in KINDS.values())
+    used = {kind for r in [*MATRIX.values(), *crossed_matrix().values()] for kind in r.methods.values()}
+    assert used <= set(KINDS), used - set(KINDS)
+
+
+# --- the world, built by tests/route_world.py --------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker, tmp_path_factory):
+    """Built once for the module, in a transaction rolled back after its last test."""
+    media = str(tmp_path_factory.mktemp("media"))
+    with django_db_blocker.unblock(), override_settings(MEDIA_ROOT=media, PROLIFIC_API_TOKEN=""):
+        with transaction.atomic():
+            yield build_world(media)
+            transaction.set_rollback(True)
+
+
+@pytest.fixture(autouse=True)
+def _world_media(settings, world):
+    settings.MEDIA_ROOT = world.media
     settings.PROLIFIC_API_TOKEN = ""
-    annotation = f.annotate_pool(pool)[0]
-    upload = Upload.objects.create(
-        study=study, assignment=annotation.assignment, file=ContentFile(f.png_bytes(), name="u.png"),
-        suffix=".png", original_name="u.png", width=64, height=48, sha256="0" * 64,
-    )
-    viewer = f.make_member(study, "viewer", "viewer")
-    editor = f.make_member(study, "editor", "editor")
-    invitation = StudyInvitation.objects.create(
-        study=study, email="new@example.org", role="viewer", token_hash="1" * 64, expires_at="2999-01-01T00:00Z"
-    )
-    run = AnalysisRun.objects.create(study=study)
-    export = ExportJob.objects.create(study=study, analysis=run, status=ExportJob.Status.DONE)
-    export.file.save("export.csv", ContentFile(b"item\n"))
-    prolific = ProlificStudy.objects.create(
-        pool=pool, reference=f"ref-{uuid.uuid4()}", prolific_id="P1", places=5, reward=150, estimated_minutes=10
-    )
-    submission = ProlificSubmission.objects.create(
-        prolific_study=prolific, prolific_id="S1", participant_id="PID1",
-        status=ProlificSubmission.Status.AWAITING_REVIEW,
-    )
-    values = {
-        "pk": study.pk,
-        "pool_pk": pool.pk,
-        "item_pk": items[0].pk,
-        "annotator_pk": annotation.annotator_id,
-        "annotation_pk": annotation.pk,
-        "token": upload.token,
-        "run_pk": run.pk,
-        "member_pk": StudyMember.objects.get(user=viewer).pk,
-        "checker_pk": Checker.objects.get(user=checker).pk,
-        "invitation_pk": invitation.pk,
-        "sub_pk": submission.pk,
-        "bonus_pk": ProlificBonus.objects.create(
-            prolific_study=prolific, lines=[{"who": "PID1", "amount": 100}], amount=100
-        ).pk,
-        "question_pk": f.make_mock_question(study).pk,
-        "position": 1,
-        "step": "setup",
-        "verb": "pause",
-    }
-    jobs = {
-        "analysis": ImportJob.objects.create(study=study, rows_name="rows.csv").pk,
-        "exports": export.pk,
-        "recruitment": ProlificJob.objects.create(
-            study=study, prolific_study=prolific, kind=ProlificAction.Kind.SUBMISSIONS
-        ).pk,
-    }
-    session = f.make_session(annotation.annotator)
-    return {"values": values, "jobs": jobs, "session": session, "viewer": viewer, "editor": editor}
 
 
-def url_of(name: str, route: str, world) -> str:
-    kwargs = {}
-    for key in re.findall(r"<(?:\w+:)?(\w+)>", route):
-        kwargs[key] = world["jobs"][name.split(":")[0]] if key == "job_pk" else world["values"][key]
-    return reverse(name, kwargs=kwargs)
+# --- the requests -----------------------------------------------------------------------------
+
+WRITE = re.compile(r"\s*(INSERT|UPDATE|DELETE|REPLACE)\b", re.I)
+SESSIONS = '"django_session"'  # the browser's own login state, not the study's
 
 
-def client_as(role: str, client, request, world):
-    if role == "annotator":
-        return as_annotator(client, world["session"])
-    if role in ("viewer", "editor"):
-        return login(client, world[role])
-    if role == "other":
-        return login(client, request.getfixturevalue("other_researcher"))
-    if role == "owner":
-        return login(client, request.getfixturevalue("owner"))
-    return client
-
-
-def expected(role: str, kind: str) -> str:
-    if role in ("anonymous", "annotator"):
-        return "login"
-    if role == "other":
-        return "404"
-    if kind in ALLOWED[role]:
-        return "ok"
-    return "404" if kind == REVIEW else "403"
+def address(key: str, pattern: str, r: Route, world: World) -> str:
+    """The route's address for the world's objects (checked to reach this very route)."""
+    values = world.values | {param: world.values[name] for param, name in r.args.items()}
+    url = r.path or "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(values[m[1]]), pattern)
+    match = resolve(url)
+    assert match.route.lstrip("^") == pattern.replace("/^", "/"), f"{url} does not reach {key}"
+    return url
 
 
 def outcome(response) -> str:
-    if response.status_code == 302 and response["Location"].startswith("/login/"):
-        return "login"
-    if response.status_code in (403, 404, 405):
-        return str(response.status_code)
-    assert response.status_code < 500
-    return "ok"
+    status = response.status_code
+    assert status < 500, status
+    if 300 <= status < 400:
+        where = urlsplit(response["Location"]).path
+        return {reverse("login"): "login", reverse("admin:login"): "admin-login",
+                reverse("admin:index"): "admin-index"}.get(where, "ok")
+    return str(status) if status in (401, 403, 404, 405) else "ok"
 
 
-@pytest.mark.parametrize("name", sorted(MATRIX))
-def test_route_by_role(name, world, client, request, django_user_model):
-    route = study_routes()[name]
-    url = url_of(name, route, world)
-    got, wanted = {}, {}
-    for method, kind in MATRIX[name].items():
-        for role in ROLES:
-            client.logout()
-            client.cookies.clear()
-            client_as(role, client, request, world)
-            with transaction.atomic():
-                response = client.get(url) if method == "GET" else client.post(url)
-                transaction.set_rollback(True)
-            got[method, role] = outcome(response)
-            wanted[method, role] = expected(role, kind)
-    assert got == wanted, url
+def request_as(client: Client, role: str, method: str, url: str, data: dict, world: World):
+    """One request of ``role`` in a savepoint rolled back after it: (outcome, the writes it made)."""
+    client.cookies = SimpleCookie(world.cookies[role])
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        response = client.get(url) if method == "GET" else client.post(url, data)
+        transaction.set_rollback(True)
+    got = outcome(response)
+    writes = [q["sql"][:80] for q in queries.captured_queries if WRITE.match(q["sql"]) and SESSIONS not in q["sql"]]
+    return got, writes
 
 
-def test_a_viewers_refusal_says_the_role_is_read_only(client, world):
-    login(client, world["viewer"])
-    response = client.post(reverse("studies:pool-add", args=[world["values"]["pk"]]), {"country": "FR"})
+def check(key: str, r: Route, world: World) -> None:
+    url = address(r.name or key, url_routes()[r.name or key], r, world)
+    client = Client()
+    got, wanted, wrote = {}, {}, {}
+    for method, kind in r.methods.items():
+        for role, expected in zip(ROLES, KINDS[kind], strict=True):
+            got[method, role], writes = request_as(client, role, method, url, r.data, world)
+            wanted[method, role] = expected
+            if expected in REFUSALS and writes:
+                wrote[method, role] = writes
+    assert {k: v for k, v in got.items() if v != wanted[k]} == {}, f"{url}: wanted {wanted}"
+    assert wrote == {}, f"{url}: a refused request wrote"
+
+
+@pytest.mark.parametrize("key", sorted(MATRIX))
+def test_route_by_role(key, world):
+    check(key, MATRIX[key], world)
+
+
+@pytest.mark.parametrize("key", sorted(crossed_matrix()))
+def test_crossed_address_by_role(key, world):
+    check(key, crossed_matrix()[key], world)
+
+
+def test_the_check_of_refusals_sees_a_write(world):
+    """What a refused request must not do, an allowed one does: the owner's review target is stored."""
+    url = reverse("annotation:review-target", args=[world.values["pk"], world.values["pool_pk"]])
+    got, writes = request_as(Client(), "owner", "POST", url, {"percent": "30"}, world)
+    assert got == "ok" and any(w.startswith("UPDATE") or w.startswith("INSERT") for w in writes), writes
+
+
+def test_a_viewers_refusal_says_the_role_is_read_only(world):
+    client = Client()
+    client.cookies = SimpleCookie(world.cookies["viewer"])
+    response = client.post(reverse("studies:pool-add", args=[world.values["pk"]]), {"country": "FR"})
     assert response.status_code == 403
     assert "Your role on this study is read-only" in response.content.decode()

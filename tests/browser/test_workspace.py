@@ -38,11 +38,12 @@ def test_a_researcher_creates_a_study_from_a_preset_and_adds_two_pools(browser, 
         page.get_by_label("Name:", exact=True).fill("Festival images, round one")
         instructions = page.get_by_role("textbox", name="Instructions")
         instructions.fill("")
-        instructions.press_sequentially("Before you start:\n\n- look closely\n- answer honestly", delay=5)
+        instructions.press_sequentially("Before you start:\n- look closely\n- answer honestly", delay=5)
         preview = page.locator("#preview-instructions_md")
         preview.get_by_role("listitem").filter(has_text="answer honestly").wait_for()
         assert preview.get_by_role("listitem").count() == 2
         assert "- look closely" not in preview.inner_text()
+        assert preview.locator("p").inner_text() == "Before you start:"  # no blank line needed (GitHub's way)
 
         page.get_by_label("Failed the mock test").fill(page.get_by_label("Completed").input_value())
         page.get_by_role("button", name="Create the study").click()

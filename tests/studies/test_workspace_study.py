@@ -192,6 +192,15 @@ def test_the_markdown_preview_renders_a_list_with_the_annotator_pages_renderer(c
     assert "<strong>agree</strong>" in consent
 
 
+def test_the_markdown_preview_renders_a_list_right_under_a_line_of_text(client, owner):
+    """GitHub-style: no blank line between "Steps:" and its list."""
+    login(client, owner)
+    response = client.post(
+        reverse("studies:markdown-preview"), {"instructions_md": "Steps:\n- one\n- two"}, HTTP_HX_REQUEST="true"
+    )
+    assert "<p>Steps:</p>\n<ul>\n<li>one</li>\n<li>two</li>\n</ul>" in response.content.decode()
+
+
 def test_the_form_asks_for_a_preview_on_input_debounced(client, owner, study):
     login(client, owner)
     page = client.get(reverse("studies:study-settings", args=[study.pk])).content.decode()

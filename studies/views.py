@@ -129,13 +129,19 @@ def _study_form_page(request, form: StudyForm, **context):
     }, status=400 if form.errors else 200)
 
 
+PREVIEWED = ("instructions_md", "consent_md")
+
+
 @login_required
 @require_POST
 def markdown_preview(request):
-    """The Markdown of one textarea, rendered as the annotator will see it (an htmx fragment)."""
+    """The Markdown of one textarea, rendered as the annotator will see it (an htmx fragment).
+    htmx posts the whole form and names the textarea typed in (``HX-Trigger-Name``); a post
+    without it previews the first of the two it holds."""
     _researcher(request)
-    text = request.POST.get("instructions_md", request.POST.get("consent_md", ""))
-    return render(request, "studies/_markdown_preview.html", {"html": render_markdown(text)})
+    typed = request.headers.get("HX-Trigger-Name")
+    name = typed if typed in PREVIEWED else next((n for n in PREVIEWED if n in request.POST), "")
+    return render(request, "studies/_markdown_preview.html", {"html": render_markdown(request.POST.get(name, ""))})
 
 
 @login_required

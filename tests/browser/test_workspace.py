@@ -44,6 +44,10 @@ def test_a_researcher_creates_a_study_from_a_preset_and_adds_two_pools(browser, 
         assert preview.get_by_role("listitem").count() == 2
         assert "- look closely" not in preview.inner_text()
         assert preview.locator("p").inner_text() == "Before you start:"  # no blank line needed (GitHub's way)
+        consent = page.locator("#preview-consent_md")
+        page.get_by_role("textbox", name="Consent text").fill("I **agree** to take part.")
+        consent.locator("strong", has_text="agree").wait_for()
+        assert "look closely" not in consent.inner_text()  # the consent box previews the consent
 
         page.get_by_label("Failed the mock test").fill(page.get_by_label("Completed").input_value())
         page.get_by_role("button", name="Create the study").click()

@@ -201,6 +201,24 @@ def test_the_markdown_preview_renders_a_list_right_under_a_line_of_text(client, 
     assert "<p>Steps:</p>\n<ul>\n<li>one</li>\n<li>two</li>\n</ul>" in response.content.decode()
 
 
+def test_the_consent_preview_shows_the_consent_typed_in(client, owner):
+    """htmx posts the whole form; the header names the textarea typed in."""
+    login(client, owner)
+    response = client.post(
+        reverse("studies:markdown-preview"),
+        {"instructions_md": "## Your task", "consent_md": "I **agree** to take part."},
+        HTTP_HX_REQUEST="true", HTTP_HX_TRIGGER_NAME="consent_md",
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "<strong>agree</strong> to take part" in html and "Your task" not in html
+    typed = client.post(
+        reverse("studies:markdown-preview"), {"instructions_md": "## Your task", "consent_md": "I agree"},
+        HTTP_HX_REQUEST="true", HTTP_HX_TRIGGER_NAME="instructions_md",
+    ).content.decode()
+    assert "<h2>Your task</h2>" in typed and "I agree" not in typed
+
+
 def test_the_form_asks_for_a_preview_on_input_debounced(client, owner, study):
     login(client, owner)
     page = client.get(reverse("studies:study-settings", args=[study.pk])).content.decode()

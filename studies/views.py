@@ -137,8 +137,10 @@ PREVIEWED = ("instructions_md", "consent_md")
 def markdown_preview(request):
     """The Markdown of one textarea, rendered as the annotator will see it (an htmx fragment).
     htmx posts the whole form and names the textarea typed in (``HX-Trigger-Name``); a post
-    without it previews the first of the two it holds."""
-    _researcher(request)
+    without it previews the first of the two it holds. Nothing is stored: any researcher (staff,
+    or a member of a study, as an invited co-researcher is) may ask."""
+    if not (request.user.is_staff or studies_for_user(request.user).exists()):
+        raise Http404
     typed = request.headers.get("HX-Trigger-Name")
     name = typed if typed in PREVIEWED else next((n for n in PREVIEWED if n in request.POST), "")
     return render(request, "studies/_markdown_preview.html", {"html": render_markdown(request.POST.get(name, ""))})

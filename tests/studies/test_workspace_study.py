@@ -219,6 +219,25 @@ def test_the_consent_preview_shows_the_consent_typed_in(client, owner):
     assert "<h2>Your task</h2>" in typed and "I agree" not in typed
 
 
+def test_an_invited_editor_who_is_not_staff_gets_the_preview(client, study):
+    editor = f.make_invited_member(study, "ines", "editor")
+    assert not editor.is_staff
+    login(client, editor)
+    response = client.post(
+        reverse("studies:markdown-preview"), {"consent_md": "I **agree**"}, HTTP_HX_TRIGGER_NAME="consent_md"
+    )
+    assert response.status_code == 200 and "<strong>agree</strong>" in response.content.decode()
+
+
+def test_the_preview_refuses_an_account_of_no_study_and_a_visitor(client, study, checker):
+    """A checker (a pool's, no member of any study) finds no preview; a visitor is sent to log in."""
+    url = reverse("studies:markdown-preview")
+    response = client.post(url, {"consent_md": "x"})
+    assert response.status_code == 302 and response.url.startswith(reverse("login"))
+    login(client, checker)
+    assert client.post(url, {"consent_md": "x"}).status_code == 404
+
+
 def test_the_form_asks_for_a_preview_on_input_debounced(client, owner, study):
     login(client, owner)
     page = client.get(reverse("studies:study-settings", args=[study.pk])).content.decode()

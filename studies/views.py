@@ -186,19 +186,6 @@ def pool_edit(request, pk: int, pool_pk: int):
 
 @login_required
 @require_POST
-def pool_delete(request, pk: int, pool_pk: int):
-    pool = pool_for_user(request.user, pk, pool_pk, write=True)
-    try:
-        services.pool_delete(pool=pool)
-    except services.WorkspaceError as refused:
-        messages.error(request, str(refused))
-    else:
-        messages.success(request, f"The pool for {pool.country_name} is removed.")
-    return redirect("studies:pool-list", pk)
-
-
-@login_required
-@require_POST
 def study_status(request, pk: int):
     """Open the study to annotators, close it, or reopen it (the button's ``status``)."""
     study = study_for_user(request.user, pk, write=True)

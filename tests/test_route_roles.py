@@ -41,7 +41,6 @@ MATRIX: dict[str, dict[str, str]] = {
     "studies:pool-list": {"GET": READ},
     "studies:pool-add": {"GET": READ, "POST": WRITE},
     "studies:pool-edit": {"GET": READ, "POST": WRITE},
-    "studies:pool-delete": {"POST": WRITE},
     "studies:item-image": {"GET": READ},
     "studies:members": {"GET": READ},
     "studies:protocol-edit": {"GET": READ, "POST": WRITE},
@@ -89,6 +88,7 @@ MATRIX: dict[str, dict[str, str]] = {
     "recruitment:bonus": {"GET": READ},
     "recruitment:bonus-send": {"POST": OWNER},
     "recruitment:study-transition": {"POST": OWNER},
+    "recruitment:pool-remove": {"GET": WRITE, "POST": WRITE},  # the pool stays while on Prolific (as here)
     # annotation: the researcher's item page, the members page's invite and checkers, the quality check
     "annotation:study-item": {"GET": READ},
     # previews keep their state in the researcher's own browser session: nothing of the study changes

@@ -252,3 +252,10 @@ def test_the_study_list_and_the_study_page_link_to_the_workspace(client, owner, 
     assert reverse("studies:study-settings", args=[study.pk]) in page
     assert reverse("studies:pool-list", args=[study.pk]) in page
     assert "in the admin" not in page
+
+
+def test_an_empty_study_list_links_new_study_and_names_the_import_page(client, owner):
+    login(client, owner)
+    page = client.get(reverse("studies:study-list")).content.decode()
+    assert f'<a href="{NEW}">New study</a>' in page and "<strong>Import items</strong> page" in page
+    assert "manage.py" not in page

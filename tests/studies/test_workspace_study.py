@@ -3,7 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from studies.models import CountryPool, Item, ItemQuota, ProtocolVersion, Study
+from annotation.models import Checker
+from studies.models import CountryPool, Item, ItemQuota, MockQuestion, ProtocolVersion, Study
 from studies.services import preset_get
 from tests import factories as f
 from tests.helpers import login
@@ -65,9 +66,12 @@ def test_it_creates_a_study_from_a_preset_owned_by_the_researcher(client, owner)
 
 
 def test_it_copies_a_study_with_its_pools_but_not_its_items_or_answers(
-    client, owner, study, pool, other_pool, annotated
+    client, owner, study, pool, other_pool, annotated, checker
 ):
+    """What the README's walk-through says a copy brings (and leaves behind)."""
     CountryPool.objects.filter(pk=pool.pk).update(annotations_per_item=4, require_born=False, min_distinct_annotators=3)
+    Study.objects.filter(pk=study.pk).update(mock_attempts_allowed=4)
+    f.make_mock_question(study)
     login(client, owner)
     response = client.post(f"{NEW}?copy={study.pk}", study_data(name="Round two"))
     copy = Study.objects.get(name="Round two")
@@ -80,6 +84,8 @@ def test_it_copies_a_study_with_its_pools_but_not_its_items_or_answers(
     assert not Item.objects.filter(study=copy).exists()
     assert not ItemQuota.objects.filter(pool__study=copy).exists()
     assert not copy.annotations.exists()
+    assert copy.mock_attempts_allowed == 4 and not MockQuestion.objects.filter(study=copy).exists()
+    assert not Checker.objects.filter(pool__study=copy).exists()
 
 
 def test_the_copy_form_starts_from_the_source_studys_settings(client, owner, study):

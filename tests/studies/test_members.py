@@ -276,6 +276,10 @@ def test_the_pages_hide_what_a_member_cannot_use(client, study, pool, role, can_
     login(client, member)
     pools = client.get(reverse("studies:pool-list", args=[study.pk])).content.decode()
     assert (reverse("recruitment:pool-remove", args=[study.pk, pool.pk]) in pools) is can_edit
+    assert (reverse("studies:pool-edit", args=[study.pk, pool.pk]) in pools) is can_edit
+    preview = reverse("annotation:path-preview", args=[study.pk, pool.pk])
+    assert preview in pools  # every member may walk the path (it stores nothing), so each sees the link
+    assert client.get(preview).status_code == 302  # to the walk's first step
     analysis = client.get(reverse("analysis:analysis", args=[study.pk])).content.decode()
     assert (f'action="{reverse("analysis:metrics-upload", args=[study.pk])}"' in analysis) is can_edit
     prolific = client.get(reverse("recruitment:study-prolific", args=[study.pk])).content.decode()

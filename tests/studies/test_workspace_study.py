@@ -263,5 +263,5 @@ def test_the_study_list_and_the_study_page_link_to_the_workspace(client, owner, 
 def test_an_empty_study_list_links_new_study_and_names_the_import_page(client, owner):
     login(client, owner)
     page = client.get(reverse("studies:study-list")).content.decode()
-    assert f'<a href="{NEW}">New study</a>' in page and "<strong>Import items</strong> page" in page
+    assert f'<a href="{NEW}">Create your first study</a>' in page and "<strong>Import items</strong> page" in page
     assert "manage.py" not in page

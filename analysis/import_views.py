@@ -34,7 +34,7 @@ def import_items(request, pk: int):
                     study=study, user=request.user, rows=form.cleaned_data["rows"], images=form.cleaned_data["images"]
                 )
             except imports.ImportRefused as exc:
-                form.add_error(None, str(exc))
+                form.add_error(exc.field, str(exc))
             else:
                 return redirect("analysis:import-items", pk=study.pk)
         status = 400

@@ -37,7 +37,12 @@ def upload_limit() -> int:
 
 
 class ImportRefused(Exception):
-    """An upload refused before any job starts; the message says why."""
+    """An upload refused before any job starts; the message says why, ``field`` which upload
+    ("rows" or "images", the import form's fields) it concerns."""
+
+    def __init__(self, message: str, *, field: str):
+        super().__init__(message)
+        self.field = field
 
 
 def import_start(
@@ -46,14 +51,16 @@ def import_start(
     """Store the uploads and queue the job; refuses a wrong kind of file or one past the limits."""
     rows_name = Path(rows.name or "").name
     if Path(rows_name).suffix.lower() not in ROWS_SUFFIXES:
-        raise ImportRefused(f"{rows_name or 'The rows file'}: use a .csv or .jsonl file.")
-    _check_size(rows, settings.IMPORT_ROWS_MAX_BYTES)
+        raise ImportRefused(f"{rows_name or 'The rows file'}: use a .csv or .jsonl file.", field="rows")
+    _check_size(rows, settings.IMPORT_ROWS_MAX_BYTES, field="rows")
     images_name = ""
     if images is not None:
         images_name = Path(images.name or "").name
         if Path(images_name).suffix.lower() != ".zip":
-            raise ImportRefused(f"{images_name or 'The images file'}: the images must be one .zip file.")
-        _check_size(images, settings.IMPORT_ZIP_MAX_BYTES)
+            raise ImportRefused(
+                f"{images_name or 'The images file'}: the images must be one .zip file.", field="images"
+            )
+        _check_size(images, settings.IMPORT_ZIP_MAX_BYTES, field="images")
     job = ImportJob(study=study, requested_by=user, rows_name=rows_name, images_name=images_name)
     job.rows_file.save(rows_name, rows, save=False)
     if images is not None:
@@ -63,10 +70,11 @@ def import_start(
     return job
 
 
-def _check_size(upload: UploadedFile, limit: int) -> None:
+def _check_size(upload: UploadedFile, limit: int, *, field: str) -> None:
     if upload.size is not None and upload.size > limit:
         raise ImportRefused(
-            f"{Path(upload.name or '').name} is {upload.size:,} bytes, more than the limit of {limit:,} bytes."
+            f"{Path(upload.name or '').name} is {upload.size:,} bytes, more than the limit of {limit:,} bytes.",
+            field=field,
         )
 
 

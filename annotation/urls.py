@@ -22,7 +22,7 @@ urlpatterns = [
     path("healthz", items.healthz, name="healthz"),
     # A preset's annotator form for a sample item, for the researcher's New study page.
     path("studies/presets/<slug:name>/preview", preview.preset_preview, name="preset-preview"),
-    # A pool's whole annotator path, walked by the study's owner: nothing is stored.
+    # A pool's whole annotator path, walked by any member of the study: nothing is stored.
     path("studies/<int:pk>/pools/<int:pool_pk>/preview/", path_preview.start, name="path-preview"),
     path("studies/<int:pk>/pools/<int:pool_pk>/preview/consent/", path_preview.consent, name="path-preview-consent"),
     path("studies/<int:pk>/pools/<int:pool_pk>/preview/eligibility/", path_preview.eligibility,

@@ -14,7 +14,7 @@ urlpatterns = [
     path("studies/", include("studies.urls")),
     path("studies/", include("analysis.urls")),
     path("studies/", include("exports.urls")),
-    path("prolific/", include("recruitment.urls")),
+    path("", include("recruitment.urls")),  # prolific/… and a pool's removal
     path("", include("annotation.urls")),
 ]
 

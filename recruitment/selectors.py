@@ -1,12 +1,14 @@
-"""Reads of recruitment: a study's Prolific studies, and what publishing a pool would bring and cost."""
+"""Reads of recruitment: a study's Prolific studies, what publishing a pool would bring and cost,
+and what removing a pool would take with it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import F, QuerySet, Sum
+from django.db.models import Count, F, QuerySet, Sum
 
+from annotation.models import Checker, ReviewTarget
 from studies.models import CountryPool, ItemQuota, Study
 
 from .models import ProlificAction, ProlificStudy, ProlificSubmission, ProlificWebhook, RecruitmentPolicy
@@ -123,3 +125,34 @@ def launch_facts(study_id: int) -> list[dict]:
         }
         for p in rows
     ]
+
+
+@dataclass(frozen=True)
+class PoolRemoval:
+    """What removing a pool takes with it, for the page that asks first (``services.pool_delete``
+    says whether it may go)."""
+
+    pool: CountryPool
+    items: int  # items routed to the pool: one quota each
+    wanted: int  # the annotations those quotas want
+    questions: list[tuple[str, str]]  # its eligibility questions
+    checkers: list[str]  # the usernames of its checkers
+    review_percent: int | None  # its review target, when one was set
+
+    @property
+    def by_country(self) -> bool:
+        """Items go to the pool of their country: no other pool takes this pool's items."""
+        return self.pool.study.routing == Study.Routing.COUNTRY
+
+
+def pool_removal(*, pool: CountryPool) -> PoolRemoval:
+    quotas = ItemQuota.objects.filter(pool=pool).aggregate(items=Count("pk"), wanted=Sum("wanted"))
+    checkers = Checker.objects.filter(pool=pool).order_by("user__username").values_list("user__username", flat=True)
+    return PoolRemoval(
+        pool=pool,
+        items=quotas["items"],
+        wanted=quotas["wanted"] or 0,
+        questions=pool.eligibility_questions(),
+        checkers=list(checkers),
+        review_percent=ReviewTarget.objects.filter(pool=pool).values_list("percent", flat=True).first(),
+    )

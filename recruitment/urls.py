@@ -1,9 +1,9 @@
-from django.urls import path
+from django.urls import include, path
 
-from . import review_views, views, webhooks
+from . import pool_views, review_views, views, webhooks
 
 app_name = "recruitment"
-urlpatterns = [
+prolific = [
     path("settings/", views.token_settings, name="token-settings"),
     path("settings/token/", views.token_save, name="token-save"),
     path("settings/token/remove/", views.token_remove, name="token-remove"),
@@ -23,4 +23,10 @@ urlpatterns = [
     path("studies/<int:pk>/review/bonuses/<int:bonus_pk>/", review_views.bonus_page, name="bonus"),
     path("studies/<int:pk>/review/bonuses/<int:bonus_pk>/<str:step>/", review_views.bonus_send, name="bonus-send"),
     path("studies/<int:pk>/<str:verb>/", views.study_transition, name="study-transition"),
+]
+
+urlpatterns = [
+    path("prolific/", include(prolific)),
+    # Removing a pool reaches its Prolific study, so the page is recruitment's; its address is the pool's.
+    path("studies/<int:pk>/pools/<int:pool_pk>/remove", pool_views.pool_remove, name="pool-remove"),
 ]

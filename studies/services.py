@@ -10,7 +10,7 @@ from pathlib import Path
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.storage import default_storage
 from django.db import transaction
-from django.db.models import F, RestrictedError
+from django.db.models import F
 
 from . import protocol as protocol_engine
 from .models import STUDY_FILE_KINDS, CountryPool, Item, ItemQuota, ProtocolVersion, Study, study_files_prefix
@@ -312,22 +312,6 @@ def pool_update(*, pool: CountryPool, **settings) -> CountryPool:
         pool.save(update_fields=list(settings))
         quotas_sync(pool=pool)
     return pool
-
-
-def pool_delete(*, pool: CountryPool) -> None:
-    """Remove a pool with its quotas and entry link; refused once it holds an annotation."""
-    refused = WorkspaceError(
-        f"The pool for {pool.country_name} has annotations already, so it stays: its answers belong to the study."
-    )
-    # ``annotations`` is the reverse of annotation.Annotation.pool (on_delete=RESTRICT): asked first
-    # for a clear message, and the database refuses anyway if one arrives in between.
-    if pool.annotations.exists():
-        raise refused
-    try:
-        with transaction.atomic():
-            pool.delete()
-    except RestrictedError:
-        raise refused from None
 
 
 # What each status may go to, and the verb the page's button says.

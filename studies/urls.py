@@ -14,7 +14,7 @@ urlpatterns = [
     path("<int:pk>/pools", views.pool_list, name="pool-list"),
     path("<int:pk>/pools/new", views.pool_add, name="pool-add"),
     path("<int:pk>/pools/<int:pool_pk>/edit", views.pool_edit, name="pool-edit"),
-    path("<int:pk>/pools/<int:pool_pk>/delete", views.pool_delete, name="pool-delete"),
+    # A pool's removal is recruitment:pool-remove (it reaches the pool's annotators and Prolific study).
     path("<int:pk>/items/<int:item_pk>/image", views.item_image, name="item-image"),
     # The protocol editor; the annotator's form beside it comes from annotation:protocol-preview.
     path("<int:pk>/protocol", protocol_views.protocol_edit, name="protocol-edit"),

@@ -129,13 +129,21 @@ def _study_form_page(request, form: StudyForm, **context):
     }, status=400 if form.errors else 200)
 
 
+PREVIEWED = ("instructions_md", "consent_md")
+
+
 @login_required
 @require_POST
 def markdown_preview(request):
-    """The Markdown of one textarea, rendered as the annotator will see it (an htmx fragment)."""
-    _researcher(request)
-    text = request.POST.get("instructions_md", request.POST.get("consent_md", ""))
-    return render(request, "studies/_markdown_preview.html", {"html": render_markdown(text)})
+    """The Markdown of one textarea, rendered as the annotator will see it (an htmx fragment).
+    htmx posts the whole form and names the textarea typed in (``HX-Trigger-Name``); a post
+    without it previews the first of the two it holds. Nothing is stored: any researcher (staff,
+    or a member of a study, as an invited co-researcher is) may ask."""
+    if not (request.user.is_staff or studies_for_user(request.user).exists()):
+        raise Http404
+    typed = request.headers.get("HX-Trigger-Name")
+    name = typed if typed in PREVIEWED else next((n for n in PREVIEWED if n in request.POST), "")
+    return render(request, "studies/_markdown_preview.html", {"html": render_markdown(request.POST.get(name, ""))})
 
 
 @login_required
@@ -174,19 +182,6 @@ def pool_edit(request, pk: int, pool_pk: int):
         request, "studies/pool_form.html", {"form": form, "study": pool.study, "pool": pool},
         status=400 if form.errors else 200,
     )
-
-
-@login_required
-@require_POST
-def pool_delete(request, pk: int, pool_pk: int):
-    pool = pool_for_user(request.user, pk, pool_pk, write=True)
-    try:
-        services.pool_delete(pool=pool)
-    except services.WorkspaceError as refused:
-        messages.error(request, str(refused))
-    else:
-        messages.success(request, f"The pool for {pool.country_name} is removed.")
-    return redirect("studies:pool-list", pk)
 
 
 @login_required

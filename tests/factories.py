@@ -266,3 +266,13 @@ def make_member(study, username: str, role: str = "viewer"):
     user = make_researcher(username)
     StudyMember.objects.create(study=study, user=user, role=role, created_by=study.owner)
     return user
+
+
+def make_invited_member(study, username: str, role: str = "editor"):
+    """A member of ``study`` whose account was made on the invitation page: not staff, in no group
+    (``make_member``'s are researchers' staff accounts)."""
+    from studies.models import StudyMember
+
+    user = get_user_model().objects.create_user(username, password=PASSWORD)
+    StudyMember.objects.create(study=study, user=user, role=role, created_by=study.owner)
+    return user

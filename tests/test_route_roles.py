@@ -135,7 +135,6 @@ MATRIX: dict[str, Route] = {
     "studies:pool-list": route(GET=STUDY_READ),
     "studies:pool-add": route(GET=STUDY_READ, POST=STUDY_WRITE),
     "studies:pool-edit": route(GET=STUDY_READ, POST=STUDY_WRITE),
-    "studies:pool-delete": route(POST=STUDY_WRITE),
     "studies:item-image": route(GET=STUDY_READ),
     "studies:members": route(GET=STUDY_READ),
     "studies:protocol-edit": route(GET=STUDY_READ, POST=STUDY_WRITE),
@@ -181,6 +180,7 @@ MATRIX: dict[str, Route] = {
     "recruitment:bonus": route(GET=STUDY_READ),
     "recruitment:bonus-send": route(POST=STUDY_OWNER),
     "recruitment:study-transition": route(POST=STUDY_OWNER),
+    "recruitment:pool-remove": route(GET=STUDY_WRITE, POST=STUDY_WRITE),  # the pool stays while on Prolific
     "annotation:study-item": route(GET=STUDY_READ),
     # previews keep their state in the researcher's own browser session: nothing of the study changes
     "annotation:protocol-preview": route(POST=STUDY_READ),

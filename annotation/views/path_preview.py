@@ -1,7 +1,7 @@
 """The researcher's preview of a pool's whole annotator path: the annotator's own pages (consent,
 eligibility, instructions, practice test, items, end) under a "Preview — nothing is saved" banner,
 each step's rule the real one, applied to the walk kept in the researcher's browser session
-(``annotation.path_preview``). Only the study's owner reaches it; nothing is stored."""
+(``annotation.path_preview``). Every member of the study reaches it, a viewer too: nothing is stored."""
 
 from functools import wraps
 

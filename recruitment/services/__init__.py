@@ -1,6 +1,6 @@
 """Recruitment's services, by one name each: launching pools' Prolific studies and moving them;
 reviewing and paying their submissions; their webhooks, and their submissions kept in step
-(webhooks, the periodic sync, entry rechecks)."""
+(webhooks, the periodic sync, entry rechecks); removing a pool, which reaches every app's rows."""
 
 from .body import FilterPick, LaunchOptions, LaunchPlan, launch_refusal
 from .hooks import HooksResult, prolific_webhooks_setup, webhook_target_url
@@ -15,6 +15,7 @@ from .launch import (
     prolific_study_transition,
 )
 from .places import PlacesResult, prolific_places_sync
+from .pools import PoolKept, pool_delete, pool_delete_refusal
 from .review import prolific_bonus_draft, prolific_job_start
 from .submissions import RefreshResult, prolific_submissions_refresh
 from .sync import (
@@ -41,6 +42,7 @@ __all__ = [
     "LaunchPlan",
     "LaunchResult",
     "PlacesResult",
+    "PoolKept",
     "RecruitmentRefused",
     "RefreshResult",
     "TransitionResult",
@@ -48,6 +50,8 @@ __all__ = [
     "prolific_bonus_draft",
     "prolific_job_start",
     "prolific_places_sync",
+    "pool_delete",
+    "pool_delete_refusal",
     "prolific_studies_launch",
     "prolific_studies_transition",
     "prolific_study_launch",

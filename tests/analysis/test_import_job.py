@@ -72,6 +72,13 @@ def upload(client, study, rows: bytes, images: bytes | None, rows_name="items.cs
         return client.post(page_url(study), data)
 
 
+def images_errors(response) -> str:
+    """The errors the page shows right after the images field."""
+    page = response.content.decode()
+    after = page.split('id="import-images"', 1)[1]
+    return after.split('id="import-images-errors">', 1)[1].split("</ul>", 1)[0]
+
+
 def imported(study) -> set[str]:
     return set(Item.objects.filter(study=study).values_list("external_id", flat=True))
 
@@ -207,9 +214,31 @@ def test_it_refuses_an_oversize_upload_before_storing_it(client, owner, study, p
     client.force_login(owner)
     response = upload(client, study, csv_bytes([row(1)]), zip_bytes({"1.png": png(1)}))
     assert response.status_code == 400
-    assert "more than the limit of 100 bytes" in response.content.decode()
+    form = response.context["form"]
+    assert "more than the limit of 100 bytes" in form.errors["images"][0] and not form.non_field_errors()
+    assert "more than the limit of 100 bytes" in images_errors(response)
     assert not ImportJob.objects.exists()
     assert not stored_files(media)
+
+
+def test_it_refuses_an_oversize_rows_file_next_to_its_field(client, owner, study, pools, settings, media):
+    settings.IMPORT_ROWS_MAX_BYTES = 10
+    client.force_login(owner)
+    response = upload(client, study, csv_bytes([row(1)]), None)
+    assert response.status_code == 400
+    errors = response.context["form"].errors
+    assert "items.csv is" in errors["rows"][0] and "images" not in errors
+    assert not ImportJob.objects.exists()
+
+
+def test_it_refuses_images_that_are_not_one_zip_next_to_their_field(client, owner, study, pools, media):
+    client.force_login(owner)
+    response = upload(client, study, csv_bytes([row(1)]), b"not a zip", images_name="images.tar")
+    assert response.status_code == 400
+    assert response.context["form"].errors["images"] == ["images.tar: the images must be one .zip file."]
+    assert "images.tar: the images must be one .zip file." in images_errors(response)
+    assert 'aria-describedby="import-images-errors"' in response.content.decode()
+    assert not ImportJob.objects.exists() and not stored_files(media)
 
 
 def test_it_refuses_a_request_past_both_limits_before_reading_it(client, owner, study, settings, media):
@@ -226,7 +255,8 @@ def test_it_refuses_a_rows_file_of_another_kind(client, owner, study, pools):
     client.force_login(owner)
     response = upload(client, study, b"id\n1\n", None, rows_name="items.xlsx")
     assert response.status_code == 400
-    assert "items.xlsx: use a .csv or .jsonl file." in response.content.decode()
+    assert response.context["form"].errors["rows"] == ["items.xlsx: use a .csv or .jsonl file."]
+    assert 'id="import-rows-errors"><li>items.xlsx: use a .csv or .jsonl file.</li>' in response.content.decode()
     assert not ImportJob.objects.exists()
 
 

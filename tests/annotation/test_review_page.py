@@ -9,6 +9,7 @@ from django.urls import reverse
 from annotation.models import Annotation, Review, ReviewTarget
 from annotation.reviews.access import scope_for_reviewer
 from annotation.reviews.selectors import review_next
+from annotation.services import annotation_submit, assignment_current
 from studies.models import Study
 from studies.services import quotas_for_items, study_create_from_preset
 from tests import factories as f
@@ -120,6 +121,20 @@ def test_the_review_page_takes_a_fixed_number_of_queries(client, checker, study,
     # the progress counts, the pool's target
     with django_assert_num_queries(9):
         client.get(review_url(study, pool))
+
+
+@pytest.mark.django_db
+def test_the_heading_names_the_item_by_its_own_id_where_no_image_is_shown(client):
+    """A prompt filter shows no image, so no image caption: the heading names the item."""
+    study, pool = f.preset_study("culturalframes-prompt-filter")
+    item = f.add_items(study, 1, external_id="eid-sweets-07", prompt="Neighbours sharing sweets at Eid")[0]
+    session = f.make_session(f.make_annotator(pool))
+    annotation_submit(assignment=assignment_current(session=session), data={"fits_culture": ["yes"]})
+    login(client, study.owner)
+    page = client.get(review_url(study, pool)).content.decode()
+    assert "zoom-dialog" not in page  # no image, no caption naming it
+    heading = re.search(r'<h1 id="review-heading"[^>]*>(.*?)</h1>', page).group(1)
+    assert heading == f"Review: India · prompt <code>{item.external_id}</code>"
 
 
 # --- RAVENEA: documents and their per-document questions --------------------------------------

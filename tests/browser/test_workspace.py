@@ -38,11 +38,16 @@ def test_a_researcher_creates_a_study_from_a_preset_and_adds_two_pools(browser, 
         page.get_by_label("Name:", exact=True).fill("Festival images, round one")
         instructions = page.get_by_role("textbox", name="Instructions")
         instructions.fill("")
-        instructions.press_sequentially("Before you start:\n\n- look closely\n- answer honestly", delay=5)
+        instructions.press_sequentially("Before you start:\n- look closely\n- answer honestly", delay=5)
         preview = page.locator("#preview-instructions_md")
         preview.get_by_role("listitem").filter(has_text="answer honestly").wait_for()
         assert preview.get_by_role("listitem").count() == 2
         assert "- look closely" not in preview.inner_text()
+        assert preview.locator("p").inner_text() == "Before you start:"  # no blank line needed (GitHub's way)
+        consent = page.locator("#preview-consent_md")
+        page.get_by_role("textbox", name="Consent text").fill("I **agree** to take part.")
+        consent.locator("strong", has_text="agree").wait_for()
+        assert "look closely" not in consent.inner_text()  # the consent box previews the consent
 
         page.get_by_label("Failed the mock test").fill(page.get_by_label("Completed").input_value())
         page.get_by_role("button", name="Create the study").click()

@@ -121,3 +121,14 @@ def test_a_member_of_the_study_does_not_see_it_in_the_admin(client, study, pool,
     login(client, editor)
     assert study.name not in client.get(reverse("admin:studies_study_changelist")).content.decode()
     assert client.get(reverse("admin:studies_countrypool_change", args=[pool.pk])).status_code == 302
+
+
+def test_the_admin_link_is_shown_to_operators_only(client, owner, django_user_model):
+    """Researchers are staff (the admin stays scoped for them) but work in the workspace; the top
+    bar offers the admin to superusers, the operators."""
+    admin = reverse("admin:index")
+    page = login(client, owner).get(reverse("studies:study-list")).content.decode()
+    assert owner.is_staff and f'href="{admin}"' not in page
+    operator = django_user_model.objects.create_superuser("operator", password="pass-for-tests-1")
+    page = login(client, operator).get(reverse("studies:study-list")).content.decode()
+    assert f'href="{admin}">Admin</a>' in page

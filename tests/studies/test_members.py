@@ -161,7 +161,7 @@ def test_another_researcher_finds_no_members_page(client, other_researcher, stud
 def test_a_viewer_gets_a_clear_read_only_refusal(client, study, pool):
     viewer = f.make_member(study, "vera", "viewer")
     login(client, viewer)
-    response = client.post(reverse("studies:pool-delete", args=[study.pk, pool.pk]))
+    response = client.post(reverse("recruitment:pool-remove", args=[study.pk, pool.pk]))
     assert response.status_code == 403
     assert "Your role on this study is read-only" in response.content.decode()
 
@@ -275,7 +275,11 @@ def test_the_pages_hide_what_a_member_cannot_use(client, study, pool, role, can_
     member = f.make_member(study, "mia", role)
     login(client, member)
     pools = client.get(reverse("studies:pool-list", args=[study.pk])).content.decode()
-    assert (reverse("studies:pool-delete", args=[study.pk, pool.pk]) in pools) is can_edit
+    assert (reverse("recruitment:pool-remove", args=[study.pk, pool.pk]) in pools) is can_edit
+    assert (reverse("studies:pool-edit", args=[study.pk, pool.pk]) in pools) is can_edit
+    preview = reverse("annotation:path-preview", args=[study.pk, pool.pk])
+    assert preview in pools  # every member may walk the path (it stores nothing), so each sees the link
+    assert client.get(preview).status_code == 302  # to the walk's first step
     analysis = client.get(reverse("analysis:analysis", args=[study.pk])).content.decode()
     assert (f'action="{reverse("analysis:metrics-upload", args=[study.pk])}"' in analysis) is can_edit
     prolific = client.get(reverse("recruitment:study-prolific", args=[study.pk])).content.decode()

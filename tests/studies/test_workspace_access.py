@@ -35,7 +35,7 @@ def test_it_refuses_another_researcher_and_a_checker_with_404(client, who, reque
     for url in page_urls(study, pool):
         assert client.get(url).status_code == 404, url
     assert client.post(reverse("studies:study-settings", args=[study.pk]), {"name": "Taken"}).status_code == 404
-    assert client.post(reverse("studies:pool-delete", args=[study.pk, pool.pk])).status_code == 404
+    assert client.post(reverse("recruitment:pool-remove", args=[study.pk, pool.pk])).status_code == 404
     assert client.post(reverse("studies:pool-add", args=[study.pk]), {"country": "FR"}).status_code == 404
     assert Study.objects.get(pk=study.pk).name == "CulturalFrames rating"
     assert CountryPool.objects.filter(pk=pool.pk).exists()
@@ -60,5 +60,5 @@ def test_a_visitor_is_sent_to_log_in(client, study, pool):
         response = client.get(url)
         assert response.status_code == 302, url
         assert response.url.startswith(reverse(settings.LOGIN_URL)), url
-    response = client.post(reverse("studies:pool-delete", args=[study.pk, pool.pk]))
+    response = client.post(reverse("recruitment:pool-remove", args=[study.pk, pool.pk]))
     assert response.status_code == 302 and CountryPool.objects.filter(pk=pool.pk).exists()

@@ -1,4 +1,5 @@
-"""Country pools in the workspace: add, edit, remove, and what their settings mean (slots, sessions)."""
+"""Country pools in the workspace: add, edit, and what their settings mean (slots, sessions). Removing
+one is recruitment:pool-remove (tests/recruitment/test_pool_remove.py)."""
 
 from django.urls import reverse
 
@@ -106,25 +107,3 @@ def test_it_refuses_fewer_annotations_wanted_than_are_done(client, owner, study,
     pool.refresh_from_db()
     assert pool.annotations_per_item == 3
     assert set(ItemQuota.objects.filter(pool=pool).values_list("wanted", flat=True)) == {3}
-
-
-def test_the_owner_removes_a_pool_without_annotations(client, owner, study, pool, other_pool, items):
-    login(client, owner)
-    response = client.post(reverse("studies:pool-delete", args=[study.pk, other_pool.pk]), follow=True)
-    assert not CountryPool.objects.filter(pk=other_pool.pk).exists()
-    assert not ItemQuota.objects.filter(pool_id=other_pool.pk).exists()
-    assert "The pool for Japan is removed." in response.content.decode()
-
-
-def test_it_refuses_to_remove_a_pool_with_annotations(client, owner, study, pool, annotated):
-    login(client, owner)
-    response = client.post(reverse("studies:pool-delete", args=[study.pk, pool.pk]), follow=True)
-    assert CountryPool.objects.filter(pk=pool.pk).exists()
-    assert ItemQuota.objects.filter(pool=pool).count() == 3
-    assert "The pool for India has annotations already" in response.content.decode()
-
-
-def test_removing_a_pool_is_a_post(client, owner, study, pool):
-    login(client, owner)
-    assert client.get(reverse("studies:pool-delete", args=[study.pk, pool.pk])).status_code == 405
-    assert CountryPool.objects.filter(pk=pool.pk).exists()

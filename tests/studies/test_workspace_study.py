@@ -3,7 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from studies.models import CountryPool, Item, ItemQuota, ProtocolVersion, Study
+from annotation.models import Checker
+from studies.models import CountryPool, Item, ItemQuota, MockQuestion, ProtocolVersion, Study
 from studies.services import preset_get
 from tests import factories as f
 from tests.helpers import login
@@ -65,9 +66,12 @@ def test_it_creates_a_study_from_a_preset_owned_by_the_researcher(client, owner)
 
 
 def test_it_copies_a_study_with_its_pools_but_not_its_items_or_answers(
-    client, owner, study, pool, other_pool, annotated
+    client, owner, study, pool, other_pool, annotated, checker
 ):
+    """What the README's walk-through says a copy brings (and leaves behind)."""
     CountryPool.objects.filter(pk=pool.pk).update(annotations_per_item=4, require_born=False, min_distinct_annotators=3)
+    Study.objects.filter(pk=study.pk).update(mock_attempts_allowed=4)
+    f.make_mock_question(study)
     login(client, owner)
     response = client.post(f"{NEW}?copy={study.pk}", study_data(name="Round two"))
     copy = Study.objects.get(name="Round two")
@@ -80,6 +84,8 @@ def test_it_copies_a_study_with_its_pools_but_not_its_items_or_answers(
     assert not Item.objects.filter(study=copy).exists()
     assert not ItemQuota.objects.filter(pool__study=copy).exists()
     assert not copy.annotations.exists()
+    assert copy.mock_attempts_allowed == 4 and not MockQuestion.objects.filter(study=copy).exists()
+    assert not Checker.objects.filter(pool__study=copy).exists()
 
 
 def test_the_copy_form_starts_from_the_source_studys_settings(client, owner, study):
@@ -192,6 +198,52 @@ def test_the_markdown_preview_renders_a_list_with_the_annotator_pages_renderer(c
     assert "<strong>agree</strong>" in consent
 
 
+def test_the_markdown_preview_renders_a_list_right_under_a_line_of_text(client, owner):
+    """GitHub-style: no blank line between "Steps:" and its list."""
+    login(client, owner)
+    response = client.post(
+        reverse("studies:markdown-preview"), {"instructions_md": "Steps:\n- one\n- two"}, HTTP_HX_REQUEST="true"
+    )
+    assert "<p>Steps:</p>\n<ul>\n<li>one</li>\n<li>two</li>\n</ul>" in response.content.decode()
+
+
+def test_the_consent_preview_shows_the_consent_typed_in(client, owner):
+    """htmx posts the whole form; the header names the textarea typed in."""
+    login(client, owner)
+    response = client.post(
+        reverse("studies:markdown-preview"),
+        {"instructions_md": "## Your task", "consent_md": "I **agree** to take part."},
+        HTTP_HX_REQUEST="true", HTTP_HX_TRIGGER_NAME="consent_md",
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "<strong>agree</strong> to take part" in html and "Your task" not in html
+    typed = client.post(
+        reverse("studies:markdown-preview"), {"instructions_md": "## Your task", "consent_md": "I agree"},
+        HTTP_HX_REQUEST="true", HTTP_HX_TRIGGER_NAME="instructions_md",
+    ).content.decode()
+    assert "<h2>Your task</h2>" in typed and "I agree" not in typed
+
+
+def test_an_invited_editor_who_is_not_staff_gets_the_preview(client, study):
+    editor = f.make_invited_member(study, "ines", "editor")
+    assert not editor.is_staff
+    login(client, editor)
+    response = client.post(
+        reverse("studies:markdown-preview"), {"consent_md": "I **agree**"}, HTTP_HX_TRIGGER_NAME="consent_md"
+    )
+    assert response.status_code == 200 and "<strong>agree</strong>" in response.content.decode()
+
+
+def test_the_preview_refuses_an_account_of_no_study_and_a_visitor(client, study, checker):
+    """A checker (a pool's, no member of any study) finds no preview; a visitor is sent to log in."""
+    url = reverse("studies:markdown-preview")
+    response = client.post(url, {"consent_md": "x"})
+    assert response.status_code == 302 and response.url.startswith(reverse("login"))
+    login(client, checker)
+    assert client.post(url, {"consent_md": "x"}).status_code == 404
+
+
 def test_the_form_asks_for_a_preview_on_input_debounced(client, owner, study):
     login(client, owner)
     page = client.get(reverse("studies:study-settings", args=[study.pk])).content.decode()
@@ -206,3 +258,10 @@ def test_the_study_list_and_the_study_page_link_to_the_workspace(client, owner, 
     assert reverse("studies:study-settings", args=[study.pk]) in page
     assert reverse("studies:pool-list", args=[study.pk]) in page
     assert "in the admin" not in page
+
+
+def test_an_empty_study_list_links_new_study_and_names_the_import_page(client, owner):
+    login(client, owner)
+    page = client.get(reverse("studies:study-list")).content.decode()
+    assert f'<a href="{NEW}">Create your first study</a>' in page and "<strong>Import items</strong> page" in page
+    assert "manage.py" not in page

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from annotation import seeding
 from annotation import services as annotation_services
 from studies.selectors import study_for_user
 
@@ -26,6 +27,7 @@ def study_dashboard(request, pk: int):
         "study": study,
         "pools": dashboard.dashboard_pools(study=study),
         "latest_run": selectors.analysis_latest(study=study),
+        "feeds": seeding.study_feeds(study.spec),
     }
     return render(request, "analysis/dashboard.html", context)
 

@@ -8,8 +8,11 @@
   Yes; the kept prompts are written to a file that the researcher completes with the file names
   of the images the T2I models drew for them, and imports into a rating study with import_items.
 
-The decisions are plain functions without the ORM; the services read annotations, so they live
-in the annotation app, above the studies they create items in.
+Which of the two a study can feed is read from its protocol (``study_feeds``), never from the name
+of the preset it came from. The decisions are plain functions without the ORM; the services read
+annotations, so they live in the annotation app, above the studies they create items in. The
+researcher's page (``annotation/views/seeding.py``) and ``manage.py seed_study`` call the same
+functions.
 """
 
 from __future__ import annotations
@@ -17,16 +20,20 @@ from __future__ import annotations
 import csv
 import json
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from django.contrib.auth.models import AbstractBaseUser
 from django.core.files import File
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 
 from stats.decisions import NO, YES, Decision, prompt_decision, prompt_kept, vote_token  # noqa: F401 (re-exported)
 from studies.models import Item, ItemQuota, Study
 from studies.protocol import SKIP, Protocol
+from studies.selectors import studies_for_user
 from studies.services import quotas_for_items
 
 from .models import Annotation
@@ -54,6 +61,48 @@ def question_field(spec: Protocol) -> str:
     if len(texts) == 1:
         return texts[0]
     raise SeedError("the source study's protocol has no text field 'question' (nor a single text field)")
+
+
+@dataclass(frozen=True)
+class Feeds:
+    """What a study of one protocol can feed: answer items of another study (``answer_items``: it
+    writes questions) and a file of the prompts its annotators kept (``kept_prompts``: it filters
+    prompts). False when it feeds nothing."""
+
+    answer_items: bool
+    kept_prompts: bool
+
+    def __bool__(self) -> bool:
+        return self.answer_items or self.kept_prompts
+
+
+def study_feeds(spec: Protocol) -> Feeds:
+    """What a study of ``spec`` can feed, read from its protocol with the rules the services use:
+
+    - answer items: it has a question field (``question_field``) and shows no question of its own
+      (a study that shows a question answers it, like an answer study);
+    - kept prompts: its one required question is a Yes/No vote (``vote_field``) on items that are
+      prompts without an image (the kept prompts are the ones to be drawn)."""
+    shown = spec.display.show
+    return Feeds(
+        answer_items="question" not in shown and _has(question_field, spec),
+        kept_prompts="prompt" in shown and "image" not in shown and _has(vote_field, spec)
+        and [f.key for f in spec.fields if f.required] == [vote_field(spec)],
+    )
+
+
+def takes_answer_items(spec: Protocol) -> bool:
+    """Whether a study of ``spec`` can take answer items: it shows the item's question and asks for
+    a written answer (a free-text field)."""
+    return "question" in spec.display.show and any(f.kind.free_text for f in spec.fields)
+
+
+def _has(field_of, spec: Protocol) -> bool:
+    try:
+        field_of(spec)
+    except SeedError:
+        return False
+    return True
 
 
 def answer_item_id(question_item_id: str, annotation_id: int) -> str:
@@ -85,6 +134,18 @@ def _written_questions(source: Study, key: str) -> list[WrittenQuestion]:
     ]
 
 
+def questions_written(*, source: Study) -> int:
+    """How many questions were written (not skipped) in ``source``: each makes one answer item."""
+    return len(_written_questions(source, question_field(source.spec)))
+
+
+def answer_targets(*, user: AbstractBaseUser, source: Study) -> QuerySet[Study]:
+    """The studies ``user`` may change (owner or editor), other than ``source``, that can take answer
+    items (``takes_answer_items``), by name."""
+    studies = studies_for_user(user, write=True).exclude(pk=source.pk).order_by("name", "pk")
+    return studies.filter(pk__in=[s.pk for s in studies if takes_answer_items(s.spec)])
+
+
 def seed_answer_items(*, source: Study, target: Study) -> int:
     """Make an item of ``target`` for every question written (not skipped) in ``source``.
 
@@ -92,7 +153,8 @@ def seed_answer_items(*, source: Study, target: Study) -> int:
     study owns its files and deleting one never removes another's) and the question,
     carries its author's Prolific id, refers to the question's item, and goes to the pool of its
     country. Running it again creates only the items of questions written since. Returns how
-    many items were created.
+    many items were created. Two seedings of the same pair at once create each item once: the
+    one that loses the race writes nothing and says so.
     """
     if source.pk == target.pk:
         raise SeedError("the source and target must be two studies")
@@ -118,10 +180,14 @@ def seed_answer_items(*, source: Study, target: Study) -> int:
                 _copy_image(item, sources[item.source_id], copied)
             Item.objects.bulk_create(items, batch_size=500)
             quotas_for_items(items=items)
-    except Exception:
+    except Exception as exc:
         storage = Item._meta.get_field("image").storage
         for name in copied.values():
             storage.delete(name)
+        if isinstance(exc, IntegrityError):
+            raise SeedError(
+                "another seeding of these studies ran at the same time and created these items; this one created none"
+            ) from exc
         raise
     return len(items)
 
@@ -213,32 +279,61 @@ def _prompt_votes(source: Study, key: str) -> list[PromptTally]:
 KEPT_COLUMNS = ("id", "prompt_id", "prompt", "country", "category", "image", "model", "yes_votes", "no_votes")
 
 
+@dataclass(frozen=True)
+class KeptPrompts:
+    """The prompts a filter kept, as rows of ``KEPT_COLUMNS`` (image and model left empty), and
+    how many were dropped or still wait for votes."""
+
+    rows: list[dict[str, Any]]
+    dropped: int
+    pending: int
+
+    @property
+    def kept(self) -> int:
+        return len(self.rows)
+
+
+def kept_prompts(*, source: Study, min_yes: int = 2) -> KeptPrompts:
+    """The prompts of a filter study kept by its annotators (``min_yes`` Yes votes), one row per
+    (prompt, pool) in import_items' format."""
+    tallies = _prompt_votes(source, vote_field(source.spec))
+    decisions = [t.decision(min_yes) for t in tallies]
+    rows = [
+        {**{k: v for k, v in asdict(t).items() if k not in ("yes", "no", "wanted")},
+         "image": "", "model": "", "yes_votes": t.yes, "no_votes": t.no}
+        for t, d in zip(tallies, decisions) if d == "kept"
+    ]
+    return KeptPrompts(rows=rows, dropped=decisions.count("dropped"), pending=decisions.count("pending"))
+
+
+def kept_prompts_lines(rows: Iterable[dict[str, Any]], *, jsonl: bool = False) -> Iterator[str]:
+    """The rows as the lines of a .csv file (its header first) or of a .jsonl file: what
+    ``seed_kept_prompts`` writes to its file and the researcher's page streams as a download."""
+    if jsonl:
+        for row in rows:
+            yield json.dumps({k: row[k] for k in KEPT_COLUMNS}, ensure_ascii=False) + "\n"
+        return
+    writer = csv.DictWriter(_Lines(), fieldnames=KEPT_COLUMNS)
+    yield writer.writeheader()
+    for row in rows:
+        yield writer.writerow(row)
+
+
+class _Lines:
+    """A file that hands back what is written to it: a csv writer's row as a string."""
+
+    def write(self, text: str) -> str:
+        return text
+
+
 def seed_kept_prompts(*, source: Study, out: Path, min_yes: int = 2) -> KeptPromptsReport:
     """Write the prompts of a filter study kept by its annotators (``min_yes`` Yes votes) to a
     .csv or .jsonl file in import_items' format, with empty image and model columns to fill in."""
     out = Path(out)
     if out.suffix.lower() not in (".csv", ".jsonl"):
         raise SeedError(f"{out.name}: write to a .csv or .jsonl file")
-    tallies = _prompt_votes(source, vote_field(source.spec))
-    decisions = [t.decision(min_yes) for t in tallies]
-    kept = [t for t, d in zip(tallies, decisions) if d == "kept"]
-    rows = [
-        {**{k: v for k, v in asdict(t).items() if k not in ("yes", "no", "wanted")},
-         "image": "", "model": "", "yes_votes": t.yes, "no_votes": t.no}
-        for t in kept
-    ]
-    _write_rows(out, rows)
-    return KeptPromptsReport(
-        kept=len(kept), dropped=decisions.count("dropped"), pending=decisions.count("pending"), path=out
-    )
-
-
-def _write_rows(path: Path, rows: list[dict]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        if path.suffix.lower() == ".jsonl":
-            fh.writelines(json.dumps({k: row[k] for k in KEPT_COLUMNS}, ensure_ascii=False) + "\n" for row in rows)
-        else:
-            writer = csv.DictWriter(fh, fieldnames=KEPT_COLUMNS)
-            writer.writeheader()
-            writer.writerows(rows)
+    kept = kept_prompts(source=source, min_yes=min_yes)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", newline="", encoding="utf-8") as fh:
+        fh.writelines(kept_prompts_lines(kept.rows, jsonl=out.suffix.lower() == ".jsonl"))
+    return KeptPromptsReport(kept=kept.kept, dropped=kept.dropped, pending=kept.pending, path=out)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import flow, items, members, path_preview, preview, protocol_preview, review, study_items
+from .views import flow, items, members, path_preview, preview, protocol_preview, review, seeding, study_items
 
 app_name = "annotation"
 urlpatterns = [
@@ -43,6 +43,10 @@ urlpatterns = [
     # The quality check: the study's owner and the pool's checkers review a sample of annotations.
     path("review/", review.review_home, name="review-home"),
     path("studies/<int:pk>/items/<int:item_pk>/", study_items.study_item, name="study-item"),
+    # A study that feeds another (annotation.seeding): answer items made, kept prompts downloaded.
+    path("studies/<int:pk>/seed/", seeding.seed, name="seed"),
+    path("studies/<int:pk>/seed/answer-items", seeding.seed_answer_items, name="seed-answer-items"),
+    path("studies/<int:pk>/seed/kept-prompts.csv", seeding.seed_kept_prompts, name="seed-kept-prompts"),
     # A study's members page (studies:members) invites here: a checker is an annotation row.
     path("studies/<int:pk>/members/invite", members.member_invite, name="member-invite"),
     path("studies/<int:pk>/checkers/<int:checker_pk>/remove", members.checker_remove, name="checker-remove"),

@@ -182,6 +182,9 @@ MATRIX: dict[str, Route] = {
     "recruitment:study-transition": route(POST=STUDY_OWNER),
     "recruitment:pool-remove": route(GET=STUDY_WRITE, POST=STUDY_WRITE),  # the pool stays while on Prolific
     "annotation:study-item": route(GET=STUDY_READ),
+    "annotation:seed": route(GET=STUDY_READ),
+    "annotation:seed-answer-items": route(POST=STUDY_WRITE),
+    "annotation:seed-kept-prompts": route(GET=STUDY_READ),
     # previews keep their state in the researcher's own browser session: nothing of the study changes
     "annotation:protocol-preview": route(POST=STUDY_READ),
     "annotation:path-preview": route(GET=STUDY_READ),

@@ -1,11 +1,12 @@
 """An export's manifest and its packing. Pure: no Django.
 
 Every export carries ``manifest.json``: the study, the format, the analysis run it was gated on,
-when it was made, and each file with its rows, size and sha256. An export of one file (a protocol
-with no per-document questions) is that file itself, the way researchers load it
-(``pandas.read_parquet(path)``), and its manifest is kept in the job row and offered as its own
-download; an export of several files is one ZIP of the files and ``manifest.json``, so the tables
-always travel with the record of where they came from.
+when it was made, and each file with its rows, size and sha256; then what the format notes (a
+study-level format: the paper tables it could not make, ``not_computed``, table → why). An export
+of one file (a protocol with no per-document questions) is that file itself, the way researchers
+load it (``pandas.read_parquet(path)``), and its manifest is kept in the job row and offered as its
+own download; an export of several files is one ZIP of the files and ``manifest.json``, so the
+tables always travel with the record of where they came from.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import hashlib
 import json
 import shutil
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,9 +37,9 @@ def sha256_of(path: Path) -> str:
 
 def manifest_for(
     *, study_id: int, study_name: str, format_name: str, analysis_id: int, data_fingerprint: str,
-    files: Sequence[WrittenFile], created: datetime,
+    files: Sequence[WrittenFile], created: datetime, notes: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The manifest of the files written (hashed here)."""
+    """The manifest of the files written (hashed here), then the format's ``notes``."""
     return {
         "study": {"id": study_id, "name": study_name},
         "format": format_name,
@@ -49,6 +50,7 @@ def manifest_for(
             {"name": f.name, "rows": f.rows, "bytes": f.path.stat().st_size, "sha256": sha256_of(f.path)}
             for f in files
         ],
+        **(notes or {}),
     }
 
 

@@ -128,6 +128,7 @@ def export_write(
     tables = tables_for(protocols)
     writer = fmt.open(folder, tables, protocols)
     written = 0
+    notes: dict[str, Any] = {}
     collecting = gc.isenabled()
     gc.disable()  # the chunks make no reference cycles; the collector scanning a chunk of live rows only slows it
     try:
@@ -140,13 +141,14 @@ def export_write(
         if fmt.study_level:  # gold labels, a card: what needs the whole study, read once here
             writer.study(study_source(study=study, analysis=analysis, fingerprint=fingerprint,
                                       options=options or ExportOptions()))
+            notes = writer.notes()
     finally:
         if collecting:
             gc.enable()
         files = writer.close()
     manifest = manifest_for(
         study_id=study.pk, study_name=study.name, format_name=fmt.name, analysis_id=analysis.pk,
-        data_fingerprint=fingerprint.text, files=files, created=timezone.now(),
+        data_fingerprint=fingerprint.text, files=files, created=timezone.now(), notes=notes,
     )
     return Written(files, manifest, package(files, manifest, folder, fmt.extension))
 

@@ -100,6 +100,9 @@ class StudyWriter(TableWriter, Interface):
     def study(self, source: StudySource) -> None:
         """Write what needs the whole study (gold tables, a card, images)."""
 
+    def notes(self) -> dict[str, Any]:
+        """What ``manifest.json`` says beside the files (e.g. the paper tables not computed, and why)."""
+
 
 def fits_any(protocols: ProtocolSet) -> bool:
     """Raw annotations fit every protocol."""

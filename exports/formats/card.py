@@ -115,13 +115,15 @@ def _number(value: Any) -> str:
     return "–" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
-def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license: str) -> str:
+def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license: str,
+                   missing: Mapping[str, str] | None = None) -> str:
     """The card's Markdown body from the export's datasheet facts (``exports.sources.datasheet``)."""
     out = [f"# {sheet.get('study', 'Dataset')}", "",
            f"Human annotations collected with Tessera: {sheet.get('annotations', 0)} annotations by "
            f"{sheet.get('annotators', 0)} annotators, checked against analysis run {sheet.get('analysis_run')}. "
            f"License: {license}.", "", "## Configurations", ""]
     out += [f"- `{c.name}`: splits {', '.join(f'`{s}`' for s in c.splits)}" for c in configs]
+    out += [f"- `{name}`: not computed ({reason})" for name, reason in (missing or {}).items()]
     out += ["", "## Who was asked and how", "", "| Country | Annotators | Annotations | Ratings wanted per item "
             "| Eligibility (annotators said they…) |", "|---|---|---|---|---|"]
     for p in sheet.get("pools", []):
@@ -168,7 +170,9 @@ def _question(q: Mapping[str, Any], depth: int) -> str:
     return text
 
 
-def card_text(*, sheet: Mapping[str, Any], configs: Sequence[Config], license: str, rows: int) -> str:
-    """The whole ``README.md``: the YAML header between ``---`` lines, then the datasheet."""
+def card_text(*, sheet: Mapping[str, Any], configs: Sequence[Config], license: str, rows: int,
+              missing: Mapping[str, str] | None = None) -> str:
+    """The whole ``README.md``: the YAML header between ``---`` lines, then the datasheet (``missing``:
+    the paper tables not computed, by name, with why)."""
     head = header(configs=configs, license=license, pretty_name=str(sheet.get("study") or "Tessera study"), rows=rows)
-    return f"---\n{yaml_text(head)}\n---\n\n{datasheet_text(sheet, configs, license)}"
+    return f"---\n{yaml_text(head)}\n---\n\n{datasheet_text(sheet, configs, license, missing)}"

@@ -95,6 +95,9 @@ class CocoWriter:
     def study(self, source: StudySource) -> None:
         self.source = source
 
+    def notes(self):
+        return {}
+
     def _images(self) -> tuple[list[dict[str, Any]], dict[tuple[str, Any], int]]:
         items = self.source.items if self.source else {}
         keys = sorted({b.image for b in self.boxes}, key=lambda k: (k[0], str(k[1])))

@@ -6,7 +6,8 @@
 - ``annotators``: each annotator's Dawid–Skene competence per nominal field, by pseudonym;
 - ``paper_<kind>``: each table a report the protocol declares publishes (CAIRE's human scores,
   CulturalFrames' kept prompts, error types and highlighted words, RAVENEA's document scores and
-  caption wins, GlobalRG's fused boxes, CulturalVQA's answers).
+  caption wins, GlobalRG's fused boxes, CulturalVQA's answers); a paper table that could not be
+  made is named in ``manifest.json`` under ``not_computed`` with the reason (``gold_missing``).
 
 Items carry the researcher's ids. Lists stay lists in Parquet and are JSON text in CSV. The raw
 annotations streamed to the writer are not part of it (the ``csv``/``parquet`` formats ship them).
@@ -34,6 +35,12 @@ def gold_tables(source: StudySource) -> dict[str, pd.DataFrame]:
     return tables
 
 
+def gold_missing(source: StudySource) -> dict[str, str]:
+    """Each paper table the protocol declares that could not be made, by its name in an export:
+    why (``StudyGold.errors``)."""
+    return {f"paper_{kind}": reason for kind, reason in source.gold.errors.items()}
+
+
 def fits_gold(protocols: ProtocolSet) -> bool:
     """Gold labels fit a protocol with something to aggregate: a field with a level of measurement,
     a per_document field, or a declared report (a protocol of free text only has none)."""
@@ -44,15 +51,20 @@ class GoldWriter:
     def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet):
         self.folder = folder
         self.files: list[WrittenFile] = []
+        self.missing: dict[str, str] = {}
 
     def write(self, rows, documents):
         """The raw annotations are not part of the gold export."""
 
     def study(self, source: StudySource) -> None:
+        self.missing = gold_missing(source)
         for name, frame in gold_tables(source).items():
             for suffix, writer in (("csv", write_csv), ("parquet", write_parquet)):
                 path = self.folder / f"{name}.{suffix}"
                 self.files.append(WrittenFile(path.name, path, writer(frame, path)))
+
+    def notes(self):
+        return {"not_computed": self.missing}
 
     def close(self):
         return self.files

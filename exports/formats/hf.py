@@ -7,7 +7,8 @@
   and config ``raw_documents`` when the protocol asks questions per document;
 - ``data/gold/<table>.parquet``: the gold tables of the ``gold`` format, a config each (split
   ``train``), ``gold_by_country`` with one split per country as well (a table without rows is left
-  out: ``datasets`` cannot load a Parquet file of zero rows);
+  out: ``datasets`` cannot load a Parquet file of zero rows; a paper table that could not be made
+  is named in the card, "not computed" with the reason, and in ``manifest.json``);
 - ``data/items.parquet``: each annotated item's id, image file, size (config ``items``);
 - ``images/<file>``: the items' images, when the researcher asks for them (read through the
   storage in chunks);
@@ -29,7 +30,7 @@ from stats.versions import ProtocolSet
 from .base import DOCUMENTS, ExportFormat, StudySource, WrittenFile
 from .card import Config, card_text
 from .frames import arrow_table
-from .gold import gold_tables
+from .gold import gold_missing, gold_tables
 from .parquet import COMPRESSION, _batch
 from .table import Tables, chunk_document_values, typed_columns
 
@@ -52,6 +53,7 @@ class HfWriter:
         self.rows: dict[tuple[str, str], int] = {}
         self.item_pks: set[int] = set()
         self.extra: list[WrittenFile] = []
+        self.missing: dict[str, str] = {}
 
     def _path(self, table: str, split: str) -> Path:
         return self.folder / "data" / table / f"{split}.parquet"
@@ -114,9 +116,10 @@ class HfWriter:
         if source.options.images:
             self._images(source)
         raw_rows = sum(n for (t, _), n in self.rows.items() if t == RAW)
+        self.missing = gold_missing(source)
         card = self.folder / CARD
         card.write_text(card_text(sheet=source.datasheet, configs=configs, license=source.options.license,
-                                  rows=raw_rows), encoding="utf-8")
+                                  rows=raw_rows, missing=self.missing), encoding="utf-8")
         self.extra.insert(0, WrittenFile(CARD, card, 0))  # the card first after the raw files
 
     def _items(self, source: StudySource) -> pd.DataFrame:
@@ -140,6 +143,9 @@ class HfWriter:
                 for block in source.read_image(pk):
                     out.write(block)
             self.extra.append(WrittenFile(relative, path, 0))
+
+    def notes(self):
+        return {"not_computed": self.missing}
 
     def close(self):
         for writer in self.writers.values():

@@ -188,3 +188,22 @@ def test_a_failure_in_the_study_level_part_leaves_no_file(caire, owner, settings
     exports_dir = settings.MEDIA_ROOT / "exports"
     assert not exports_dir.exists() or not any(files for _, _, files in os.walk(exports_dir))
     assert not seen["folder"].exists()
+
+
+def test_a_paper_table_that_fails_is_not_computed_in_the_card_and_the_manifest(caire, owner, tmp_path):
+    import json
+    from unittest import mock
+
+    from stats.gold import GOLD
+
+    def broken(report):
+        raise ValueError("no ratings to score")
+
+    study, _, _ = caire
+    with mock.patch.dict(GOLD, {"human_scores": broken}):
+        folder = unzip(exported(study, owner, "hf"), tmp_path / "hf")
+    head, body = card_of(folder)
+    assert "paper_human_scores" not in [c["config_name"] for c in head["configs"]]
+    assert "- `paper_human_scores`: not computed (ValueError: no ratings to score)" in body
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["not_computed"] == {"paper_human_scores": "ValueError: no ratings to score"}

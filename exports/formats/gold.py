@@ -3,7 +3,7 @@
 
 - ``gold_by_country`` and ``gold_by_item``: per field, one row per (item, country) and per item
   (majority with ties, median, mean with sd and interval, n, agreement, the Dawid–Skene label);
-- ``annotators``: each annotator's Dawid–Skene competence per nominal field, by pseudonym;
+- ``annotators``: each annotator's Dawid–Skene competence per nominal or ordinal field, by pseudonym;
 - ``paper_<kind>``: each table a report the protocol declares publishes (CAIRE's human scores,
   CulturalFrames' kept prompts, error types and highlighted words, RAVENEA's document scores and
   caption wins, GlobalRG's fused boxes, CulturalVQA's answers); a paper table that could not be

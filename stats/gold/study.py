@@ -40,7 +40,7 @@ from .papers import GOLD, named
 @dataclass(frozen=True)
 class StudyGold:
     """``by_country`` and ``by_item``: every field's gold rows (``GOLD_COLUMNS``); ``annotators``:
-    each annotator's Dawid–Skene competence per nominal field (``ANNOTATOR_COLUMNS``); ``papers``:
+    each annotator's Dawid–Skene competence per categorical field (``ANNOTATOR_COLUMNS``); ``papers``:
     report kind → its gold table (``papers.COLUMNS``); ``errors``: report kind → why its table
     could not be made."""
 

@@ -192,6 +192,13 @@ class FieldType:
         answer's token, for the whole field (part ""); none for a missing answer."""
         return {} if value is None or value == [] else {"": self.answer_token(f, value)}
 
+    def gold_categorical(self, f: Field) -> bool:
+        """Are the field's answers categories (its ``gold_votes``) that a competence model
+        (Dawid–Skene) fits a label and each annotator's competence over? Nominal answers always;
+        ordinal ones when the type has a fixed domain (a scale's points, an ordinal choice's
+        options, read as categories in its order); interval and ratio numbers never."""
+        return f.level == "nominal" or (f.level == "ordinal" and bool(self.domain(f)))
+
     def gold_number(self, f: Field, value: Any) -> float | None:
         """An answer as a number to take a median or a mean of: by default its 1-based position in
         the field's domain (an ordinal choice's rank); None when missing or outside the domain."""

@@ -81,17 +81,25 @@ def _questions(study: Study) -> list[dict[str, Any]]:
     return [question(f) for f in study.spec.fields]
 
 
+def _field_agreement(entry: dict[str, Any], key: str) -> dict[str, Any]:
+    overall = entry.get("overall") or {}
+    return {
+        "key": key, "label": entry.get("label"), "level": entry.get("level"),
+        "alpha": overall.get("alpha"), "n_units": overall.get("n_units"),
+        "countries": [{"country": p.get("country"), "alpha": p.get("alpha"), "n_units": p.get("n_units")}
+                      for p in entry.get("pools", [])],
+    }
+
+
 def _agreement(result: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """Each field's Krippendorff's alpha overall and per country, as the analysis run stored it."""
-    out = []
-    for entry in (result or {}).get("fields", []):
-        overall = entry.get("overall") or {}
-        out.append({
-            "key": entry.get("key"), "label": entry.get("label"), "level": entry.get("level"),
-            "alpha": overall.get("alpha"), "n_units": overall.get("n_units"),
-            "countries": [{"country": p.get("country"), "alpha": p.get("alpha"), "n_units": p.get("n_units")}
-                          for p in entry.get("pools", [])],
-        })
+    """Each field's Krippendorff's alpha overall and per country, as the analysis run stored it: the
+    top-level fields (an item within a pool the unit), then each sub-field of a per_document field
+    (``container.sub``; an (item, document) pair within a pool the unit)."""
+    result = result or {}
+    out = [_field_agreement(entry, entry.get("key")) for entry in result.get("fields", [])]
+    for container in result.get("documents", []):
+        out += [_field_agreement(sub, f"{container.get('key')}.{sub.get('key')}")
+                for sub in container.get("fields", [])]
     return out
 
 

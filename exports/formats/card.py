@@ -144,6 +144,8 @@ def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license:
     for q in sheet.get("questions", []):
         out.append(_question(q, 0))
     out += ["", "## Agreement (Krippendorff's alpha, from the analysis run)", "",
+            "A unit is an item within a country; for a question asked per document (`container.question`), "
+            "an (item, document) pair within a country.", "",
             "| Field | Level | Alpha | Units | Per country |", "|---|---|---|---|---|"]
     for a in sheet.get("agreement", []):
         countries = ", ".join(f"{c['country']}: {_number(c['alpha'])}" for c in a.get("countries", []))

@@ -210,3 +210,27 @@ def test_a_paper_table_that_fails_is_not_computed_in_the_card_and_the_manifest(c
     assert "- `paper_human_scores`: not computed (ValueError: no ratings to score)" in body
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["not_computed"] == {"paper_human_scores": "ValueError: no ratings to score"}
+
+
+def test_the_datasheet_gives_the_agreement_of_each_per_document_question_overall_and_per_country(owner, tmp_path):
+    from tests.annotations import add_documents, annotate, annotators, inline_study, submitted
+    from tests.specs import RAVENEA_DOCS, ravenea_form
+
+    study = inline_study(owner, RAVENEA_DOCS, name="RAVENEA")
+    pools = [f.make_pool(study, "ID", "Indonesia"), f.make_pool(study, "KE", "Kenya")]
+    item = f.make_items(study, "ID", 1)[0]
+    docs = add_documents(item, 3)
+    answers = [[("yes", "yes", "yes"), ("no", "no", "yes"), ("yes", "no", "no")],
+               [("yes", "yes", "yes"), ("no", "yes", "yes"), ("yes", "no", "no")]]
+    for pool in pools:
+        for who, per_doc in zip(annotators(pool, 2), answers, strict=True):
+            annotate(who, item, submitted(item, ravenea_form(per_doc), documents=docs))
+    job = exported(study, owner, "hf")
+    _, body = card_of(unzip(job, tmp_path / "hf"))
+    (entry,) = job.analysis.result["documents"]
+    topic = next(x for x in entry["fields"] if x["key"] == "topic")
+    alpha = f"{topic['overall']['alpha']:.3f}"
+    per_country = ", ".join(f"{p['country']}: {p['alpha']:.3f}" for p in topic["pools"])
+    assert per_country.startswith("ID: ") and "KE: " in per_country
+    assert f"| Same topic? (`docs.topic`) | nominal | {alpha} | {topic['overall']['n_units']} | {per_country} |" in body
+    assert "(`docs.country`) | nominal |" in body and "(`docs.note`)" not in body

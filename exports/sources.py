@@ -23,7 +23,7 @@ from analysis.models import AnalysisRun
 from analysis.reader import annotation_columns, item_names, protocol_set
 from analysis.reports import gold_context
 from annotation.extensions import recruitment_facts
-from annotation.models import Annotation, Annotator, pseudonym_for
+from annotation.models import Annotation, Annotator, Upload, pseudonym_for
 from stats.gold import gold_keys, study_gold
 from studies.models import Item, MockQuestion, Study
 
@@ -52,6 +52,24 @@ def _image_reader(study: Study):
         if item is None or not item.image:
             return
         with item.image.storage.open(item.image.name, "rb") as fh:
+            while block := fh.read(CHUNK):
+                yield block
+
+    return read
+
+
+def _uploads(study: Study) -> dict[str, str]:
+    """The stored suffix of each image the study's annotators uploaded, by sha256."""
+    rows = Upload.objects.filter(study=study).values_list("sha256", "suffix")
+    return dict(rows.iterator(chunk_size=20_000))
+
+
+def _upload_reader(study: Study):
+    def read(sha256: str) -> Iterator[bytes]:
+        upload = Upload.objects.filter(study=study, sha256=sha256).exclude(file="").only("file").first()
+        if upload is None:
+            return
+        with upload.file.storage.open(upload.file.name, "rb") as fh:
             while block := fh.read(CHUNK):
                 yield block
 
@@ -136,5 +154,5 @@ def study_source(*, study: Study, analysis: AnalysisRun, fingerprint: Fingerprin
         annotator=[names.get(a, str(a)) for a in gold.annotators["annotator"].tolist()]))
     return StudySource(
         gold=gold, items=_items(study), datasheet=datasheet(study=study, analysis=analysis, fingerprint=fingerprint),
-        options=options, read_image=_image_reader(study),
+        options=options, read_image=_image_reader(study), uploads=_uploads(study), read_upload=_upload_reader(study),
     )

@@ -18,6 +18,7 @@ from typing import Any
 from typing import Protocol as Interface
 
 from stats.versions import ProtocolSet
+from studies.protocol import UploadRef
 
 from ..csvformat import DocumentInfo
 from .table import AnnotationRow, Tables
@@ -79,18 +80,34 @@ class ItemImage:
     sha256: str = ""
 
 
+def upload_file(sha256: str, suffix: str) -> str:
+    """An annotator's uploaded image as an export names it: ``uploads/<sha256><suffix>`` (COCO's
+    ``file_name``; under ``images/`` in the hf folder), so two photos given the same file name
+    never collide, and one photo uploaded twice is one file."""
+    return f"uploads/{sha256}{suffix}"
+
+
 @dataclass(frozen=True)
 class StudySource:
     """What a study-level format reads beside the streamed annotations, made by the service
     (``exports.sources``) only for such formats: the gold tables (``stats.gold.StudyGold``), the
-    items' images by item id, the datasheet's facts (plain JSON-able data), the options, and a
-    reader of an image's bytes in chunks (``read_image(item_pk)``; empty when it has none)."""
+    items' images by item id, the datasheet's facts (plain JSON-able data), the options, a reader
+    of an image's bytes in chunks (``read_image(item_pk)``; empty when it has none), the stored
+    suffix of each upload of the study by sha256 (``uploads``) and a reader of its bytes
+    (``read_upload(sha256)``; empty when none is stored)."""
 
     gold: Any
     items: Mapping[int, ItemImage]
     datasheet: Mapping[str, Any]
     options: ExportOptions = field(default_factory=ExportOptions)
     read_image: Callable[[int], Iterator[bytes]] = lambda pk: iter(())
+    uploads: Mapping[str, str] = field(default_factory=dict)
+    read_upload: Callable[[str], Iterator[bytes]] = lambda sha256: iter(())
+
+    def upload_file(self, upload: UploadRef) -> str:
+        """``upload_file`` of an answer's upload: its stored suffix (the format Pillow found), else
+        the suffix of the file name the annotator gave."""
+        return upload_file(upload.sha256, self.uploads.get(upload.sha256) or Path(upload.name).suffix.lower())
 
 
 class StudyWriter(TableWriter, Interface):

@@ -11,7 +11,9 @@
   is named in the card, "not computed" with the reason, and in ``manifest.json``);
 - ``data/items.parquet``: each annotated item's id, image file, size (config ``items``);
 - ``images/<file>``: the items' images, when the researcher asks for them (read through the
-  storage in chunks);
+  storage in chunks; one file per stored image, however many items show it), and
+  ``images/uploads/<sha256>.<ext>`` the images annotators uploaded (an upload field's answers),
+  listed in ``data/uploads.parquet`` (config ``uploads``: sha256, file name, size);
 - ``README.md``: the dataset card (``card``): the YAML header with the configs, their features
   (from the Arrow schemas), the size category and the researcher's license, then the datasheet.
 """
@@ -19,6 +21,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -26,6 +29,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from stats.versions import ProtocolSet
+from studies.protocol import SKIP, Field, UploadRef
 
 from .base import DOCUMENTS, ExportFormat, StudySource, WrittenFile
 from .card import Config, card_text
@@ -52,6 +56,9 @@ class HfWriter:
         self.writers: dict[tuple[str, str], pq.ParquetWriter] = {}
         self.rows: dict[tuple[str, str], int] = {}
         self.item_pks: set[int] = set()
+        self.uploads: dict[str, UploadRef] = {}  # sha256 → the first answer that supplied it
+        self.supplying: dict[int, list[Field]] = {}  # protocol version → its fields whose answers supply an image
+        self.any_uploads = any(f.kind.supplies_image for group in protocols.groups() for f in group)
         self.extra: list[WrittenFile] = []
         self.missing: dict[str, str] = {}
 
@@ -73,6 +80,8 @@ class HfWriter:
         for row in rows:
             by_split.setdefault(split_name(row.pool_country), []).append(row)
             self.item_pks.add(row.item_pk)
+            if self.any_uploads:
+                self._uploads_of(row)
         tables, protocols = self.tables, self.protocols
         for split, part in by_split.items():
             self._write(RAW, split, typed_columns(tables, protocols, part), len(part))
@@ -81,6 +90,19 @@ class HfWriter:
             values = chunk_document_values(tables, protocols, part, documents)
             if values:
                 self._write(f"{RAW}_{DOCUMENTS}", split, [list(c) for c in zip(*values, strict=True)], len(values))
+
+    def _uploads_of(self, row) -> None:
+        answers = row.answers
+        if not isinstance(answers, Mapping) or SKIP in answers:
+            return
+        fields = self.supplying.get(row.protocol_version)
+        if fields is None:
+            protocol = self.protocols.for_version(row.protocol_version)
+            fields = self.supplying[row.protocol_version] = [f for f in protocol.fields if f.kind.supplies_image]
+        for f in fields:
+            upload = f.kind.supplied_image(f, answers.get(f.key))
+            if upload is not None:
+                self.uploads.setdefault(upload.sha256, upload)
 
     def _table(self, relative: str, table: pa.Table) -> tuple[str, pa.Schema]:
         path = self.folder / relative
@@ -113,6 +135,9 @@ class HfWriter:
         if len(items):
             relative, schema = self._table("data/items.parquet", arrow_table(items))
             configs.append(Config("items", {"train": relative}, schema))
+        if self.uploads:
+            relative, schema = self._table("data/uploads.parquet", arrow_table(self._uploads(source)))
+            configs.append(Config("uploads", {"train": relative}, schema))
         if source.options.images:
             self._images(source)
         raw_rows = sum(n for (t, _), n in self.rows.items() if t == RAW)
@@ -131,18 +156,33 @@ class HfWriter:
                 rows.append((item.item_id, file_name, item.width, item.height, item.sha256 or None))
         return pd.DataFrame(rows, columns=["item_id", "file_name", "width", "height", "sha256"], dtype=object)
 
+    def _uploads(self, source: StudySource) -> pd.DataFrame:
+        rows = [(sha, f"images/{source.upload_file(u)}", u.width, u.height) for sha, u in sorted(self.uploads.items())]
+        return pd.DataFrame(rows, columns=["sha256", "file_name", "width", "height"], dtype=object)
+
     def _images(self, source: StudySource) -> None:
+        shipped: set[str] = set()
         for pk in sorted(self.item_pks):
             item = source.items.get(pk)
-            if item is None or not item.name:
+            if item is None or not item.name or item.name in shipped:  # items may share one stored image
                 continue
-            relative = f"images/{Path(item.name).name}"
-            path = self.folder / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("wb") as out:
-                for block in source.read_image(pk):
-                    out.write(block)
-            self.extra.append(WrittenFile(relative, path, 0))
+            shipped.add(item.name)
+            self._copy(f"images/{Path(item.name).name}", source.read_image(pk))
+        for sha, upload in sorted(self.uploads.items()):
+            self._copy(f"images/{source.upload_file(upload)}", source.read_upload(sha))
+
+    def _copy(self, relative: str, blocks: Iterator[bytes]) -> None:
+        """An image's bytes to ``relative``; nothing when none were read (no file stored)."""
+        path = self.folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        size = 0
+        with path.open("wb") as out:
+            for block in blocks:
+                size += out.write(block)
+        if not size:
+            path.unlink()
+            return
+        self.extra.append(WrittenFile(relative, path, 0))
 
     def notes(self):
         return {"not_computed": self.missing}

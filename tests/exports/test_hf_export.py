@@ -234,3 +234,30 @@ def test_the_datasheet_gives_the_agreement_of_each_per_document_question_overall
     assert per_country.startswith("ID: ") and "KE: " in per_country
     assert f"| Same topic? (`docs.topic`) | nominal | {alpha} | {topic['overall']['n_units']} | {per_country} |" in body
     assert "(`docs.country`) | nominal |" in body and "(`docs.note`)" not in body
+
+
+def test_items_sharing_one_stored_image_ship_it_once(caire, owner, tmp_path):
+    study, items, _ = caire
+    items[1].image.name = items[0].image.name  # CulturalVQA's answer items share their question's image
+    items[1].save()
+    job = exported(study, owner, "hf", images=True)
+    with default_storage.open(job.file.name, "rb") as fh, zipfile.ZipFile(io.BytesIO(fh.read())) as zf:
+        names = zf.namelist()
+    assert len(names) == len(set(names))
+    shipped = [e["name"] for e in job.manifest["files"] if e["name"].startswith("images/")]
+    assert shipped == [f"images/{Path(items[0].image.name).name}"]
+
+
+def test_annotators_uploaded_photos_ship_by_their_sha256(photos, owner, tmp_path):
+    study, item, photos = photos
+    job = exported(study, owner, "hf", images=True)
+    folder = unzip(job, tmp_path / "hf")
+    for sha, data in photos:
+        assert (folder / "images" / "uploads" / f"{sha}.png").read_bytes() == data
+    listed = load(folder, "uploads")["train"]
+    assert sorted(listed["file_name"]) == sorted(f"images/uploads/{sha}.png" for sha, _ in photos)
+    assert set(listed["width"]) == {96}
+    names = [e["name"] for e in job.manifest["files"]]
+    assert len(names) == len(set(names))
+    without = unzip(exported(study, owner, "hf"), tmp_path / "hf-no-images")
+    assert not (without / "images").exists()

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..item import CandidateRef, ItemContext, Token
+from ..item import CandidateRef, ItemContext, Token, UploadRef
 from ..safetext import text_problem
 from ..values import Choice, value_token
 
@@ -119,6 +119,7 @@ class FieldType:
     agreement_note = ""  # what agreement compares when it is not the whole answer
     script = ""  # the static script the item page loads for it ("" for none)
     draws_boxes = False  # its answer is boxes drawn on an image, in pixels ({x, y, w, h}, …): what COCO ships
+    supplies_image = False  # its answer is an image the annotator supplied (``supplied_image``): shipped by hf
     # its export is the default: one column under its key, the stored value as its typed cell and
     # that value's text as its CSV cell (the export reads such a field column by column, without
     # calling its methods); a type that overrides any export method sets it False
@@ -213,6 +214,11 @@ class FieldType:
         if isinstance(value, list):
             return [value_token(v) for v in value]
         return [] if value is None else [value_token(value)]
+
+    def supplied_image(self, f: Field, value: Any) -> UploadRef | None:
+        """The image an answer supplies (an upload: its sha256, size and the file name given), or
+        None; only a type with ``supplies_image`` has one."""
+        return None
 
     # --- answers made elsewhere --------------------------------------------------------------
 

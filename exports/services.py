@@ -103,15 +103,13 @@ def export_cancel(*, job: ExportJob, user: AbstractBaseUser) -> bool:
 
 @dataclass(frozen=True)
 class Written:
-    """An export written to a local folder: its files, their manifest, and what is to be stored."""
+    """An export written to a local folder: its files, their manifest, what is to be stored, and
+    how many annotations it was made from (``rows``: the job's count, whatever rows its files hold)."""
 
     files: list[WrittenFile]
     manifest: dict[str, Any]
     package: Package
-
-    @property
-    def rows(self) -> int:
-        return self.files[0].rows
+    rows: int
 
 
 def export_write(
@@ -150,7 +148,7 @@ def export_write(
         study_id=study.pk, study_name=study.name, format_name=fmt.name, analysis_id=analysis.pk,
         data_fingerprint=fingerprint.text, files=files, created=timezone.now(), notes=notes,
     )
-    return Written(files, manifest, package(files, manifest, folder, fmt.extension))
+    return Written(files, manifest, package(files, manifest, folder, fmt.extension), rows=written)
 
 
 def _progress(job_id: int, total: int, written: int) -> None:

@@ -136,6 +136,7 @@ class ExportFormat:
     opener: Callable[[Path, Tables, ProtocolSet], TableWriter]
     fits: Callable[[ProtocolSet], bool] = fits_any
     study_level: bool = False  # its writer is a ``StudyWriter``: the service makes a ``StudySource``
+    holds: str = "annotations, documents and manifest.json"  # what its ZIP holds, when it is one (the page says)
     options: tuple[str, ...] = ()  # the ``ExportOptions`` it reads ("license", "images"), for the page
 
     def open(self, folder: Path, tables: Tables, protocols: ProtocolSet) -> TableWriter:

@@ -80,4 +80,5 @@ FORMAT = ExportFormat(
     opener=GoldWriter,
     fits=fits_gold,
     study_level=True,
+    holds="gold tables in CSV and Parquet, and manifest.json",
 )

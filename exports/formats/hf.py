@@ -204,5 +204,6 @@ FORMAT = ExportFormat(
     content_type="application/zip",
     opener=HfWriter,
     study_level=True,
+    holds="a Hugging Face dataset folder with its card, and manifest.json",
     options=("license", "images"),
 )

@@ -17,11 +17,11 @@ import shutil
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .formats.base import WrittenFile
+from .formats.base import WrittenFile, utc_text
 
 MANIFEST = "manifest.json"
 BLOCK = 1 << 20
@@ -45,7 +45,7 @@ def manifest_for(
         "format": format_name,
         "analysis_run": analysis_id,
         "data_fingerprint": data_fingerprint,
-        "created": created.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "created": utc_text(created),
         "files": [
             {"name": f.name, "rows": f.rows, "bytes": f.path.stat().st_size, "sha256": sha256_of(f.path)}
             for f in files

@@ -28,7 +28,7 @@ from analysis.selectors import analysis_latest_done
 from studies.models import Study, study_files_prefix
 
 from .formats import FORMATS, ExportFormat, WrittenFile, tables_for
-from .formats.base import ExportOptions
+from .formats.base import ExportOptions, Origin, utc_text
 from .manifest import Package, manifest_for, manifest_text, package
 from .models import ExportJob
 from .rows import export_rows
@@ -124,7 +124,10 @@ def export_write(
     if not fmt.fits(protocols):
         raise ExportRefused(f"The {fmt.label} format does not fit this study's protocol.")
     tables = tables_for(protocols)
-    writer = fmt.open(folder, tables, protocols)
+    created = timezone.now()
+    origin = Origin(study=study.pk, analysis_run=analysis.pk, data_fingerprint=fingerprint.text,
+                    created=utc_text(created))
+    writer = fmt.open(folder, tables, protocols, origin)
     written = 0
     notes: dict[str, Any] = {}
     collecting = gc.isenabled()
@@ -146,7 +149,7 @@ def export_write(
         files = writer.close()
     manifest = manifest_for(
         study_id=study.pk, study_name=study.name, format_name=fmt.name, analysis_id=analysis.pk,
-        data_fingerprint=fingerprint.text, files=files, created=timezone.now(), notes=notes,
+        data_fingerprint=fingerprint.text, files=files, created=created, notes=notes,
     )
     return Written(files, manifest, package(files, manifest, folder, fmt.extension), rows=written)
 

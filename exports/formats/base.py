@@ -6,13 +6,15 @@ A format writes its tables into a local folder: ``annotations.<ext>``, and ``doc
 the protocol asks questions per document. ``close`` ends the files and says what was written;
 the service hashes them, adds the manifest and moves them to the storage. A study-level format
 (gold labels, COCO, a Hugging Face folder) also gets the whole study's ``StudySource`` before it
-closes.
+closes. A writer is opened with the export's ``Origin`` (study, analysis run, data fingerprint),
+which a format of one file that can hold it writes inside (Parquet, COCO).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from typing import Protocol as Interface
@@ -25,6 +27,28 @@ from .table import AnnotationRow, Tables
 
 ANNOTATIONS = "annotations"
 DOCUMENTS = "documents"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where an export comes from, as its manifest says: the study, the analysis run it was gated
+    on, the data that run saw, when it was made (UTC, ISO 8601). A format of one file carries it
+    inside too (Parquet's key-value metadata, COCO's ``info``), so the file names its run alone."""
+
+    study: int = 0
+    analysis_run: int = 0
+    data_fingerprint: str = ""
+    created: str = ""
+
+    def metadata(self) -> dict[str, str]:
+        """As key-value metadata (Parquet's), every key under ``tessera.``."""
+        return {"tessera.study": str(self.study), "tessera.analysis_run": str(self.analysis_run),
+                "tessera.data_fingerprint": self.data_fingerprint, "tessera.created": self.created}
+
+
+def utc_text(moment: datetime) -> str:
+    """``moment`` in UTC, ISO 8601 to the second, with a ``Z``."""
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)
@@ -133,14 +157,14 @@ class ExportFormat:
     extension: str  # of each table's file
     description: str
     content_type: str
-    opener: Callable[[Path, Tables, ProtocolSet], TableWriter]
+    opener: Callable[[Path, Tables, ProtocolSet, Origin], TableWriter]
     fits: Callable[[ProtocolSet], bool] = fits_any
     study_level: bool = False  # its writer is a ``StudyWriter``: the service makes a ``StudySource``
     holds: str = "annotations, documents and manifest.json"  # what its ZIP holds, when it is one (the page says)
     options: tuple[str, ...] = ()  # the ``ExportOptions`` it reads ("license", "images"), for the page
 
-    def open(self, folder: Path, tables: Tables, protocols: ProtocolSet) -> TableWriter:
-        return self.opener(folder, tables, protocols)
+    def open(self, folder: Path, tables: Tables, protocols: ProtocolSet, origin: Origin | None = None) -> TableWriter:
+        return self.opener(folder, tables, protocols, origin or Origin())
 
     def file_name(self, table: str) -> str:
         return f"{table}.{self.extension}"

@@ -13,8 +13,10 @@
   annotators' boxes, ``stats.gold.fused_box``; ``iou_mean``/``iou_min``/``iou_max``: its spread),
   each with ``bbox`` in pixels ``[x, y, w, h]``, ``area``, ``iscrowd`` 0 and the pool's country.
 
-Annotations flagged by a checker never reach a writer (``exports.rows``). Boxes are kept as they
-stream (four numbers each); the file is written once the study's items are known.
+``info`` names the study, the analysis run the export was gated on and the data it saw (as the
+manifest beside the file does). Annotations flagged by a checker never reach a writer
+(``exports.rows``). Boxes are kept as they stream (four numbers each); the file is written once
+the study's items are known.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from stats.reports.globalrg import iou
 from stats.versions import ProtocolSet
 from studies.protocol import SKIP, Field, UploadRef
 
-from .base import ExportFormat, StudySource, WrittenFile
+from .base import ExportFormat, Origin, StudySource, WrittenFile
 from .table import Tables
 
 FILE = "annotations.json"
@@ -55,8 +57,9 @@ class Box(NamedTuple):
 
 
 class CocoWriter:
-    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet):
+    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet, origin: Origin | None = None):
         self.path = folder / FILE
+        self.origin = origin or Origin()
         self.protocols = protocols
         self.fields = box_fields(protocols)
         self.boxes: list[Box] = []
@@ -142,8 +145,11 @@ class CocoWriter:
                 "annotator": None, "fused": True, "country": country, "annotators": len({b.annotator for b in drawn}),
                 "iou_mean": sum(ious) / len(ious), "iou_min": min(ious), "iou_max": max(ious),
             })
+        origin = self.origin
         return {
-            "info": {"description": "Boxes drawn by annotators, and the fused box per image and country"},
+            "info": {"description": "Boxes drawn by annotators, and the fused box per image and country",
+                     "date_created": origin.created, "study": origin.study, "analysis_run": origin.analysis_run,
+                     "data_fingerprint": origin.data_fingerprint},
             "licenses": [], "images": images, "categories": categories, "annotations": annotations,
         }
 

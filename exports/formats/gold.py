@@ -22,7 +22,7 @@ import pandas as pd
 from stats.gold import gold_keys
 from stats.versions import ProtocolSet
 
-from .base import ExportFormat, StudySource, WrittenFile
+from .base import ExportFormat, Origin, StudySource, WrittenFile
 from .frames import write_csv, write_parquet
 from .table import Tables
 
@@ -48,7 +48,7 @@ def fits_gold(protocols: ProtocolSet) -> bool:
 
 
 class GoldWriter:
-    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet):
+    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet, origin: Origin | None = None):
         self.folder = folder
         self.files: list[WrittenFile] = []
         self.missing: dict[str, str] = {}

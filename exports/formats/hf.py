@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 from stats.versions import ProtocolSet
 from studies.protocol import SKIP, Field, UploadRef
 
-from .base import DOCUMENTS, ExportFormat, StudySource, WrittenFile
+from .base import DOCUMENTS, ExportFormat, Origin, StudySource, WrittenFile
 from .card import Config, card_text
 from .frames import arrow_table
 from .gold import gold_missing, gold_tables
@@ -48,7 +48,7 @@ def split_name(country: str) -> str:
 
 
 class HfWriter:
-    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet):
+    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet, origin: Origin | None = None):
         self.folder, self.tables, self.protocols = folder, tables, protocols
         self.schemas = {RAW: tables.schema}
         if tables.document_schema is not None:

@@ -108,3 +108,12 @@ def test_two_annotators_photos_of_the_same_file_name_are_two_coco_images(photos,
     images = coco.dataset["images"]
     assert sorted(i["file_name"] for i in images) == sorted(f"uploads/{sha}.png" for sha, _ in photos)
     assert {i["original_name"] for i in images} == {"photo.jpg"}
+
+
+def test_the_coco_info_names_its_analysis_run_and_data(boxes, owner, tmp_path):
+    study, _, _ = boxes
+    job = exported(study, owner, "coco")
+    info = loaded(job, tmp_path).dataset["info"]
+    assert (info["analysis_run"], info["data_fingerprint"], info["study"]) == (
+        job.analysis_id, job.data_fingerprint, study.pk)
+    assert info["date_created"].endswith("Z") and info["description"]

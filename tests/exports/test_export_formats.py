@@ -161,9 +161,9 @@ def test_a_failure_mid_write_leaves_no_file(rated, owner, settings, fmt, tmp_pat
     writer = FORMATS[fmt].opener
     seen = {}
 
-    def failing(folder, tables, protocols):
+    def failing(folder, tables, protocols, origin):
         seen["folder"] = folder
-        real = writer(folder, tables, protocols)
+        real = writer(folder, tables, protocols, origin)
         write = real.write
 
         def write_then_fail(rows, documents):
@@ -279,3 +279,16 @@ def test_documents_come_as_a_second_table_in_a_zip_with_the_manifest(ravenea, ow
         assert isinstance(json.loads(raw.splitlines()[0])["combined_score"], float)
     assert list(frame["combined_score"]) == [3.0, 0.0, -3.0, 1.0]
     assert list(frame["country"]) == ["yes", "cannot_determine", "no", "yes"]
+
+
+# --- the analysis run a single file was gated on, inside it -----------------------------------
+
+
+def test_a_parquet_file_names_its_analysis_run_and_data_in_its_metadata(rated, owner):
+    job = exported(rated, owner, "parquet")
+    assert not job.is_zip
+    metadata = pq.read_metadata(io.BytesIO(stored(job))).metadata
+    assert metadata[b"tessera.analysis_run"] == str(job.analysis_id).encode()
+    assert metadata[b"tessera.data_fingerprint"] == job.data_fingerprint.encode()
+    assert metadata[b"tessera.study"] == str(rated.pk).encode()
+    assert pd.read_parquet(io.BytesIO(stored(job)))["annotator"].notna().all()  # the data reads as before

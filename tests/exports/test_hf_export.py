@@ -173,9 +173,9 @@ def test_a_failure_in_the_study_level_part_leaves_no_file(caire, owner, settings
     job = export_start(study=study, user=owner, format=fmt)
     opener, seen = FORMATS[fmt].opener, {}
 
-    def failing(folder, tables, protocols):
+    def failing(folder, tables, protocols, origin):
         seen["folder"] = folder
-        real = opener(folder, tables, protocols)
+        real = opener(folder, tables, protocols, origin)
         study_part = real.study
 
         def study_then_fail(source):

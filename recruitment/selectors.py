@@ -112,8 +112,14 @@ def webhooks_set_up() -> list[ProlificWebhook]:
 def launch_facts(study_id: int) -> list[dict]:
     """Each Prolific launch of the study as a dataset card states it (registered in
     ``annotation.extensions`` for the export's datasheet): the pool's country, places, the reward,
-    the estimated minutes and the hourly rate they make."""
-    rows = ProlificStudy.objects.filter(pool__study_id=study_id).select_related("pool").order_by("pool__country")
+    the estimated minutes and the hourly rate they make. Only launches participants could see: a
+    draft never published (or a row Prolific never created) offered no pay to anyone."""
+    rows = (
+        ProlificStudy.objects.filter(pool__study_id=study_id)
+        .exclude(status__in=ProlificStudy.NEVER_PUBLISHED)
+        .select_related("pool")
+        .order_by("pool__country")
+    )
     return [
         {
             "platform": "Prolific", "country": p.pool.country, "places": p.places,

@@ -90,13 +90,16 @@ def test_the_datasheet_says_who_was_asked_how_and_what(caire, owner, tmp_path):
     india.save()
     f.make_mock_question(study)
     ProlificStudy.objects.create(pool=india, reference="ref-in", places=20, reward=300, currency="GBP",
-                                 estimated_minutes=15)
+                                 estimated_minutes=15, status=ProlificStudy.Status.ACTIVE)
+    ProlificStudy.objects.create(pool=study.pools.get(country="JP"), reference="ref-jp", places=5, reward=100,
+                                 currency="GBP", estimated_minutes=15, status=ProlificStudy.Status.UNPUBLISHED)
     _, body = card_of(unzip(exported(study, owner, "hf"), tmp_path / "hf"))
     pools = "| India (IN) | 2 | 4 | 3 | born in the country; holds its nationality; spent most of their first 18 years"
     assert pools in body
     assert "5 annotations by 3 annotators" in body  # the annotator whose every annotation was flagged is not counted
     assert "A practice test of 1 questions" in body
     assert "Prolific, IN: 20 places, £3.00 for about 15 minutes (£12.00 an hour)" in body
+    assert "Prolific, JP" not in body  # a draft never published offered no pay
     assert "`relevance` (scale, ordinal): How relevant?" in body and "Choices: 1, 2, 3, 4, 5." in body
     assert "| How relevant? (`relevance`) | ordinal |" in body
     assert "## Known limitations" in body

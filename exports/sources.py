@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from django.db.models import Count
+
 from analysis.fingerprint import COUNTED, Fingerprint
 from analysis.models import AnalysisRun
 from analysis.reader import annotation_columns, item_names, protocol_set
@@ -26,6 +28,7 @@ from annotation.extensions import recruitment_facts
 from annotation.models import Annotation, Annotator, Upload, pseudonym_for
 from stats.gold import gold_keys, study_gold
 from studies.models import Item, MockQuestion, Study
+from studies.protocol import Protocol
 
 from .formats.base import ExportOptions, ItemImage, StudySource
 
@@ -89,14 +92,32 @@ def _pools(study: Study, max_id: int) -> list[dict[str, Any]]:
     return out
 
 
-def _questions(study: Study) -> list[dict[str, Any]]:
+def _questions(protocol: Protocol) -> list[dict[str, Any]]:
     def question(f) -> dict[str, Any]:
         return {
             "key": f.key, "type": f.type, "label": f.label, "help": f.help or "", "level": f.level or "",
             "choices": [c.label for c in f.choices], "fields": [question(s) for s in f.fields],
         }
 
-    return [question(f) for f in study.spec.fields]
+    return [question(f) for f in protocol.fields]
+
+
+def _versions(study: Study, max_id: int) -> list[dict[str, Any]]:
+    """The current protocol version, then each older one that counted annotations were given under
+    (newest first): its annotations and its questions; ``kept`` False for a version whose spec was
+    not kept (its answers were read with the current one)."""
+    counts = dict(
+        Annotation.objects.filter(COUNTED, study=study, id__lte=max_id).order_by()
+        .values("protocol_version").annotate(n=Count("id")).values_list("protocol_version", "n")
+    )
+    protocols = protocol_set(study=study, present=counts)
+    current = protocols.current_version
+    older = sorted((v for v in counts if v != current), reverse=True)
+    return [
+        {"version": v, "current": v == current, "annotations": counts.get(v, 0),
+         "kept": v not in protocols.fallback, "questions": _questions(protocols.for_version(v))}
+        for v in (current, *older)
+    ]
 
 
 def _field_agreement(entry: dict[str, Any], key: str) -> dict[str, Any]:
@@ -134,7 +155,8 @@ def datasheet(*, study: Study, analysis: AnalysisRun, fingerprint: Fingerprint) 
         "items_per_session": study.items_per_session,
         "practice": {"questions": questions.count(), "attempts": study.mock_attempts_allowed},
         "recruitment": recruitment_facts(study.pk),
-        "questions": _questions(study),
+        "questions": _questions(study.spec),
+        "versions": _versions(study, fingerprint.max_id),
         "agreement": _agreement(analysis.result),
     }
 

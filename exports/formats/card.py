@@ -141,8 +141,17 @@ def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license:
     else:
         out += ["", "No launch on a recruitment platform is recorded (annotators came by the study's own links)."]
     out += ["", "## The questions", ""]
+    versions = sheet.get("versions") or []
+    if len(versions) > 1:
+        current = versions[0]
+        out += [f"Answers span {len(versions)} protocol versions. The questions of version {current['version']} "
+                f"(the current one): {_count(current['annotations'], 'annotation')}; then what each earlier "
+                "version asked otherwise.", ""]
     for q in sheet.get("questions", []):
         out.append(_question(q, 0))
+    for version in versions[1:]:
+        out += ["", f"### Version {version['version']} ({_count(version['annotations'], 'annotation')})", ""]
+        out += _changes(version, sheet.get("questions", []))
     out += ["", "## Agreement (Krippendorff's alpha, from the analysis run)", "",
             "A unit is an item within a country; for a question asked per document (`container.question`), "
             "an (item, document) pair within a country.", "",
@@ -158,6 +167,22 @@ def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license:
             "- Dawid–Skene competences assume each annotator errs the same way on every item.",
             "- Annotators are named by pseudonyms; their answers may still be identifying in free text.", ""]
     return "\n".join(out)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _changes(version: Mapping[str, Any], current: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What an earlier version asked otherwise than the current ``questions``, a line each."""
+    if not version.get("kept", True):
+        return ["Its spec was not kept: its answers were read with the current questions."]
+    now = {q["key"]: q for q in current}
+    then = {q["key"]: q for q in version.get("questions", [])}
+    lines = [f"- {'Asked then, not now' if key not in now else 'Asked otherwise then'}: {_question(q, 0)[2:]}"
+             for key, q in then.items() if now.get(key) != q]
+    lines += [f"- Not asked then: `{key}`." for key in now if key not in then]
+    return lines or ["The same questions as the current version."]
 
 
 def _question(q: Mapping[str, Any], depth: int) -> str:

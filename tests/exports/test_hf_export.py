@@ -264,3 +264,28 @@ def test_annotators_uploaded_photos_ship_by_their_sha256(photos, owner, tmp_path
     assert len(names) == len(set(names))
     without = unzip(exported(study, owner, "hf"), tmp_path / "hf-no-images")
     assert not (without / "images").exists()
+
+
+def test_the_datasheet_lists_what_each_protocol_version_asked_otherwise(caire, owner, tmp_path):
+    import copy
+
+    from studies.services import study_set_protocol
+    from tests.annotations import annotate, submitted
+    from tests.exports.conftest import CAIRE
+
+    study, items, (a, b, c, d) = caire
+    spec = copy.deepcopy(CAIRE)
+    spec["fields"][0]["label"] = "How relevant to your country?"
+    spec["fields"][1] = {"key": "comment", "type": "text", "label": "Anything to add?", "required": False}
+    study = study_set_protocol(study=study, protocol=spec)
+    annotate(d, items[1], submitted(items[1], {"relevance": "4"}))
+    _, body = card_of(unzip(exported(study, owner, "hf"), tmp_path / "hf"))
+    questions = body.split("## The questions", 1)[1].split("## Agreement", 1)[0]
+    assert "Answers span 2 protocol versions" in questions
+    assert "version 2 (the current one): 1 annotation" in questions
+    assert "`relevance` (scale, ordinal): How relevant to your country?" in questions
+    older = questions.split("### Version 1", 1)[1]
+    assert older.startswith(" (5 annotations)")
+    assert "- Asked otherwise then: `relevance` (scale, ordinal): How relevant?" in older
+    assert "- Asked then, not now: `tags` (multi): What do you see?" in older
+    assert "- Not asked then: `comment`." in older

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -27,10 +26,15 @@ MANIFEST = "manifest.json"
 BLOCK = 1 << 20
 
 
-def sha256_of(path: Path) -> str:
+def _quiet() -> None:
+    """No heartbeat (an export written outside a job)."""
+
+
+def sha256_of(path: Path, on_block: Callable[[], None] = _quiet) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         while block := fh.read(BLOCK):
+            on_block()
             digest.update(block)
     return digest.hexdigest()
 
@@ -38,8 +42,10 @@ def sha256_of(path: Path) -> str:
 def manifest_for(
     *, study_id: int, study_name: str, format_name: str, analysis_id: int, data_fingerprint: str,
     files: Sequence[WrittenFile], created: datetime, notes: Mapping[str, Any] | None = None,
+    on_block: Callable[[], None] = _quiet,
 ) -> dict[str, Any]:
-    """The manifest of the files written (hashed here), then the format's ``notes``."""
+    """The manifest of the files written (hashed here, ``on_block()`` called per block read: a
+    heartbeat that may raise to stop), then the format's ``notes``."""
     return {
         "study": {"id": study_id, "name": study_name},
         "format": format_name,
@@ -47,7 +53,7 @@ def manifest_for(
         "data_fingerprint": data_fingerprint,
         "created": utc_text(created),
         "files": [
-            {"name": f.name, "rows": f.rows, "bytes": f.path.stat().st_size, "sha256": sha256_of(f.path)}
+            {"name": f.name, "rows": f.rows, "bytes": f.path.stat().st_size, "sha256": sha256_of(f.path, on_block)}
             for f in files
         ],
         **(notes or {}),
@@ -67,13 +73,19 @@ class Package:
     is_zip: bool
 
 
-def package(files: Sequence[WrittenFile], manifest: dict[str, Any], folder: Path, extension: str) -> Package:
+def package(files: Sequence[WrittenFile], manifest: dict[str, Any], folder: Path, extension: str,
+            on_block: Callable[[], None] = _quiet) -> Package:
+    """The one file as itself, or the ZIP of them all with ``manifest.json`` (``on_block()`` called
+    per block packed)."""
     if len(files) == 1:
         return Package(files[0].path, extension, is_zip=False)
     bundle = folder / "export.zip"
     with zipfile.ZipFile(bundle, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for f in files:
             with f.path.open("rb") as src, zf.open(f.name, "w", force_zip64=True) as out:
-                shutil.copyfileobj(src, out, BLOCK)
+                on_block()
+                while block := src.read(BLOCK):
+                    on_block()
+                    out.write(block)
         zf.writestr(MANIFEST, manifest_text(manifest))
     return Package(bundle, "zip", is_zip=True)

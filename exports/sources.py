@@ -14,7 +14,7 @@ reader in its ``ready()`` (as it does its entry check).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -162,14 +162,16 @@ def datasheet(*, study: Study, analysis: AnalysisRun, fingerprint: Fingerprint) 
 
 
 def study_source(*, study: Study, analysis: AnalysisRun, fingerprint: Fingerprint,
-                 options: ExportOptions) -> StudySource:
-    """The ``StudySource`` of an export of ``study`` gated on ``analysis`` (``fingerprint``: the data it saw)."""
+                 options: ExportOptions, pulse: Callable[[], None] = lambda: None) -> StudySource:
+    """The ``StudySource`` of an export of ``study`` gated on ``analysis`` (``fingerprint``: the data
+    it saw). ``pulse()``, the job's heartbeat, is called per chunk read and per gold field and table
+    (and handed to the writer, which calls it per table and image); it raises to stop."""
     max_id = fingerprint.max_id
     protocols = protocol_set(study=study, max_id=max_id)
     country_of = dict(study.pools.values_list("pk", "country"))
-    columns = annotation_columns(study=study, max_id=max_id, keys=gold_keys(protocols))
+    columns = annotation_columns(study=study, max_id=max_id, keys=gold_keys(protocols), on_chunk=lambda _: pulse())
     gold = study_gold(columns, protocols, country_of=country_of, item_names=item_names(study=study),
-                      context=gold_context(study=study, protocols=protocols, country_of=country_of))
+                      context=gold_context(study=study, protocols=protocols, country_of=country_of), on_step=pulse)
     names = {pk: pseudonym_for(public) for pk, public in Annotator.objects.filter(study=study).values_list(
         "pk", "public_id").iterator(chunk_size=10_000)}
     gold = replace(gold, annotators=gold.annotators.assign(
@@ -177,4 +179,5 @@ def study_source(*, study: Study, analysis: AnalysisRun, fingerprint: Fingerprin
     return StudySource(
         gold=gold, items=_items(study), datasheet=datasheet(study=study, analysis=analysis, fingerprint=fingerprint),
         options=options, read_image=_image_reader(study), uploads=_uploads(study), read_upload=_upload_reader(study),
+        pulse=pulse,
     )

@@ -118,7 +118,9 @@ class StudySource:
     items' images by item id, the datasheet's facts (plain JSON-able data), the options, a reader
     of an image's bytes in chunks (``read_image(item_pk)``; empty when it has none), the stored
     suffix of each upload of the study by sha256 (``uploads``) and a reader of its bytes
-    (``read_upload(sha256)``; empty when none is stored)."""
+    (``read_upload(sha256)``; empty when none is stored), and the job's heartbeat (``pulse()``:
+    a writer calls it per table and per image; it renews the lease and raises when the job was
+    cancelled)."""
 
     gold: Any
     items: Mapping[int, ItemImage]
@@ -127,6 +129,7 @@ class StudySource:
     read_image: Callable[[int], Iterator[bytes]] = lambda pk: iter(())
     uploads: Mapping[str, str] = field(default_factory=dict)
     read_upload: Callable[[str], Iterator[bytes]] = lambda sha256: iter(())
+    pulse: Callable[[], None] = lambda: None  # the job's heartbeat: called per table and image; raises to stop
 
     def upload_file(self, upload: UploadRef) -> str:
         """``upload_file`` of an answer's upload: its stored suffix (the format Pillow found), else

@@ -59,6 +59,7 @@ class GoldWriter:
     def study(self, source: StudySource) -> None:
         self.missing = gold_missing(source)
         for name, frame in gold_tables(source).items():
+            source.pulse()
             for suffix, writer in (("csv", write_csv), ("parquet", write_parquet)):
                 path = self.folder / f"{name}.{suffix}"
                 self.files.append(WrittenFile(path.name, path, writer(frame, path)))

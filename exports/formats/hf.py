@@ -120,6 +120,7 @@ class HfWriter:
             if splits:
                 configs.append(Config(table, splits, schema, default=table == RAW))
         for name, frame in gold_tables(source).items():
+            source.pulse()
             if not len(frame):  # ``datasets`` reads no Parquet file of zero rows: an empty table is left out
                 continue
             whole = arrow_table(frame)
@@ -167,8 +168,10 @@ class HfWriter:
             if item is None or not item.name or item.name in shipped:  # items may share one stored image
                 continue
             shipped.add(item.name)
+            source.pulse()
             self._copy(f"images/{Path(item.name).name}", source.read_image(pk))
         for sha, upload in sorted(self.uploads.items()):
+            source.pulse()
             self._copy(f"images/{source.upload_file(upload)}", source.read_upload(sha))
 
     def _copy(self, relative: str, blocks: Iterator[bytes]) -> None:

@@ -292,3 +292,26 @@ def test_a_parquet_file_names_its_analysis_run_and_data_in_its_metadata(rated, o
     assert metadata[b"tessera.data_fingerprint"] == job.data_fingerprint.encode()
     assert metadata[b"tessera.study"] == str(rated.pk).encode()
     assert pd.read_parquet(io.BytesIO(stored(job)))["annotator"].notna().all()  # the data reads as before
+
+
+def test_a_cancel_during_the_upload_stops_it_and_leaves_no_partial_file(rated, owner, settings, monkeypatch):
+    from analysis import jobs
+    from exports import services
+
+    monkeypatch.setattr(services, "PULSE_SECONDS", 0)
+    analysis_run(run_id=AnalysisRun.objects.create(study=rated, requested_by=owner).pk)
+    job = export_start(study=rated, user=owner, format="csv")
+    real, reads = jobs.job_progress, []
+
+    def cancelled_once_uploading(model, pk, percent):
+        if percent == 99:
+            reads.append(percent)
+            if len(reads) == 2:  # the storage reads the file's first block: the researcher presses Cancel
+                services.export_cancel(job=ExportJob.objects.get(pk=pk), user=owner)
+        return real(model, pk, percent)
+
+    with mock.patch("exports.services.job_progress", side_effect=cancelled_once_uploading):
+        job = export_build(job_id=job.pk)
+    assert job.status == ExportJob.Status.FAILED and job.error.startswith("Cancelled by owner")
+    assert len(reads) == 2 and not job.file  # stopped at the first block read
+    assert _no_export_files(settings)  # the storage had opened the file: it is deleted

@@ -289,3 +289,57 @@ def test_the_datasheet_lists_what_each_protocol_version_asked_otherwise(caire, o
     assert "- Asked otherwise then: `relevance` (scale, ordinal): How relevant?" in older
     assert "- Asked then, not now: `tags` (multi): What do you see?" in older
     assert "- Not asked then: `comment`." in older
+
+
+# --- the final steps: the lease renewed, a cancel honoured ------------------------------------
+
+
+def test_the_final_steps_report_progress_and_so_renew_the_lease(caire, owner, monkeypatch):
+    from unittest import mock
+
+    from analysis import jobs
+    from exports import services
+
+    monkeypatch.setattr(services, "PULSE_SECONDS", 0)
+    study, _, _ = caire
+    analysis_run(run_id=AnalysisRun.objects.create(study=study, requested_by=owner).pk)
+    job = services.export_start(study=study, user=owner, format="hf", options={"images": True})
+    seen = []
+
+    def recorded(model, pk, percent):
+        seen.append(percent)
+        return jobs.job_progress(model, pk, percent)
+
+    with mock.patch("exports.services.job_progress", side_effect=recorded):
+        job = services.export_build(job_id=job.pk)
+    assert job.status == ExportJob.Status.DONE, job.error
+    # after the one chunk: the study's gold and images (96), the hashes and the ZIP (98), the upload (99)
+    assert {96, 98, 99} <= set(seen) and seen.count(96) > 3
+
+
+def test_a_cancel_while_the_images_are_copied_stops_the_export_and_keeps_nothing(caire, owner, settings,
+                                                                                  monkeypatch):
+    import os
+    from unittest import mock
+
+    from exports import services
+
+    monkeypatch.setattr(services, "PULSE_SECONDS", 0)
+    study, items, _ = caire
+    analysis_run(run_id=AnalysisRun.objects.create(study=study, requested_by=owner).pk)
+    job = services.export_start(study=study, user=owner, format="hf", options={"images": True})
+    real_open, reads = default_storage.open, []
+
+    def open_then_cancel(name, mode="rb"):  # the researcher presses Cancel while the first image is copied
+        if name in {item.image.name for item in items}:
+            reads.append(name)
+            services.export_cancel(job=ExportJob.objects.get(pk=job.pk), user=owner)
+        return real_open(name, mode)
+
+    with mock.patch.object(default_storage, "open", side_effect=open_then_cancel):
+        job = services.export_build(job_id=job.pk)
+    assert job.status == ExportJob.Status.FAILED and job.error.startswith("Cancelled by owner")
+    assert len(reads) == 1  # the second image is never read
+    assert not job.file
+    exports_dir = os.path.join(settings.MEDIA_ROOT, "exports")
+    assert not os.path.exists(exports_dir) or not any(files for _, _, files in os.walk(exports_dir))

@@ -87,6 +87,7 @@ def _pools(study: Study, max_id: int) -> list[dict[str, Any]]:
             "country": pool.country, "country_name": pool.country_name,
             "annotators": counted.values("annotator_id").distinct().count(), "annotations": counted.count(),
             "annotations_per_item": pool.annotations_per_item,
+            "min_distinct_annotators": pool.min_distinct_annotators,
             "eligibility": [text for attr, text in ELIGIBILITY if getattr(pool, attr)],
         })
     return out

@@ -8,7 +8,7 @@ The header: ``license``, ``pretty_name``, ``size_categories``, ``configs`` (each
 ``datasets.Features`` writes them). The datasheet (``datasheet_text``) says who was asked and how
 (countries, pool sizes, eligibility, the practice test, the pay rate of each launch), every
 question's text, the agreement per field and per country from the analysis the export was gated
-on, and known limitations.
+on, and known limitations (``limitations``: what is true of this study, then what is true of any).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import pyarrow as pa
 SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
          (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"))
 DTYPES = {"double": "float64", "float": "float32", "halffloat": "float16"}
+LOW_ALPHA = 0.667  # Krippendorff's lowest alpha for tentative conclusions (0.8 for firm ones)
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,7 @@ def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license:
         countries = ", ".join(f"{c['country']}: {_number(c['alpha'])}" for c in a.get("countries", []))
         out.append(f"| {a['label'] or a['key']} (`{a['key']}`) | {a['level'] or '–'} | {_number(a['alpha'])} | "
                    f"{_number(a['n_units'])} | {countries or '–'} |")
-    out += ["", "## Known limitations", "",
+    out += ["", "## Known limitations", "", *limitations(sheet),
             "- Annotators said where they were born, grew up and live; nothing verified it.",
             "- Annotations a checker flagged and withdrawn sessions are left out; the rest were not all reviewed.",
             "- Small pools give wide intervals: read each gold row's `n` and `agreement` before its label.",
@@ -169,8 +170,41 @@ def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license:
     return "\n".join(out)
 
 
+def limitations(sheet: Mapping[str, Any]) -> list[str]:
+    """What is known to limit this study's data, a line each, from its datasheet: pools with fewer
+    annotators than the ratings (or distinct annotators) wanted, fields whose agreement is below
+    ``LOW_ALPHA``, entries through Prolific let in unverified, answers over several protocol versions."""
+    lines = []
+    for p in sheet.get("pools", []):
+        people, wanted = p.get("annotators") or 0, p.get("annotations_per_item") or 0
+        distinct = p.get("min_distinct_annotators") or 0
+        name = f"{p['country_name']} ({p['country']}): {_count(people, 'annotator')}"
+        if people < wanted:
+            lines.append(f"- {name}, fewer than the {wanted} ratings wanted per item: no item of it can have "
+                         "that many different raters.")
+        elif people < distinct:
+            lines.append(f"- {name}, fewer than the {distinct} different annotators wanted.")
+    low = [a for a in sheet.get("agreement", []) if a.get("alpha") is not None and a["alpha"] < LOW_ALPHA]
+    if low:
+        fields = ", ".join(f"`{a['key']}` ({_number(a['alpha'])})" for a in low)
+        lines.append(f"- Agreement below alpha {LOW_ALPHA} (Krippendorff's lowest bar for tentative conclusions): "
+                     f"{fields}. Read these fields' gold labels with care.")
+    for r in sheet.get("recruitment") or []:
+        n = r.get("unverified_entries") or 0
+        if n:
+            lines.append(f"- {_count(n, 'entry')} through {r.get('platform')} ({r.get('country')}) "
+                         f"{'was' if n == 1 else 'were'} let in without {r.get('platform')}'s confirmation of the "
+                         "participant (its check could not be made, or found no match).")
+    versions = sheet.get("versions") or []
+    if len(versions) > 1:
+        lines.append(f"- Answers span {len(versions)} protocol versions (see The questions): an answer is read "
+                     "with its own version's question, which may have been worded or offered otherwise.")
+    return lines
+
+
 def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+    plural = f"{noun[:-1]}ies" if noun.endswith("y") else f"{noun}s"
+    return f"{n} {noun if n == 1 else plural}"
 
 
 def _changes(version: Mapping[str, Any], current: Sequence[Mapping[str, Any]]) -> list[str]:

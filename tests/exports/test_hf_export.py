@@ -343,3 +343,54 @@ def test_a_cancel_while_the_images_are_copied_stops_the_export_and_keeps_nothing
     assert not job.file
     exports_dir = os.path.join(settings.MEDIA_ROOT, "exports")
     assert not os.path.exists(exports_dir) or not any(files for _, _, files in os.walk(exports_dir))
+
+
+def test_the_known_limitations_say_what_is_true_of_this_study(caire, owner, tmp_path):
+    import copy
+
+    from recruitment.models import ProlificSubmission
+    from studies.services import study_set_protocol
+    from tests.annotations import annotate, annotators, submitted
+    from tests.exports.conftest import CAIRE
+
+    study, items, (a, b, c, d) = caire
+    india = study.pools.get(country="IN")
+    launch = ProlificStudy.objects.create(pool=india, reference="ref-in", places=20, reward=300, currency="GBP",
+                                          estimated_minutes=15, status=ProlificStudy.Status.ACTIVE)
+    ProlificSubmission.objects.create(prolific_study=launch, prolific_id="s1", participant_id="p1",
+                                      entry_check=ProlificSubmission.Check.PENDING)
+    spec = copy.deepcopy(CAIRE)
+    spec["fields"][0]["label"] = "How relevant to your country?"
+    study = study_set_protocol(study=study, protocol=spec)
+    annotate(d, items[1], submitted(items[1], {"relevance": "5"}))
+    (e,) = annotators(study.pools.get(country="JP"), 1)  # Japan disagrees on both items
+    annotate(e, items[0], submitted(items[0], {"relevance": "1"}))
+    annotate(e, items[1], submitted(items[1], {"relevance": "1"}))
+    job = exported(study, owner, "hf")
+    _, body = card_of(unzip(job, tmp_path / "hf"))
+    limits = body.split("## Known limitations", 1)[1]
+    assert "- India (IN): 2 annotators, fewer than the 3 ratings wanted per item" in limits
+    assert "- Japan (JP): 2 annotators, fewer than the 3 ratings wanted per item" in limits
+    assert "- 1 entry through Prolific (IN) was let in without Prolific's confirmation" in limits
+    assert "- Answers span 2 protocol versions" in limits
+    (relevance,) = [x for x in job.analysis.result["fields"] if x["key"] == "relevance"]
+    alpha = relevance["overall"]["alpha"]
+    assert alpha is not None and alpha < 0.667
+    assert f"`relevance` ({alpha:.3f})" in limits
+    assert "Annotators said where they were born" in limits  # the lines true of every study stay
+
+
+def test_the_known_limitations_leave_out_what_is_not_so(owner, tmp_path):
+    from tests.annotations import annotate, annotators, inline_study, submitted
+    from tests.exports.conftest import CAIRE
+
+    study = inline_study(owner, CAIRE, name="Agreeing")
+    pool = f.make_pool(study, "IN", "India", annotations_per_item=2)
+    items = f.make_items(study, "IN", 3)
+    for who in annotators(pool, 2):
+        for n, item in enumerate(items):
+            annotate(who, item, submitted(item, {"relevance": str(n + 2)}))
+    _, body = card_of(unzip(exported(study, owner, "hf"), tmp_path / "hf"))
+    limits = body.split("## Known limitations", 1)[1]
+    assert "fewer than" not in limits and "confirmation" not in limits and "protocol versions" not in limits
+    assert "agreement below" not in limits.lower()

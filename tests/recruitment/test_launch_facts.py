@@ -30,3 +30,15 @@ def test_a_published_launch_states_its_pay(study, status):
     launch(study, "KE", status)
     (fact,) = launch_facts(study.pk)
     assert (fact["reward"], fact["hourly"], fact["places"]) == ("£3.00", "£12.00", 10)
+
+
+def test_it_counts_the_entries_let_in_without_prolifics_confirmation(study):
+    from recruitment.models import ProlificSubmission
+
+    row = launch(study, "KE", Status.ACTIVE)
+    Check = ProlificSubmission.Check
+    for n, check in enumerate([Check.PENDING, Check.FAILED, Check.VERIFIED, Check.NONE]):
+        ProlificSubmission.objects.create(prolific_study=row, prolific_id=f"s{n}", participant_id=f"p{n}",
+                                          entry_check=check)
+    (fact,) = launch_facts(study.pk)
+    assert fact["unverified_entries"] == 2

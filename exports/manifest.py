@@ -1,54 +1,62 @@
 """An export's manifest and its packing. Pure: no Django.
 
 Every export carries ``manifest.json``: the study, the format, the analysis run it was gated on,
-when it was made, and each file with its rows, size and sha256. An export of one file (a protocol
-with no per-document questions) is that file itself, the way researchers load it
-(``pandas.read_parquet(path)``), and its manifest is kept in the job row and offered as its own
-download; an export of several files is one ZIP of the files and ``manifest.json``, so the tables
-always travel with the record of where they came from.
+when it was made, and each file with its rows, size and sha256; then what the format notes (a
+study-level format: the paper tables it could not make, ``not_computed``, table → why). An export
+of one file (a protocol with no per-document questions) is that file itself, the way researchers
+load it (``pandas.read_parquet(path)``), and its manifest is kept in the job row and offered as its
+own download; an export of several files is one ZIP of the files and ``manifest.json``, so the
+tables always travel with the record of where they came from.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .formats.base import WrittenFile
+from .formats.base import WrittenFile, utc_text
 
 MANIFEST = "manifest.json"
 BLOCK = 1 << 20
 
 
-def sha256_of(path: Path) -> str:
+def _quiet() -> None:
+    """No heartbeat (an export written outside a job)."""
+
+
+def sha256_of(path: Path, on_block: Callable[[], None] = _quiet) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         while block := fh.read(BLOCK):
+            on_block()
             digest.update(block)
     return digest.hexdigest()
 
 
 def manifest_for(
     *, study_id: int, study_name: str, format_name: str, analysis_id: int, data_fingerprint: str,
-    files: Sequence[WrittenFile], created: datetime,
+    files: Sequence[WrittenFile], created: datetime, notes: Mapping[str, Any] | None = None,
+    on_block: Callable[[], None] = _quiet,
 ) -> dict[str, Any]:
-    """The manifest of the files written (hashed here)."""
+    """The manifest of the files written (hashed here, ``on_block()`` called per block read: a
+    heartbeat that may raise to stop), then the format's ``notes``."""
     return {
         "study": {"id": study_id, "name": study_name},
         "format": format_name,
         "analysis_run": analysis_id,
         "data_fingerprint": data_fingerprint,
-        "created": created.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "created": utc_text(created),
         "files": [
-            {"name": f.name, "rows": f.rows, "bytes": f.path.stat().st_size, "sha256": sha256_of(f.path)}
+            {"name": f.name, "rows": f.rows, "bytes": f.path.stat().st_size, "sha256": sha256_of(f.path, on_block)}
             for f in files
         ],
+        **(notes or {}),
     }
 
 
@@ -65,13 +73,19 @@ class Package:
     is_zip: bool
 
 
-def package(files: Sequence[WrittenFile], manifest: dict[str, Any], folder: Path, extension: str) -> Package:
+def package(files: Sequence[WrittenFile], manifest: dict[str, Any], folder: Path, extension: str,
+            on_block: Callable[[], None] = _quiet) -> Package:
+    """The one file as itself, or the ZIP of them all with ``manifest.json`` (``on_block()`` called
+    per block packed)."""
     if len(files) == 1:
         return Package(files[0].path, extension, is_zip=False)
     bundle = folder / "export.zip"
     with zipfile.ZipFile(bundle, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for f in files:
             with f.path.open("rb") as src, zf.open(f.name, "w", force_zip64=True) as out:
-                shutil.copyfileobj(src, out, BLOCK)
+                on_block()
+                while block := src.read(BLOCK):
+                    on_block()
+                    out.write(block)
         zf.writestr(MANIFEST, manifest_text(manifest))
     return Package(bundle, "zip", is_zip=True)

@@ -1,13 +1,19 @@
 """State changes of export jobs: start one (``export_start``, refused unless the latest analysis saw
 the current data), build it (``export_build``, the Celery task's body), and write one to a path
 (``export_to_path``, ``manage.py export``). All three write through ``export_write``: the study's
-annotations read in chunks and written by the chosen format as they come, to a temporary folder."""
+annotations read in chunks and written by the chosen format as they come, to a temporary folder.
+The steps after the chunks (the study's gold and images, the hashes, the ZIP, the upload) keep
+the job's lease and honour a cancel through a ``Pulse``, as the chunks do through their progress."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import io
+import math
 import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -28,7 +34,7 @@ from analysis.selectors import analysis_latest_done
 from studies.models import Study, random_name, study_files_prefix
 
 from .formats import FORMATS, ExportFormat, WrittenFile, tables_for
-from .formats.base import ExportOptions
+from .formats.base import ExportOptions, Origin, utc_text
 from .manifest import Package, manifest_for, manifest_text, package
 from .models import ExportJob
 from .rows import export_rows
@@ -36,6 +42,7 @@ from .selectors import documents_of_items
 from .sources import study_source
 
 CHUNK_SIZE = 20_000  # annotations read, converted and written at a time (a Parquet row group)
+PULSE_SECONDS = 1.0  # the final steps (gold, images, hashes, ZIP, upload) check in at most this often
 
 
 class ExportRefused(Exception):
@@ -101,33 +108,63 @@ def export_cancel(*, job: ExportJob, user: AbstractBaseUser) -> bool:
     return job_cancel(ExportJob, job.pk, reason=f"Cancelled by {user.get_username()}; no file was kept.")
 
 
+class Pulse:
+    """The heartbeat of an export's final steps, which have no chunks to count: the study's gold
+    and images, the hashes, the ZIP, the upload. ``pulse()`` (called per field, table, image and
+    block) hands the stage's percent to ``beat`` at most every ``PULSE_SECONDS``: for a job, a
+    progress report that renews the lease and raises ExportCancelled once the row is no longer
+    this attempt's. ``at(percent)`` starts a stage and reports it at once. Without a ``beat`` (an
+    export outside a job) it does nothing."""
+
+    def __init__(self, beat: Callable[[int], None] | None = None, percent: int = 95):
+        self.beat, self.percent = beat, percent
+        self.last = -math.inf
+
+    def at(self, percent: int) -> None:
+        self.percent, self.last = percent, -math.inf
+        self()
+
+    def __call__(self) -> None:
+        if self.beat is None:
+            return
+        now = time.monotonic()
+        if now - self.last >= PULSE_SECONDS:
+            self.last = now
+            self.beat(self.percent)
+
+
 @dataclass(frozen=True)
 class Written:
-    """An export written to a local folder: its files, their manifest, and what is to be stored."""
+    """An export written to a local folder: its files, their manifest, what is to be stored, and
+    how many annotations it was made from (``rows``: the job's count, whatever rows its files hold)."""
 
     files: list[WrittenFile]
     manifest: dict[str, Any]
     package: Package
-
-    @property
-    def rows(self) -> int:
-        return self.files[0].rows
+    rows: int
 
 
 def export_write(
     *, study: Study, analysis: AnalysisRun, fingerprint: Fingerprint, fmt: ExportFormat, folder: Path,
     on_chunk: Callable[[int], None] | None = None, chunk_size: int = CHUNK_SIZE,
-    options: ExportOptions | None = None,
+    options: ExportOptions | None = None, pulse: Pulse | None = None,
 ) -> Written:
     """Write the annotations ``fingerprint`` counted (what ``analysis`` saw) in ``fmt`` into
     ``folder``: read in chunks, each answer with the spec of its version, written as they come.
-    ``on_chunk(annotations written)`` follows the progress (and may raise to stop)."""
+    ``on_chunk(annotations written)`` follows the progress (and may raise to stop); ``pulse``
+    follows the steps after the chunks (the study's gold and images at 96%, the hashes and the ZIP
+    at 98%) and may raise to stop as well."""
+    pulse = pulse or Pulse()
     protocols = protocol_set(study=study, max_id=fingerprint.max_id)
     if not fmt.fits(protocols):
         raise ExportRefused(f"The {fmt.label} format does not fit this study's protocol.")
     tables = tables_for(protocols)
-    writer = fmt.open(folder, tables, protocols)
+    created = timezone.now()
+    origin = Origin(study=study.pk, analysis_run=analysis.pk, data_fingerprint=fingerprint.text,
+                    created=utc_text(created))
+    writer = fmt.open(folder, tables, protocols, origin)
     written = 0
+    notes: dict[str, Any] = {}
     collecting = gc.isenabled()
     gc.disable()  # the chunks make no reference cycles; the collector scanning a chunk of live rows only slows it
     try:
@@ -138,24 +175,31 @@ def export_write(
             if on_chunk:
                 on_chunk(written)
         if fmt.study_level:  # gold labels, a card: what needs the whole study, read once here
+            pulse.at(96)
             writer.study(study_source(study=study, analysis=analysis, fingerprint=fingerprint,
-                                      options=options or ExportOptions()))
+                                      options=options or ExportOptions(), pulse=pulse))
+            notes = writer.notes()
     finally:
         if collecting:
             gc.enable()
         files = writer.close()
+    pulse.at(98)
     manifest = manifest_for(
         study_id=study.pk, study_name=study.name, format_name=fmt.name, analysis_id=analysis.pk,
-        data_fingerprint=fingerprint.text, files=files, created=timezone.now(),
+        data_fingerprint=fingerprint.text, files=files, created=created, notes=notes, on_block=pulse,
     )
-    return Written(files, manifest, package(files, manifest, folder, fmt.extension))
+    return Written(files, manifest, package(files, manifest, folder, fmt.extension, on_block=pulse), rows=written)
+
+
+def _beat(job_id: int, percent: int) -> None:
+    """Report progress (renewing the lease); a row no longer this attempt's (cancelled, deleted,
+    taken over after a lost lease) stops the export."""
+    if not job_progress(ExportJob, job_id, percent):
+        raise ExportCancelled
 
 
 def _progress(job_id: int, total: int, written: int) -> None:
-    """Report progress (renewing the lease); a row no longer this attempt's (cancelled, deleted,
-    taken over after a lost lease) stops the export."""
-    if not job_progress(ExportJob, job_id, min(95, 95 * written // max(total, 1))):
-        raise ExportCancelled
+    _beat(job_id, min(95, 95 * written // max(total, 1)))
 
 
 def export_build(*, job_id: int) -> ExportJob | None:
@@ -168,13 +212,15 @@ def export_build(*, job_id: int) -> ExportJob | None:
     try:
         job = ExportJob.objects.select_related("study", "analysis").get(pk=job_id)
         fingerprint = Fingerprint.parse(job.data_fingerprint)
+        pulse = Pulse(partial(_beat, job_id))
         with tempfile.TemporaryDirectory(prefix="tessera-export-") as tmp:
             written = export_write(
                 study=job.study, analysis=job.analysis, fingerprint=fingerprint, fmt=export_format(job.format),
                 folder=Path(tmp), on_chunk=partial(_progress, job_id, fingerprint.count),
-                options=ExportOptions.read(job.options),
+                options=ExportOptions.read(job.options), pulse=pulse,
             )
-            stored = _store(job, written.package)
+            pulse.at(99)
+            stored = _store(job, written.package, pulse)
         if not job_finish(ExportJob, job_id, rows=written.rows, file=stored, manifest=written.manifest):
             raise ExportCancelled
     except ExportCancelled:
@@ -187,15 +233,38 @@ def export_build(*, job_id: int) -> ExportJob | None:
     return ExportJob.objects.filter(pk=job_id).first()
 
 
-def _store(job: ExportJob, pkg: Package) -> str:
+class _PulsingFile(io.FileIO):
+    """A file read for an upload that beats the job's pulse at each read (the lease renewed, a
+    cancel honoured mid-upload)."""
+
+    def __init__(self, path: Path, pulse: Callable[[], None]):
+        super().__init__(path, "rb")
+        self.pulse = pulse
+
+    def read(self, size: int = -1) -> bytes:
+        self.pulse()
+        return super().read(size)
+
+    def readinto(self, buffer) -> int:
+        self.pulse()
+        return super().readinto(buffer)
+
+
+def _store(job: ExportJob, pkg: Package, pulse: Callable[[], None]) -> str:
     """Move the finished file to the storage (local disk, or S3 when a bucket is set), under a name with
-    a random part; the download is named for the user by the view (study, format, date)."""
+    a random part (the download is named for the user by the view: study, format, date); an upload
+    stopped midway (a cancel, an error) leaves nothing under its name."""
     stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
-    name = random_name(
+    name = default_storage.get_available_name(random_name(
         study_files_prefix(job.study_id, "exports"), f"export-{job.pk}-{job.format}-{stamp}", f".{pkg.extension}"
-    )
-    with pkg.path.open("rb") as fh:
-        return default_storage.save(name, File(fh, name=pkg.path.name))
+    ))
+    try:
+        with _PulsingFile(pkg.path, pulse) as fh:
+            return default_storage.save(name, File(fh, name=pkg.path.name))
+    except BaseException:
+        with contextlib.suppress(Exception):  # the stop (or the storage's error) is what is reported
+            default_storage.delete(name)  # the local disk keeps what was written before the stop
+        raise
 
 
 @dataclass(frozen=True)

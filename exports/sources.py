@@ -14,18 +14,21 @@ reader in its ``ready()`` (as it does its entry check).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
+
+from django.db.models import Count
 
 from analysis.fingerprint import COUNTED, Fingerprint
 from analysis.models import AnalysisRun
 from analysis.reader import annotation_columns, item_names, protocol_set
 from analysis.reports import gold_context
 from annotation.extensions import recruitment_facts
-from annotation.models import Annotation, Annotator, pseudonym_for
+from annotation.models import Annotation, Annotator, Upload, pseudonym_for
 from stats.gold import gold_keys, study_gold
 from studies.models import Item, MockQuestion, Study
+from studies.protocol import Protocol
 
 from .formats.base import ExportOptions, ItemImage, StudySource
 
@@ -58,6 +61,24 @@ def _image_reader(study: Study):
     return read
 
 
+def _uploads(study: Study) -> dict[str, str]:
+    """The stored suffix of each image the study's annotators uploaded, by sha256."""
+    rows = Upload.objects.filter(study=study).values_list("sha256", "suffix")
+    return dict(rows.iterator(chunk_size=20_000))
+
+
+def _upload_reader(study: Study):
+    def read(sha256: str) -> Iterator[bytes]:
+        upload = Upload.objects.filter(study=study, sha256=sha256).exclude(file="").only("file").first()
+        if upload is None:
+            return
+        with upload.file.storage.open(upload.file.name, "rb") as fh:
+            while block := fh.read(CHUNK):
+                yield block
+
+    return read
+
+
 def _pools(study: Study, max_id: int) -> list[dict[str, Any]]:
     out = []
     for pool in study.pools.order_by("country"):
@@ -66,32 +87,59 @@ def _pools(study: Study, max_id: int) -> list[dict[str, Any]]:
             "country": pool.country, "country_name": pool.country_name,
             "annotators": counted.values("annotator_id").distinct().count(), "annotations": counted.count(),
             "annotations_per_item": pool.annotations_per_item,
+            "min_distinct_annotators": pool.min_distinct_annotators,
             "eligibility": [text for attr, text in ELIGIBILITY if getattr(pool, attr)],
         })
     return out
 
 
-def _questions(study: Study) -> list[dict[str, Any]]:
+def _questions(protocol: Protocol) -> list[dict[str, Any]]:
     def question(f) -> dict[str, Any]:
         return {
             "key": f.key, "type": f.type, "label": f.label, "help": f.help or "", "level": f.level or "",
             "choices": [c.label for c in f.choices], "fields": [question(s) for s in f.fields],
         }
 
-    return [question(f) for f in study.spec.fields]
+    return [question(f) for f in protocol.fields]
+
+
+def _versions(study: Study, max_id: int) -> list[dict[str, Any]]:
+    """The current protocol version, then each older one that counted annotations were given under
+    (newest first): its annotations and its questions; ``kept`` False for a version whose spec was
+    not kept (its answers were read with the current one)."""
+    counts = dict(
+        Annotation.objects.filter(COUNTED, study=study, id__lte=max_id).order_by()
+        .values("protocol_version").annotate(n=Count("id")).values_list("protocol_version", "n")
+    )
+    protocols = protocol_set(study=study, present=counts)
+    current = protocols.current_version
+    older = sorted((v for v in counts if v != current), reverse=True)
+    return [
+        {"version": v, "current": v == current, "annotations": counts.get(v, 0),
+         "kept": v not in protocols.fallback, "questions": _questions(protocols.for_version(v))}
+        for v in (current, *older)
+    ]
+
+
+def _field_agreement(entry: dict[str, Any], key: str) -> dict[str, Any]:
+    overall = entry.get("overall") or {}
+    return {
+        "key": key, "label": entry.get("label"), "level": entry.get("level"),
+        "alpha": overall.get("alpha"), "n_units": overall.get("n_units"),
+        "countries": [{"country": p.get("country"), "alpha": p.get("alpha"), "n_units": p.get("n_units")}
+                      for p in entry.get("pools", [])],
+    }
 
 
 def _agreement(result: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """Each field's Krippendorff's alpha overall and per country, as the analysis run stored it."""
-    out = []
-    for entry in (result or {}).get("fields", []):
-        overall = entry.get("overall") or {}
-        out.append({
-            "key": entry.get("key"), "label": entry.get("label"), "level": entry.get("level"),
-            "alpha": overall.get("alpha"), "n_units": overall.get("n_units"),
-            "countries": [{"country": p.get("country"), "alpha": p.get("alpha"), "n_units": p.get("n_units")}
-                          for p in entry.get("pools", [])],
-        })
+    """Each field's Krippendorff's alpha overall and per country, as the analysis run stored it: the
+    top-level fields (an item within a pool the unit), then each sub-field of a per_document field
+    (``container.sub``; an (item, document) pair within a pool the unit)."""
+    result = result or {}
+    out = [_field_agreement(entry, entry.get("key")) for entry in result.get("fields", [])]
+    for container in result.get("documents", []):
+        out += [_field_agreement(sub, f"{container.get('key')}.{sub.get('key')}")
+                for sub in container.get("fields", [])]
     return out
 
 
@@ -108,25 +156,29 @@ def datasheet(*, study: Study, analysis: AnalysisRun, fingerprint: Fingerprint) 
         "items_per_session": study.items_per_session,
         "practice": {"questions": questions.count(), "attempts": study.mock_attempts_allowed},
         "recruitment": recruitment_facts(study.pk),
-        "questions": _questions(study),
+        "questions": _questions(study.spec),
+        "versions": _versions(study, fingerprint.max_id),
         "agreement": _agreement(analysis.result),
     }
 
 
 def study_source(*, study: Study, analysis: AnalysisRun, fingerprint: Fingerprint,
-                 options: ExportOptions) -> StudySource:
-    """The ``StudySource`` of an export of ``study`` gated on ``analysis`` (``fingerprint``: the data it saw)."""
+                 options: ExportOptions, pulse: Callable[[], None] = lambda: None) -> StudySource:
+    """The ``StudySource`` of an export of ``study`` gated on ``analysis`` (``fingerprint``: the data
+    it saw). ``pulse()``, the job's heartbeat, is called per chunk read and per gold field and table
+    (and handed to the writer, which calls it per table and image); it raises to stop."""
     max_id = fingerprint.max_id
     protocols = protocol_set(study=study, max_id=max_id)
     country_of = dict(study.pools.values_list("pk", "country"))
-    columns = annotation_columns(study=study, max_id=max_id, keys=gold_keys(protocols))
+    columns = annotation_columns(study=study, max_id=max_id, keys=gold_keys(protocols), on_chunk=lambda _: pulse())
     gold = study_gold(columns, protocols, country_of=country_of, item_names=item_names(study=study),
-                      context=gold_context(study=study, protocols=protocols, country_of=country_of))
+                      context=gold_context(study=study, protocols=protocols, country_of=country_of), on_step=pulse)
     names = {pk: pseudonym_for(public) for pk, public in Annotator.objects.filter(study=study).values_list(
         "pk", "public_id").iterator(chunk_size=10_000)}
     gold = replace(gold, annotators=gold.annotators.assign(
         annotator=[names.get(a, str(a)) for a in gold.annotators["annotator"].tolist()]))
     return StudySource(
         gold=gold, items=_items(study), datasheet=datasheet(study=study, analysis=analysis, fingerprint=fingerprint),
-        options=options, read_image=_image_reader(study),
+        options=options, read_image=_image_reader(study), uploads=_uploads(study), read_upload=_upload_reader(study),
+        pulse=pulse,
     )

@@ -45,6 +45,8 @@ class ProlificStudy(models.Model):
         AWAITING_REVIEW = "AWAITING REVIEW", "Awaiting review"
         COMPLETED = "COMPLETED", "Completed"
 
+    NEVER_PUBLISHED = (Status.NOT_CREATED, Status.UNPUBLISHED)  # no participant saw it: a draft at most
+
     pool = models.OneToOneField(CountryPool, on_delete=models.CASCADE, related_name="prolific_study")
     reference = models.CharField(max_length=100, unique=True, editable=False)
     prolific_id = models.CharField(max_length=64, blank=True)

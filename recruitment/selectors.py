@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, F, QuerySet, Sum
+from django.db.models import Count, F, Q, QuerySet, Sum
 
 from annotation.models import Checker, ReviewTarget
 from studies.models import CountryPool, ItemQuota, Study
@@ -114,14 +114,25 @@ def webhooks_set_up() -> list[ProlificWebhook]:
 def launch_facts(study_id: int) -> list[dict]:
     """Each Prolific launch of the study as a dataset card states it (registered in
     ``annotation.extensions`` for the export's datasheet): the pool's country, places, the reward,
-    the estimated minutes and the hourly rate they make."""
-    rows = ProlificStudy.objects.filter(pool__study_id=study_id).select_related("pool").order_by("pool__country")
+    the estimated minutes and the hourly rate they make, and how many entries it let in without
+    Prolific's confirmation of the participant (a check pending or failed). Only launches
+    participants could see: a draft never published (or a row Prolific never created) offered no
+    pay to anyone."""
+    unverified = Q(submissions__entry_check__in=[ProlificSubmission.Check.PENDING, ProlificSubmission.Check.FAILED])
+    rows = (
+        ProlificStudy.objects.filter(pool__study_id=study_id)
+        .exclude(status__in=ProlificStudy.NEVER_PUBLISHED)
+        .annotate(unverified=Count("submissions", filter=unverified))
+        .select_related("pool")
+        .order_by("pool__country")
+    )
     return [
         {
             "platform": "Prolific", "country": p.pool.country, "places": p.places,
             "reward": money(p.reward, p.currency or "GBP"), "estimated_minutes": p.estimated_minutes,
             "hourly": money(round(p.reward * 60 / p.estimated_minutes), p.currency or "GBP")
             if p.estimated_minutes else None,
+            "unverified_entries": p.unverified,
         }
         for p in rows
     ]

@@ -6,24 +6,49 @@ A format writes its tables into a local folder: ``annotations.<ext>``, and ``doc
 the protocol asks questions per document. ``close`` ends the files and says what was written;
 the service hashes them, adds the manifest and moves them to the storage. A study-level format
 (gold labels, COCO, a Hugging Face folder) also gets the whole study's ``StudySource`` before it
-closes.
+closes. A writer is opened with the export's ``Origin`` (study, analysis run, data fingerprint),
+which a format of one file that can hold it writes inside (Parquet, COCO).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from typing import Protocol as Interface
 
 from stats.versions import ProtocolSet
+from studies.protocol import UploadRef
 
 from ..csvformat import DocumentInfo
 from .table import AnnotationRow, Tables
 
 ANNOTATIONS = "annotations"
 DOCUMENTS = "documents"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where an export comes from, as its manifest says: the study, the analysis run it was gated
+    on, the data that run saw, when it was made (UTC, ISO 8601). A format of one file carries it
+    inside too (Parquet's key-value metadata, COCO's ``info``), so the file names its run alone."""
+
+    study: int = 0
+    analysis_run: int = 0
+    data_fingerprint: str = ""
+    created: str = ""
+
+    def metadata(self) -> dict[str, str]:
+        """As key-value metadata (Parquet's), every key under ``tessera.``."""
+        return {"tessera.study": str(self.study), "tessera.analysis_run": str(self.analysis_run),
+                "tessera.data_fingerprint": self.data_fingerprint, "tessera.created": self.created}
+
+
+def utc_text(moment: datetime) -> str:
+    """``moment`` in UTC, ISO 8601 to the second, with a ``Z``."""
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)
@@ -79,18 +104,37 @@ class ItemImage:
     sha256: str = ""
 
 
+def upload_file(sha256: str, suffix: str) -> str:
+    """An annotator's uploaded image as an export names it: ``uploads/<sha256><suffix>`` (COCO's
+    ``file_name``; under ``images/`` in the hf folder), so two photos given the same file name
+    never collide, and one photo uploaded twice is one file."""
+    return f"uploads/{sha256}{suffix}"
+
+
 @dataclass(frozen=True)
 class StudySource:
     """What a study-level format reads beside the streamed annotations, made by the service
     (``exports.sources``) only for such formats: the gold tables (``stats.gold.StudyGold``), the
-    items' images by item id, the datasheet's facts (plain JSON-able data), the options, and a
-    reader of an image's bytes in chunks (``read_image(item_pk)``; empty when it has none)."""
+    items' images by item id, the datasheet's facts (plain JSON-able data), the options, a reader
+    of an image's bytes in chunks (``read_image(item_pk)``; empty when it has none), the stored
+    suffix of each upload of the study by sha256 (``uploads``) and a reader of its bytes
+    (``read_upload(sha256)``; empty when none is stored), and the job's heartbeat (``pulse()``:
+    a writer calls it per table and per image; it renews the lease and raises when the job was
+    cancelled)."""
 
     gold: Any
     items: Mapping[int, ItemImage]
     datasheet: Mapping[str, Any]
     options: ExportOptions = field(default_factory=ExportOptions)
     read_image: Callable[[int], Iterator[bytes]] = lambda pk: iter(())
+    uploads: Mapping[str, str] = field(default_factory=dict)
+    read_upload: Callable[[str], Iterator[bytes]] = lambda sha256: iter(())
+    pulse: Callable[[], None] = lambda: None  # the job's heartbeat: called per table and image; raises to stop
+
+    def upload_file(self, upload: UploadRef) -> str:
+        """``upload_file`` of an answer's upload: its stored suffix (the format Pillow found), else
+        the suffix of the file name the annotator gave."""
+        return upload_file(upload.sha256, self.uploads.get(upload.sha256) or Path(upload.name).suffix.lower())
 
 
 class StudyWriter(TableWriter, Interface):
@@ -99,6 +143,9 @@ class StudyWriter(TableWriter, Interface):
 
     def study(self, source: StudySource) -> None:
         """Write what needs the whole study (gold tables, a card, images)."""
+
+    def notes(self) -> dict[str, Any]:
+        """What ``manifest.json`` says beside the files (e.g. the paper tables not computed, and why)."""
 
 
 def fits_any(protocols: ProtocolSet) -> bool:
@@ -113,13 +160,14 @@ class ExportFormat:
     extension: str  # of each table's file
     description: str
     content_type: str
-    opener: Callable[[Path, Tables, ProtocolSet], TableWriter]
+    opener: Callable[[Path, Tables, ProtocolSet, Origin], TableWriter]
     fits: Callable[[ProtocolSet], bool] = fits_any
     study_level: bool = False  # its writer is a ``StudyWriter``: the service makes a ``StudySource``
+    holds: str = "annotations, documents and manifest.json"  # what its ZIP holds, when it is one (the page says)
     options: tuple[str, ...] = ()  # the ``ExportOptions`` it reads ("license", "images"), for the page
 
-    def open(self, folder: Path, tables: Tables, protocols: ProtocolSet) -> TableWriter:
-        return self.opener(folder, tables, protocols)
+    def open(self, folder: Path, tables: Tables, protocols: ProtocolSet, origin: Origin | None = None) -> TableWriter:
+        return self.opener(folder, tables, protocols, origin or Origin())
 
     def file_name(self, table: str) -> str:
         return f"{table}.{self.extension}"

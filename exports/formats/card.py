@@ -8,7 +8,7 @@ The header: ``license``, ``pretty_name``, ``size_categories``, ``configs`` (each
 ``datasets.Features`` writes them). The datasheet (``datasheet_text``) says who was asked and how
 (countries, pool sizes, eligibility, the practice test, the pay rate of each launch), every
 question's text, the agreement per field and per country from the analysis the export was gated
-on, and known limitations.
+on, and known limitations (``limitations``: what is true of this study, then what is true of any).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import pyarrow as pa
 SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
          (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"))
 DTYPES = {"double": "float64", "float": "float32", "halffloat": "float16"}
+LOW_ALPHA = 0.667  # Krippendorff's lowest alpha for tentative conclusions (0.8 for firm ones)
 
 
 @dataclass(frozen=True)
@@ -115,13 +116,15 @@ def _number(value: Any) -> str:
     return "–" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
-def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license: str) -> str:
+def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license: str,
+                   missing: Mapping[str, str] | None = None) -> str:
     """The card's Markdown body from the export's datasheet facts (``exports.sources.datasheet``)."""
     out = [f"# {sheet.get('study', 'Dataset')}", "",
            f"Human annotations collected with Tessera: {sheet.get('annotations', 0)} annotations by "
            f"{sheet.get('annotators', 0)} annotators, checked against analysis run {sheet.get('analysis_run')}. "
            f"License: {license}.", "", "## Configurations", ""]
     out += [f"- `{c.name}`: splits {', '.join(f'`{s}`' for s in c.splits)}" for c in configs]
+    out += [f"- `{name}`: not computed ({reason})" for name, reason in (missing or {}).items()]
     out += ["", "## Who was asked and how", "", "| Country | Annotators | Annotations | Ratings wanted per item "
             "| Eligibility (annotators said they…) |", "|---|---|---|---|---|"]
     for p in sheet.get("pools", []):
@@ -139,21 +142,81 @@ def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license:
     else:
         out += ["", "No launch on a recruitment platform is recorded (annotators came by the study's own links)."]
     out += ["", "## The questions", ""]
+    versions = sheet.get("versions") or []
+    if len(versions) > 1:
+        current = versions[0]
+        out += [f"Answers span {len(versions)} protocol versions. The questions of version {current['version']} "
+                f"(the current one): {_count(current['annotations'], 'annotation')}; then what each earlier "
+                "version asked otherwise.", ""]
     for q in sheet.get("questions", []):
         out.append(_question(q, 0))
+    for version in versions[1:]:
+        out += ["", f"### Version {version['version']} ({_count(version['annotations'], 'annotation')})", ""]
+        out += _changes(version, sheet.get("questions", []))
     out += ["", "## Agreement (Krippendorff's alpha, from the analysis run)", "",
+            "A unit is an item within a country; for a question asked per document (`container.question`), "
+            "an (item, document) pair within a country.", "",
             "| Field | Level | Alpha | Units | Per country |", "|---|---|---|---|---|"]
     for a in sheet.get("agreement", []):
         countries = ", ".join(f"{c['country']}: {_number(c['alpha'])}" for c in a.get("countries", []))
         out.append(f"| {a['label'] or a['key']} (`{a['key']}`) | {a['level'] or '–'} | {_number(a['alpha'])} | "
                    f"{_number(a['n_units'])} | {countries or '–'} |")
-    out += ["", "## Known limitations", "",
+    out += ["", "## Known limitations", "", *limitations(sheet),
             "- Annotators said where they were born, grew up and live; nothing verified it.",
             "- Annotations a checker flagged and withdrawn sessions are left out; the rest were not all reviewed.",
             "- Small pools give wide intervals: read each gold row's `n` and `agreement` before its label.",
             "- Dawid–Skene competences assume each annotator errs the same way on every item.",
             "- Annotators are named by pseudonyms; their answers may still be identifying in free text.", ""]
     return "\n".join(out)
+
+
+def limitations(sheet: Mapping[str, Any]) -> list[str]:
+    """What is known to limit this study's data, a line each, from its datasheet: pools with fewer
+    annotators than the ratings (or distinct annotators) wanted, fields whose agreement is below
+    ``LOW_ALPHA``, entries through Prolific let in unverified, answers over several protocol versions."""
+    lines = []
+    for p in sheet.get("pools", []):
+        people, wanted = p.get("annotators") or 0, p.get("annotations_per_item") or 0
+        distinct = p.get("min_distinct_annotators") or 0
+        name = f"{p['country_name']} ({p['country']}): {_count(people, 'annotator')}"
+        if people < wanted:
+            lines.append(f"- {name}, fewer than the {wanted} ratings wanted per item: no item of it can have "
+                         "that many different raters.")
+        elif people < distinct:
+            lines.append(f"- {name}, fewer than the {distinct} different annotators wanted.")
+    low = [a for a in sheet.get("agreement", []) if a.get("alpha") is not None and a["alpha"] < LOW_ALPHA]
+    if low:
+        fields = ", ".join(f"`{a['key']}` ({_number(a['alpha'])})" for a in low)
+        lines.append(f"- Agreement below alpha {LOW_ALPHA} (Krippendorff's lowest bar for tentative conclusions): "
+                     f"{fields}. Read these fields' gold labels with care.")
+    for r in sheet.get("recruitment") or []:
+        n = r.get("unverified_entries") or 0
+        if n:
+            lines.append(f"- {_count(n, 'entry')} through {r.get('platform')} ({r.get('country')}) "
+                         f"{'was' if n == 1 else 'were'} let in without {r.get('platform')}'s confirmation of the "
+                         "participant (its check could not be made, or found no match).")
+    versions = sheet.get("versions") or []
+    if len(versions) > 1:
+        lines.append(f"- Answers span {len(versions)} protocol versions (see The questions): an answer is read "
+                     "with its own version's question, which may have been worded or offered otherwise.")
+    return lines
+
+
+def _count(n: int, noun: str) -> str:
+    plural = f"{noun[:-1]}ies" if noun.endswith("y") else f"{noun}s"
+    return f"{n} {noun if n == 1 else plural}"
+
+
+def _changes(version: Mapping[str, Any], current: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What an earlier version asked otherwise than the current ``questions``, a line each."""
+    if not version.get("kept", True):
+        return ["Its spec was not kept: its answers were read with the current questions."]
+    now = {q["key"]: q for q in current}
+    then = {q["key"]: q for q in version.get("questions", [])}
+    lines = [f"- {'Asked then, not now' if key not in now else 'Asked otherwise then'}: {_question(q, 0)[2:]}"
+             for key, q in then.items() if now.get(key) != q]
+    lines += [f"- Not asked then: `{key}`." for key in now if key not in then]
+    return lines or ["The same questions as the current version."]
 
 
 def _question(q: Mapping[str, Any], depth: int) -> str:
@@ -168,7 +231,9 @@ def _question(q: Mapping[str, Any], depth: int) -> str:
     return text
 
 
-def card_text(*, sheet: Mapping[str, Any], configs: Sequence[Config], license: str, rows: int) -> str:
-    """The whole ``README.md``: the YAML header between ``---`` lines, then the datasheet."""
+def card_text(*, sheet: Mapping[str, Any], configs: Sequence[Config], license: str, rows: int,
+              missing: Mapping[str, str] | None = None) -> str:
+    """The whole ``README.md``: the YAML header between ``---`` lines, then the datasheet (``missing``:
+    the paper tables not computed, by name, with why)."""
     head = header(configs=configs, license=license, pretty_name=str(sheet.get("study") or "Tessera study"), rows=rows)
-    return f"---\n{yaml_text(head)}\n---\n\n{datasheet_text(sheet, configs, license)}"
+    return f"---\n{yaml_text(head)}\n---\n\n{datasheet_text(sheet, configs, license, missing)}"

@@ -3,16 +3,20 @@
 (``FieldType.draws_boxes``).
 
 - ``images``: each image a box was drawn on: the item's own image (its size from the item) or the
-  image an annotator uploaded (its sha256 names it; its size from the upload), with ``id``,
-  ``file_name``, ``width``, ``height``, and the researcher's ``item_id``;
+  image an annotator uploaded (its size from the upload; its ``file_name``
+  ``uploads/<sha256>.<ext>``, where the hf export ships it under ``images/``, so two annotators'
+  photos of the same file name are two images; the name they gave is ``original_name``), with
+  ``id``, ``file_name``, ``width``, ``height``, and the researcher's ``item_id``;
 - ``categories``: one per box field (its key and its question);
 - ``annotations``: one per annotator box (``attributes.annotator``: the pseudonym) and one per
   fused box per (image, country, field) (``attributes.fused``: true; the median of each edge of the
   annotators' boxes, ``stats.gold.fused_box``; ``iou_mean``/``iou_min``/``iou_max``: its spread),
   each with ``bbox`` in pixels ``[x, y, w, h]``, ``area``, ``iscrowd`` 0 and the pool's country.
 
-Annotations flagged by a checker never reach a writer (``exports.rows``). Boxes are kept as they
-stream (four numbers each); the file is written once the study's items are known.
+``info`` names the study, the analysis run the export was gated on and the data it saw (as the
+manifest beside the file does). Annotations flagged by a checker never reach a writer
+(``exports.rows``). Boxes are kept as they stream (four numbers each); the file is written once
+the study's items are known.
 """
 
 from __future__ import annotations
@@ -26,9 +30,9 @@ from typing import Any, NamedTuple
 from stats.gold import fused_box
 from stats.reports.globalrg import iou
 from stats.versions import ProtocolSet
-from studies.protocol import SKIP, Field
+from studies.protocol import SKIP, Field, UploadRef
 
-from .base import ExportFormat, StudySource, WrittenFile
+from .base import ExportFormat, Origin, StudySource, WrittenFile
 from .table import Tables
 
 FILE = "annotations.json"
@@ -53,12 +57,13 @@ class Box(NamedTuple):
 
 
 class CocoWriter:
-    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet):
+    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet, origin: Origin | None = None):
         self.path = folder / FILE
+        self.origin = origin or Origin()
         self.protocols = protocols
         self.fields = box_fields(protocols)
         self.boxes: list[Box] = []
-        self.uploads: dict[str, dict[str, Any]] = {}  # sha256 → width, height, name
+        self.uploads: dict[str, tuple[UploadRef, str]] = {}  # sha256 → the upload, the item's id
         self.source: StudySource | None = None
         self.rows = 0
 
@@ -71,7 +76,7 @@ class CocoWriter:
             for f in protocol.fields:
                 if not f.kind.draws_boxes or answers.get(f.key) is None:
                     continue
-                image = self._image(f, row, answers)
+                image = self._image(f, row, answers, protocol)
                 if image is None:
                     continue
                 for box in f.kind.export_values(f, answers[f.key]).get(f.key) or ():
@@ -80,23 +85,25 @@ class CocoWriter:
                         self.boxes.append(Box(image, row.item_id, row.pool_country, row.annotator, f.key,
                                               tuple(float(v) for v in xywh)))
 
-    def _image(self, f: Field, row, answers: Mapping[str, Any]) -> tuple[str, Any] | None:
+    def _image(self, f: Field, row, answers: Mapping[str, Any], protocol) -> tuple[str, Any] | None:
         if f.over == "image":
             return ("item", row.item_pk)
-        upload = answers.get(f.over)
-        if not isinstance(upload, Mapping) or not upload.get("sha256"):
+        over = next((g for g in protocol.fields if g.key == f.over), None)
+        upload = over.kind.supplied_image(over, answers.get(f.over)) if over is not None else None
+        if upload is None:
             return None
-        self.uploads.setdefault(upload["sha256"], {
-            "width": upload.get("width"), "height": upload.get("height"), "name": upload.get("name") or "",
-            "item_id": row.item_id,
-        })
-        return ("upload", upload["sha256"])
+        self.uploads.setdefault(upload.sha256, (upload, row.item_id))
+        return ("upload", upload.sha256)
 
     def study(self, source: StudySource) -> None:
         self.source = source
 
+    def notes(self):
+        return {}
+
     def _images(self) -> tuple[list[dict[str, Any]], dict[tuple[str, Any], int]]:
-        items = self.source.items if self.source else {}
+        source = self.source or StudySource(gold=None, items={}, datasheet={})
+        items = source.items
         keys = sorted({b.image for b in self.boxes}, key=lambda k: (k[0], str(k[1])))
         images, ids = [], {}
         for number, (kind, ref) in enumerate(keys, start=1):
@@ -106,9 +113,10 @@ class CocoWriter:
                          "width": item.width if item else None, "height": item.height if item else None,
                          "item_id": item.item_id if item else None}
             else:
-                up = self.uploads[ref]
-                entry = {"file_name": up["name"] or f"{ref}.jpg", "width": up["width"], "height": up["height"],
-                         "item_id": up["item_id"], "sha256": ref}
+                upload, item_id = self.uploads[ref]
+                entry = {"file_name": source.upload_file(upload),
+                         "width": upload.width, "height": upload.height, "item_id": item_id, "sha256": ref,
+                         "original_name": upload.name}
             images.append({"id": number, **entry})
             ids[kind, ref] = number
         return images, ids
@@ -137,8 +145,11 @@ class CocoWriter:
                 "annotator": None, "fused": True, "country": country, "annotators": len({b.annotator for b in drawn}),
                 "iou_mean": sum(ious) / len(ious), "iou_min": min(ious), "iou_max": max(ious),
             })
+        origin = self.origin
         return {
-            "info": {"description": "Boxes drawn by annotators, and the fused box per image and country"},
+            "info": {"description": "Boxes drawn by annotators, and the fused box per image and country",
+                     "date_created": origin.created, "study": origin.study, "analysis_run": origin.analysis_run,
+                     "data_fingerprint": origin.data_fingerprint},
             "licenses": [], "images": images, "categories": categories, "annotations": annotations,
         }
 

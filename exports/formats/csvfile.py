@@ -10,14 +10,14 @@ from pathlib import Path
 from stats.versions import ProtocolSet
 
 from .. import csvformat
-from .base import ANNOTATIONS, DOCUMENTS, ExportFormat, WrittenFile
+from .base import ANNOTATIONS, DOCUMENTS, ExportFormat, Origin, WrittenFile
 from .table import Tables, by_version, columns_of
 
 _safe = csvformat.safe_cells
 
 
 class CsvWriter:
-    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet):
+    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet, origin: Origin | None = None):
         self.layout, self.protocols = tables.layout, protocols
         self.paths = {ANNOTATIONS: folder / FORMAT.file_name(ANNOTATIONS)}
         if self.layout.has_documents:

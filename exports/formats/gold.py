@@ -3,10 +3,11 @@
 
 - ``gold_by_country`` and ``gold_by_item``: per field, one row per (item, country) and per item
   (majority with ties, median, mean with sd and interval, n, agreement, the Dawid–Skene label);
-- ``annotators``: each annotator's Dawid–Skene competence per nominal field, by pseudonym;
+- ``annotators``: each annotator's Dawid–Skene competence per nominal or ordinal field, by pseudonym;
 - ``paper_<kind>``: each table a report the protocol declares publishes (CAIRE's human scores,
   CulturalFrames' kept prompts, error types and highlighted words, RAVENEA's document scores and
-  caption wins, GlobalRG's fused boxes, CulturalVQA's answers).
+  caption wins, GlobalRG's fused boxes, CulturalVQA's answers); a paper table that could not be
+  made is named in ``manifest.json`` under ``not_computed`` with the reason (``gold_missing``).
 
 Items carry the researcher's ids. Lists stay lists in Parquet and are JSON text in CSV. The raw
 annotations streamed to the writer are not part of it (the ``csv``/``parquet`` formats ship them).
@@ -21,7 +22,7 @@ import pandas as pd
 from stats.gold import gold_keys
 from stats.versions import ProtocolSet
 
-from .base import ExportFormat, StudySource, WrittenFile
+from .base import ExportFormat, Origin, StudySource, WrittenFile
 from .frames import write_csv, write_parquet
 from .table import Tables
 
@@ -34,6 +35,12 @@ def gold_tables(source: StudySource) -> dict[str, pd.DataFrame]:
     return tables
 
 
+def gold_missing(source: StudySource) -> dict[str, str]:
+    """Each paper table the protocol declares that could not be made, by its name in an export:
+    why (``StudyGold.errors``)."""
+    return {f"paper_{kind}": reason for kind, reason in source.gold.errors.items()}
+
+
 def fits_gold(protocols: ProtocolSet) -> bool:
     """Gold labels fit a protocol with something to aggregate: a field with a level of measurement,
     a per_document field, or a declared report (a protocol of free text only has none)."""
@@ -41,18 +48,24 @@ def fits_gold(protocols: ProtocolSet) -> bool:
 
 
 class GoldWriter:
-    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet):
+    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet, origin: Origin | None = None):
         self.folder = folder
         self.files: list[WrittenFile] = []
+        self.missing: dict[str, str] = {}
 
     def write(self, rows, documents):
         """The raw annotations are not part of the gold export."""
 
     def study(self, source: StudySource) -> None:
+        self.missing = gold_missing(source)
         for name, frame in gold_tables(source).items():
+            source.pulse()
             for suffix, writer in (("csv", write_csv), ("parquet", write_parquet)):
                 path = self.folder / f"{name}.{suffix}"
                 self.files.append(WrittenFile(path.name, path, writer(frame, path)))
+
+    def notes(self):
+        return {"not_computed": self.missing}
 
     def close(self):
         return self.files
@@ -68,4 +81,5 @@ FORMAT = ExportFormat(
     opener=GoldWriter,
     fits=fits_gold,
     study_level=True,
+    holds="gold tables in CSV and Parquet, and manifest.json",
 )

@@ -7,10 +7,13 @@
   and config ``raw_documents`` when the protocol asks questions per document;
 - ``data/gold/<table>.parquet``: the gold tables of the ``gold`` format, a config each (split
   ``train``), ``gold_by_country`` with one split per country as well (a table without rows is left
-  out: ``datasets`` cannot load a Parquet file of zero rows);
+  out: ``datasets`` cannot load a Parquet file of zero rows; a paper table that could not be made
+  is named in the card, "not computed" with the reason, and in ``manifest.json``);
 - ``data/items.parquet``: each annotated item's id, image file, size (config ``items``);
 - ``images/<file>``: the items' images, when the researcher asks for them (read through the
-  storage in chunks);
+  storage in chunks; one file per stored image, however many items show it), and
+  ``images/uploads/<sha256>.<ext>`` the images annotators uploaded (an upload field's answers),
+  listed in ``data/uploads.parquet`` (config ``uploads``: sha256, file name, size);
 - ``README.md``: the dataset card (``card``): the YAML header with the configs, their features
   (from the Arrow schemas), the size category and the researcher's license, then the datasheet.
 """
@@ -18,6 +21,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -25,11 +29,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from stats.versions import ProtocolSet
+from studies.protocol import SKIP, Field, UploadRef
 
-from .base import DOCUMENTS, ExportFormat, StudySource, WrittenFile
+from .base import DOCUMENTS, ExportFormat, Origin, StudySource, WrittenFile
 from .card import Config, card_text
 from .frames import arrow_table
-from .gold import gold_tables
+from .gold import gold_missing, gold_tables
 from .parquet import COMPRESSION, _batch
 from .table import Tables, chunk_document_values, typed_columns
 
@@ -43,7 +48,7 @@ def split_name(country: str) -> str:
 
 
 class HfWriter:
-    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet):
+    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet, origin: Origin | None = None):
         self.folder, self.tables, self.protocols = folder, tables, protocols
         self.schemas = {RAW: tables.schema}
         if tables.document_schema is not None:
@@ -51,7 +56,11 @@ class HfWriter:
         self.writers: dict[tuple[str, str], pq.ParquetWriter] = {}
         self.rows: dict[tuple[str, str], int] = {}
         self.item_pks: set[int] = set()
+        self.uploads: dict[str, UploadRef] = {}  # sha256 → the first answer that supplied it
+        self.supplying: dict[int, list[Field]] = {}  # protocol version → its fields whose answers supply an image
+        self.any_uploads = any(f.kind.supplies_image for group in protocols.groups() for f in group)
         self.extra: list[WrittenFile] = []
+        self.missing: dict[str, str] = {}
 
     def _path(self, table: str, split: str) -> Path:
         return self.folder / "data" / table / f"{split}.parquet"
@@ -71,6 +80,8 @@ class HfWriter:
         for row in rows:
             by_split.setdefault(split_name(row.pool_country), []).append(row)
             self.item_pks.add(row.item_pk)
+            if self.any_uploads:
+                self._uploads_of(row)
         tables, protocols = self.tables, self.protocols
         for split, part in by_split.items():
             self._write(RAW, split, typed_columns(tables, protocols, part), len(part))
@@ -79,6 +90,19 @@ class HfWriter:
             values = chunk_document_values(tables, protocols, part, documents)
             if values:
                 self._write(f"{RAW}_{DOCUMENTS}", split, [list(c) for c in zip(*values, strict=True)], len(values))
+
+    def _uploads_of(self, row) -> None:
+        answers = row.answers
+        if not isinstance(answers, Mapping) or SKIP in answers:
+            return
+        fields = self.supplying.get(row.protocol_version)
+        if fields is None:
+            protocol = self.protocols.for_version(row.protocol_version)
+            fields = self.supplying[row.protocol_version] = [f for f in protocol.fields if f.kind.supplies_image]
+        for f in fields:
+            upload = f.kind.supplied_image(f, answers.get(f.key))
+            if upload is not None:
+                self.uploads.setdefault(upload.sha256, upload)
 
     def _table(self, relative: str, table: pa.Table) -> tuple[str, pa.Schema]:
         path = self.folder / relative
@@ -96,6 +120,7 @@ class HfWriter:
             if splits:
                 configs.append(Config(table, splits, schema, default=table == RAW))
         for name, frame in gold_tables(source).items():
+            source.pulse()
             if not len(frame):  # ``datasets`` reads no Parquet file of zero rows: an empty table is left out
                 continue
             whole = arrow_table(frame)
@@ -111,12 +136,16 @@ class HfWriter:
         if len(items):
             relative, schema = self._table("data/items.parquet", arrow_table(items))
             configs.append(Config("items", {"train": relative}, schema))
+        if self.uploads:
+            relative, schema = self._table("data/uploads.parquet", arrow_table(self._uploads(source)))
+            configs.append(Config("uploads", {"train": relative}, schema))
         if source.options.images:
             self._images(source)
         raw_rows = sum(n for (t, _), n in self.rows.items() if t == RAW)
+        self.missing = gold_missing(source)
         card = self.folder / CARD
         card.write_text(card_text(sheet=source.datasheet, configs=configs, license=source.options.license,
-                                  rows=raw_rows), encoding="utf-8")
+                                  rows=raw_rows, missing=self.missing), encoding="utf-8")
         self.extra.insert(0, WrittenFile(CARD, card, 0))  # the card first after the raw files
 
     def _items(self, source: StudySource) -> pd.DataFrame:
@@ -128,18 +157,38 @@ class HfWriter:
                 rows.append((item.item_id, file_name, item.width, item.height, item.sha256 or None))
         return pd.DataFrame(rows, columns=["item_id", "file_name", "width", "height", "sha256"], dtype=object)
 
+    def _uploads(self, source: StudySource) -> pd.DataFrame:
+        rows = [(sha, f"images/{source.upload_file(u)}", u.width, u.height) for sha, u in sorted(self.uploads.items())]
+        return pd.DataFrame(rows, columns=["sha256", "file_name", "width", "height"], dtype=object)
+
     def _images(self, source: StudySource) -> None:
+        shipped: set[str] = set()
         for pk in sorted(self.item_pks):
             item = source.items.get(pk)
-            if item is None or not item.name:
+            if item is None or not item.name or item.name in shipped:  # items may share one stored image
                 continue
-            relative = f"images/{Path(item.name).name}"
-            path = self.folder / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("wb") as out:
-                for block in source.read_image(pk):
-                    out.write(block)
-            self.extra.append(WrittenFile(relative, path, 0))
+            shipped.add(item.name)
+            source.pulse()
+            self._copy(f"images/{Path(item.name).name}", source.read_image(pk))
+        for sha, upload in sorted(self.uploads.items()):
+            source.pulse()
+            self._copy(f"images/{source.upload_file(upload)}", source.read_upload(sha))
+
+    def _copy(self, relative: str, blocks: Iterator[bytes]) -> None:
+        """An image's bytes to ``relative``; nothing when none were read (no file stored)."""
+        path = self.folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        size = 0
+        with path.open("wb") as out:
+            for block in blocks:
+                size += out.write(block)
+        if not size:
+            path.unlink()
+            return
+        self.extra.append(WrittenFile(relative, path, 0))
+
+    def notes(self):
+        return {"not_computed": self.missing}
 
     def close(self):
         for writer in self.writers.values():
@@ -158,5 +207,6 @@ FORMAT = ExportFormat(
     content_type="application/zip",
     opener=HfWriter,
     study_level=True,
+    holds="a Hugging Face dataset folder with its card, and manifest.json",
     options=("license", "images"),
 )

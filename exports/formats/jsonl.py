@@ -13,7 +13,7 @@ import pyarrow as pa
 from stats.versions import ProtocolSet
 
 from ..csvformat import iso_utc_column
-from .base import ANNOTATIONS, DOCUMENTS, ExportFormat, WrittenFile
+from .base import ANNOTATIONS, DOCUMENTS, ExportFormat, Origin, WrittenFile
 from .table import Tables, chunk_document_values, typed_columns
 
 _slow = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -34,7 +34,7 @@ def _times(schema) -> list[int]:
 
 
 class JsonlWriter:
-    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet):
+    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet, origin: Origin | None = None):
         self.tables, self.protocols = tables, protocols
         self.names = {ANNOTATIONS: tables.schema.names}
         if tables.document_schema is not None:

@@ -1,6 +1,8 @@
 """``parquet``: raw annotations as Parquet, written a row group per chunk by pyarrow's
 ``ParquetWriter`` with the schema fixed from the protocol versions before the first row (typed:
-integers, floats, lists, structs, UTC timestamps)."""
+integers, floats, lists, structs, UTC timestamps). Each file's key-value metadata names where it
+comes from (``Origin.metadata``: ``tessera.analysis_run``, ``tessera.data_fingerprint``, …), so a
+Parquet file read alone still says which analysis run it was gated on."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pyarrow.parquet as pq
 
 from stats.versions import ProtocolSet
 
-from .base import ANNOTATIONS, DOCUMENTS, ExportFormat, WrittenFile
+from .base import ANNOTATIONS, DOCUMENTS, ExportFormat, Origin, WrittenFile
 from .table import Tables, chunk_document_values, typed_columns
 
 COMPRESSION = "zstd"
@@ -24,8 +26,8 @@ def _batch(schema: pa.Schema, columns: list[list]) -> pa.Table:
 
 
 class ParquetFileWriter:
-    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet):
-        self.tables, self.protocols = tables, protocols
+    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet, origin: Origin | None = None):
+        self.tables, self.protocols, self.origin = tables, protocols, origin or Origin()
         self.schemas = {ANNOTATIONS: tables.schema}
         if tables.document_schema is not None:
             self.schemas[DOCUMENTS] = tables.document_schema
@@ -51,6 +53,8 @@ class ParquetFileWriter:
 
     def close(self):
         for writer in self.writers.values():
+            if writer.is_open:
+                writer.add_key_value_metadata(self.origin.metadata())
             writer.close()
         return [WrittenFile(FORMAT.file_name(name), path, self.rows[name]) for name, path in self.paths.items()]
 

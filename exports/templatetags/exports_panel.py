@@ -3,6 +3,7 @@ once a run ends): the analysis app's pages show it without importing this app.""
 
 from django import template
 
+from exports.formats import FORMATS, ExportFormat
 from exports.selectors import export_panel as panel_of
 
 register = template.Library()
@@ -15,3 +16,9 @@ def export_panel(context, study, fingerprint=None, oob=False):
         "study": study, "panel": panel_of(study=study, fingerprint=fingerprint), "oob": oob,
         "csrf_token": context.get("csrf_token"), "request": context.get("request"),
     }
+
+
+@register.filter
+def export_format(job) -> ExportFormat | None:
+    """The catalog's format of an export job (its label, what its ZIP holds)."""
+    return FORMATS.get(job.format)

@@ -15,13 +15,17 @@ Columns of a row (``GOLD_COLUMNS``; a unit is one (item, country), or one item):
 - ``level``, ``n`` (ratings counted), ``agreement`` (the share of pairs of ratings that are equal;
   None with fewer than two ratings);
 - nominal: ``majority`` (None on a tie), ``tie``, ``tied`` (the labels sharing the most votes,
-  joined by "|"), ``majority_share`` (the top label's votes / n); with Dawid–Skene (``stats.gold.
-  dawid_skene``) fitted over the field's units, ``ds_label`` and ``ds_probability``;
+  joined by "|"), ``majority_share`` (the top label's votes / n);
+- where the field's type reads its answers as categories (``FieldType.gold_categorical``: every
+  nominal field, and an ordinal one with a fixed domain, its points or options as categories),
+  Dawid–Skene (``stats.gold.dawid_skene``) fitted over the field's units: ``ds_label`` and
+  ``ds_probability``;
 - ordinal: ``median``, ``mean``; interval and ratio: also ``sd`` (sample) and the 95% t interval
   ``ci_low``, ``ci_high`` (None with a single rating: nothing to estimate a spread from).
 
 Dawid–Skene is fitted per part twice: over (item, country) units for ``by_country`` and over items
-for ``by_item``; each annotator's competence (from the first fit) is in ``annotators``. With few
+for ``by_item``; each annotator's competence (from the first fit) is in ``annotators``, for an
+ordinal field as for a nominal one. With few
 ratings per annotator its estimates are loose: the majority stays beside it.
 """
 
@@ -54,7 +58,8 @@ TIE_SEPARATOR = "|"
 class FieldGold:
     """One field's gold labels: ``by_country`` one row per (item, country) and part, ``by_item`` one
     per item and part (columns ``GOLD_COLUMNS``, the item-level rows with country None), and
-    ``annotators`` the Dawid–Skene competence of each annotator per nominal part."""
+    ``annotators`` the Dawid–Skene competence of each annotator per categorical part (nominal, or
+    ordinal with a fixed domain)."""
 
     by_country: pd.DataFrame
     by_item: pd.DataFrame
@@ -209,26 +214,29 @@ def field_gold(
     frame = _frame(rows, excluded)
     outputs: dict[str, pd.DataFrame] = {}
     annotators = pd.DataFrame(columns=list(ANNOTATOR_COLUMNS))
-    if f.level == NOMINAL:
-        votes = _votes(f, frame)
-        order = {c.token: i for i, c in enumerate(f.kind.domain(f) or ())}
-        labels = sorted(set(votes["label"]), key=lambda t: (order.get(t, len(order)), str(t)))
-        for name, keys in (("by_country", ["item", "country"]), ("by_item", ["item"])):
-            table = _nominal(votes, keys, order)
-            if with_dawid_skene:
-                table, fits = _with_ds(table, votes, keys, labels)
-                if name == "by_country" and fits:
-                    annotators = pd.concat([
-                        fit.annotators.assign(field=f.key if not part else f"{f.key}.{part}")
-                        for part, fit in fits.items()
-                    ], ignore_index=True).reindex(columns=list(ANNOTATOR_COLUMNS))
-            outputs[name] = _rows(table, f)
-    else:
+    order = {c.token: i for i, c in enumerate(f.kind.domain(f) or ())}
+    categorical = f.kind.gold_categorical(f)  # the type says whether Dawid–Skene reads its answers
+    votes = _votes(f, frame) if categorical or f.level == NOMINAL else None
+    numeric = None
+    if f.level != NOMINAL:
         numbers = frame["value"].map(lambda v: f.kind.gold_number(f, v))
         numeric = frame.assign(number=pd.to_numeric(numbers, errors="coerce")).dropna(subset=["number"])
-        interval = f.level != ORDINAL
-        for name, keys in (("by_country", ["item", "country"]), ("by_item", ["item"])):
-            outputs[name] = _rows(_numeric(numeric, keys, interval), f)
+        if votes is not None:  # ordinal categories: the domain's, as its numbers are
+            votes = votes[votes["label"].isin(order)]
+    for name, keys in (("by_country", ["item", "country"]), ("by_item", ["item"])):
+        if numeric is None:
+            table = _nominal(votes, keys, order)
+        else:
+            table = _numeric(numeric, keys, interval=f.level != ORDINAL)
+        if votes is not None and categorical and with_dawid_skene:
+            labels = sorted(set(votes["label"]), key=lambda t: (order.get(t, len(order)), str(t)))
+            table, fits = _with_ds(table, votes, keys, labels)
+            if name == "by_country" and fits:
+                annotators = pd.concat([
+                    fit.annotators.assign(field=f.key if not part else f"{f.key}.{part}")
+                    for part, fit in fits.items()
+                ], ignore_index=True).reindex(columns=list(ANNOTATOR_COLUMNS))
+        outputs[name] = _rows(table, f)
     return FieldGold(outputs["by_country"], outputs["by_item"], annotators)
 
 

@@ -20,7 +20,7 @@ out when that version's field of the key had another type.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +40,7 @@ from .papers import GOLD, named
 @dataclass(frozen=True)
 class StudyGold:
     """``by_country`` and ``by_item``: every field's gold rows (``GOLD_COLUMNS``); ``annotators``:
-    each annotator's Dawid–Skene competence per nominal field (``ANNOTATOR_COLUMNS``); ``papers``:
+    each annotator's Dawid–Skene competence per categorical field (``ANNOTATOR_COLUMNS``); ``papers``:
     report kind → its gold table (``papers.COLUMNS``); ``errors``: report kind → why its table
     could not be made."""
 
@@ -129,21 +129,26 @@ def study_gold(
     item_names: Mapping[int, Any] | None = None,
     excluded: Collection[int] = (),
     context: ReportContext | None = None,
+    on_step: Callable[[], None] | None = None,
 ) -> StudyGold:
     """Every gold table of a study (see the module's docstring). ``context`` defaults to one with
-    no item quotas (a prompt is decided on its votes) and no candidates."""
+    no item quotas (a prompt is decided on its votes) and no candidates. ``on_step()`` is called
+    before each field, sub-field and paper table (a caller's heartbeat; it may raise to stop)."""
+    step = on_step or (lambda: None)
     answered = without(columns.answered(), excluded)
     names = dict(item_names or {})
     by_country, by_item, annotators = [], [], []
     for group in protocols.groups():
         f = group[0]
         if f.level:
+            step()
             gold = field_gold(field_frame(answered, protocols, f.key, country_of), f)
             by_country.append(named(gold.by_country, names))
             by_item.append(named(gold.by_item, names))
             annotators.append(gold.annotators)
         if f.kind.container:
             for sub, frame in document_frames(answered, protocols, f, country_of):
+                step()
                 gold = field_gold(frame, sub)
                 by_country.append(named(_documents(gold.by_country, f), names))
                 by_item.append(named(_documents(gold.by_item, f), names))
@@ -151,6 +156,7 @@ def study_gold(
     context = context or ReportContext(protocols, dict(country_of), wanted=dict, candidates=dict)
     papers, errors = {}, {}
     for spec in protocols.current.reports:
+        step()  # outside the try: a stop it raises is no failed table
         try:
             table = GOLD[spec.kind](REPORTS[spec.kind].read(spec, answered, context))
         except Exception as exc:  # noqa: BLE001 - bad data fails this table only

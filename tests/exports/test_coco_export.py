@@ -91,10 +91,29 @@ def test_boxes_over_an_uploaded_photo_name_the_upload(owner, tmp_path):
     annotate(b, item, submitted(item, {"_skip": "No image can be found"}))
     coco = loaded(exported(study, owner, "coco"), tmp_path)
     (image,) = coco.dataset["images"]
-    assert (image["file_name"], image["width"], image["height"], image["sha256"]) == ("ugali.jpg", 800, 600, "c0" * 32)
+    assert (image["file_name"], image["width"], image["height"], image["sha256"]) == (
+        f"uploads/{'c0' * 32}.jpg", 800, 600, "c0" * 32)  # as the hf export ships it under images/
+    assert image["original_name"] == "ugali.jpg"
     assert [x["bbox"] for x in coco.dataset["annotations"]] == [[100, 50, 200, 150], [100, 50, 200, 150]]
     assert len(coco.getAnnIds(imgIds=[image["id"]], areaRng=[29_999, 30_001])) == 2
 
 
 def test_the_catalog_offers_every_format():
     assert list(FORMATS) == ["csv", "jsonl", "parquet", "gold", "coco", "hf"]
+
+
+def test_two_annotators_photos_of_the_same_file_name_are_two_coco_images(photos, owner, tmp_path):
+    study, item, photos = photos
+    coco = loaded(exported(study, owner, "coco"), tmp_path)
+    images = coco.dataset["images"]
+    assert sorted(i["file_name"] for i in images) == sorted(f"uploads/{sha}.png" for sha, _ in photos)
+    assert {i["original_name"] for i in images} == {"photo.jpg"}
+
+
+def test_the_coco_info_names_its_analysis_run_and_data(boxes, owner, tmp_path):
+    study, _, _ = boxes
+    job = exported(study, owner, "coco")
+    info = loaded(job, tmp_path).dataset["info"]
+    assert (info["analysis_run"], info["data_fingerprint"], info["study"]) == (
+        job.analysis_id, job.data_fingerprint, study.pk)
+    assert info["date_created"].endswith("Z") and info["description"]

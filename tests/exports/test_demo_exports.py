@@ -21,9 +21,11 @@ from analysis.models import AnalysisRun
 from analysis.reader import protocol_set
 from analysis.services import analysis_run
 from annotation.models import Annotator
-from exports.formats import formats_for
+from exports.formats import formats_for, tables_for
 from exports.models import ExportJob
 from exports.services import export_build, export_start
+from stats.gold import COLUMNS as PAPER_COLUMNS
+from stats.gold import GOLD_COLUMNS
 from studies.demo import ORDER, demos_load, study_build
 from studies.demo_images import images_generate
 from studies.models import Item
@@ -95,32 +97,54 @@ def answered(study) -> int:
     return made
 
 
-def opened(job: ExportJob, fmt: str, tmp: Path) -> int:
-    """Open the export with its format's client; the rows it read."""
+def opened(job: ExportJob, fmt: str, tmp: Path, study) -> int:
+    """Open the export with its format's client, checking its columns where they are known; the rows it read."""
     with default_storage.open(job.file.name, "rb") as fh:
         data = fh.read()
+    tables = tables_for(protocol_set(study=study, max_id=10**9))
+    kinds = [spec.kind for spec in study.spec.reports]
     if fmt == "coco":
         (tmp / "coco.json").write_bytes(data)
         coco = COCO(str(tmp / "coco.json"))
         assert coco.getAnnIds() and coco.getImgIds()
+        assert {c["name"] for c in coco.loadCats(coco.getCatIds())} == {
+            x.key for x in study.spec.fields if x.type == "bbox"}
         return len(coco.getAnnIds())
     if not job.is_zip:
         reader = {"csv": pd.read_csv, "parquet": pd.read_parquet,
                   "jsonl": lambda b: pd.read_json(b, lines=True)}[fmt]
-        return len(reader(io.BytesIO(data)))
+        frame = reader(io.BytesIO(data))
+        assert list(frame.columns) == tables.schema.names, fmt
+        return len(frame)
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         zf.extractall(tmp / fmt)
         names = zf.namelist()
+    manifest = json.loads((tmp / fmt / "manifest.json").read_text(encoding="utf-8"))
+    if fmt in ("gold", "hf"):  # every paper table the protocol declares is made
+        assert manifest.get("not_computed") == {}, manifest.get("not_computed")
     if fmt == "hf":
         text = (tmp / fmt / "README.md").read_text(encoding="utf-8")
         import yaml
 
         head = yaml.safe_load(text.split("---\n", 2)[1])
+        assert "not computed" not in text
+        declared = {c["config_name"]: c["features"] for c in head["dataset_info"]}
         rows = 0
         for config in head["configs"]:
             loaded = datasets.load_dataset(str(tmp / fmt), config["config_name"], cache_dir=str(tmp / "hf-cache"))
+            for split in loaded.values():
+                assert split.features._to_yaml_list() == declared[config["config_name"]]
             rows += sum(split.num_rows for split in loaded.values())
+        assert list(load_split(tmp / fmt, "raw").features) == tables.schema.names
         return rows
+    if fmt == "gold":
+        assert {f"paper_{kind}.parquet" for kind in kinds} <= set(names)
+        for kind in kinds:
+            assert pq.read_schema(tmp / fmt / f"paper_{kind}.parquet").names == list(PAPER_COLUMNS[kind]), kind
+            assert list(pd.read_csv(tmp / fmt / f"paper_{kind}.csv").columns) == list(PAPER_COLUMNS[kind]), kind
+        if any(x.level or x.type == "per_document" for x in study.spec.fields):
+            for table in ("gold_by_country", "gold_by_item"):
+                assert pq.read_schema(tmp / fmt / f"{table}.parquet").names == list(GOLD_COLUMNS), table
     rows = 0
     for name in names:
         path = tmp / fmt / name
@@ -131,6 +155,11 @@ def opened(job: ExportJob, fmt: str, tmp: Path) -> int:
         elif name.endswith(".jsonl"):
             rows += len(pd.read_json(path, lines=True)) if path.stat().st_size else 0
     return rows
+
+
+def load_split(folder: Path, config: str):
+    loaded = datasets.load_dataset(str(folder), config, cache_dir=str(folder.parent / "hf-cache"))
+    return next(iter(loaded.values()))
 
 
 @pytest.mark.parametrize("name", ORDER)
@@ -151,5 +180,5 @@ def test_each_demo_study_exports_in_every_fitting_format_and_each_file_opens(nam
         assert job.status == ExportJob.Status.DONE, (name, fmt, job.error)
         out = tmp_path / fmt
         out.mkdir()
-        assert opened(job, fmt, out) > 0, (name, fmt)
+        assert opened(job, fmt, out, study) > 0, (name, fmt)
     assert Annotator.objects.filter(study=study).exists()

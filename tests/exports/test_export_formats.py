@@ -161,9 +161,9 @@ def test_a_failure_mid_write_leaves_no_file(rated, owner, settings, fmt, tmp_pat
     writer = FORMATS[fmt].opener
     seen = {}
 
-    def failing(folder, tables, protocols):
+    def failing(folder, tables, protocols, origin):
         seen["folder"] = folder
-        real = writer(folder, tables, protocols)
+        real = writer(folder, tables, protocols, origin)
         write = real.write
 
         def write_then_fail(rows, documents):
@@ -279,3 +279,39 @@ def test_documents_come_as_a_second_table_in_a_zip_with_the_manifest(ravenea, ow
         assert isinstance(json.loads(raw.splitlines()[0])["combined_score"], float)
     assert list(frame["combined_score"]) == [3.0, 0.0, -3.0, 1.0]
     assert list(frame["country"]) == ["yes", "cannot_determine", "no", "yes"]
+
+
+# --- the analysis run a single file was gated on, inside it -----------------------------------
+
+
+def test_a_parquet_file_names_its_analysis_run_and_data_in_its_metadata(rated, owner):
+    job = exported(rated, owner, "parquet")
+    assert not job.is_zip
+    metadata = pq.read_metadata(io.BytesIO(stored(job))).metadata
+    assert metadata[b"tessera.analysis_run"] == str(job.analysis_id).encode()
+    assert metadata[b"tessera.data_fingerprint"] == job.data_fingerprint.encode()
+    assert metadata[b"tessera.study"] == str(rated.pk).encode()
+    assert pd.read_parquet(io.BytesIO(stored(job)))["annotator"].notna().all()  # the data reads as before
+
+
+def test_a_cancel_during_the_upload_stops_it_and_leaves_no_partial_file(rated, owner, settings, monkeypatch):
+    from analysis import jobs
+    from exports import services
+
+    monkeypatch.setattr(services, "PULSE_SECONDS", 0)
+    analysis_run(run_id=AnalysisRun.objects.create(study=rated, requested_by=owner).pk)
+    job = export_start(study=rated, user=owner, format="csv")
+    real, reads = jobs.job_progress, []
+
+    def cancelled_once_uploading(model, pk, percent):
+        if percent == 99:
+            reads.append(percent)
+            if len(reads) == 2:  # the storage reads the file's first block: the researcher presses Cancel
+                services.export_cancel(job=ExportJob.objects.get(pk=pk), user=owner)
+        return real(model, pk, percent)
+
+    with mock.patch("exports.services.job_progress", side_effect=cancelled_once_uploading):
+        job = export_build(job_id=job.pk)
+    assert job.status == ExportJob.Status.FAILED and job.error.startswith("Cancelled by owner")
+    assert len(reads) == 2 and not job.file  # stopped at the first block read
+    assert _no_export_files(settings)  # the storage had opened the file: it is deleted

@@ -111,8 +111,8 @@ def test_a_failed_export_leaves_nothing_in_the_bucket(s3, analysed, owner):
     job = export_start(study=analysed, user=owner, format="jsonl")
     real = FORMATS["jsonl"]
 
-    def failing(folder, tables, protocols):
-        writer = real.opener(folder, tables, protocols)
+    def failing(folder, tables, protocols, origin):
+        writer = real.opener(folder, tables, protocols, origin)
         writer.close = mock.Mock(side_effect=OSError("no space left"))
         return writer
 

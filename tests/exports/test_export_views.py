@@ -70,7 +70,7 @@ def test_it_exports_and_offers_the_download(client, owner, analysed, django_capt
     assert job.status == ExportJob.Status.DONE and job.rows == 6
     html = client.get(reverse("analysis:analysis", args=[analysed.pk])).content.decode()
     assert download_url(analysed, job) in html
-    assert "Export of 6 annotations as csv ready" in html
+    assert "CSV export of 6 annotations ready" in html
 
 
 def test_it_polls_a_running_export(client, owner, analysed):
@@ -263,3 +263,24 @@ def test_a_viewer_sees_no_cancel_button_and_cannot_cancel(client, other_research
     assert client.post(cancel_url(analysed, job)).status_code == 403
     job.refresh_from_db()
     assert job.status == ExportJob.Status.QUEUED
+
+
+# --- what the status says, per format ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(("fmt", "status", "download"), [
+    ("gold", "Gold labels export of 5 annotations ready",
+     "Download the ZIP (gold tables in CSV and Parquet, and manifest.json)"),
+    ("hf", "Hugging Face dataset export of 5 annotations ready",
+     "Download the ZIP (a Hugging Face dataset folder with its card, and manifest.json)"),
+    ("parquet", "Parquet export of 5 annotations ready", "Download the Parquet file"),
+])
+def test_a_finished_export_says_what_it_holds_and_counts_the_annotations(client, caire, owner, fmt, status, download):
+    study = caire[0]
+    analysis_run(run_id=AnalysisRun.objects.create(study=study, requested_by=owner).pk)
+    job = export_build(job_id=export_start(study=study, user=owner, format=fmt).pk)
+    assert job.rows == 5  # the annotations exported (one flagged is left out), whatever the files' rows
+    client.force_login(owner)
+    page = client.get(status_url(study, job)).content.decode()
+    assert status in page and download in page
+    assert "annotations, documents and manifest.json" not in page

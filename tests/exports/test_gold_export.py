@@ -123,3 +123,18 @@ def test_each_annotators_competence_is_named_by_pseudonym_and_a_flagged_one_is_a
     gold = pd.read_csv(io.BytesIO(files["gold_by_country.csv"]))
     majority = dict(zip(gold["item"], gold["majority"], strict=True))
     assert [majority[item.external_id] for item in items] == ["no", "yes", "yes"]
+
+
+def test_a_paper_table_that_fails_is_named_in_the_manifest_with_its_reason(caire, owner):
+    from unittest import mock
+
+    from stats.gold import GOLD
+
+    def broken(report):
+        raise ValueError("no ratings to score")
+
+    with mock.patch.dict(GOLD, {"human_scores": broken}):
+        files = unzipped(exported(caire[0], owner, "gold"))
+    manifest = json.loads(files["manifest.json"])
+    assert manifest["not_computed"] == {"paper_human_scores": "ValueError: no ratings to score"}
+    assert "paper_human_scores.csv" not in files and "gold_by_country.csv" in files

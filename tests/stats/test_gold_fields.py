@@ -159,3 +159,35 @@ def test_the_dawid_skene_columns_are_the_fit_over_the_units():
     assert competence == pytest.approx(fit.competence_of())
     assert set(gold.annotators["field"]) == {"label"} and (gold.annotators["items"] == 40).all()
     assert not field_gold(frame, FIELDS["label"], with_dawid_skene=False).by_country["ds_label"].notna().any()
+
+
+def test_an_ordinal_field_gets_a_dawid_skene_label_over_its_categories_and_each_annotators_competence():
+    rng = np.random.default_rng(2)
+    rows = [(f"i{i}", "IN", a, int(rng.integers(1, 6))) for i in range(30) for a in range(4)]
+    rows.append(("i0", "IN", 9, 7))  # outside the scale: no category, as it is no number
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    gold = field_gold(frame, FIELDS["rank"])
+    inside = frame[frame["annotator"] != 9]
+    fit = dawid_skene(pd.DataFrame({"unit": list(zip(inside["item"], inside["country"], strict=True)),
+                                    "annotator": inside["annotator"], "label": inside["value"].map(str)}),
+                      labels=[str(v) for v in range(1, 6) if str(v) in set(inside["value"].map(str))])
+    expected = fit.label_of()
+    rows_out = plain_rows(gold.by_country)
+    for row in rows_out:
+        assert row["ds_label"] == expected[row["item"], row["country"]]
+        assert row["median"] is not None and row["ds_probability"] is not None
+    competence = dict(zip(gold.annotators["annotator"], gold.annotators["competence"], strict=True))
+    assert competence == pytest.approx(fit.competence_of()) and set(gold.annotators["field"]) == {"rank"}
+    size = field_gold(pd.DataFrame([("i1", "IN", 1, "small"), ("i1", "IN", 2, "large"), ("i1", "IN", 3, "large")],
+                                   columns=COLUMNS), FIELDS["size"])
+    assert plain_rows(size.by_item)[0]["ds_label"] == "large" and len(size.annotators) == 3
+
+
+def test_an_interval_field_gets_no_dawid_skene_label():
+    gold = field_gold(INTERVAL, FIELDS["score"])
+    assert not gold.by_country["ds_label"].notna().any() and gold.annotators.empty
+
+
+def test_the_field_type_says_whether_its_answers_are_categories_at_its_level():
+    assert all(FIELDS[k].kind.gold_categorical(FIELDS[k]) for k in ("label", "tags", "rank", "size"))
+    assert not FIELDS["score"].kind.gold_categorical(FIELDS["score"])  # interval: numbers, not categories

@@ -64,3 +64,23 @@ def test_no_annotations_give_empty_tables():
     gold = study_gold(columns([], gold_keys(PROTOCOLS)), PROTOCOLS, country_of={})
     assert gold.by_country.empty and gold.by_item.empty and gold.annotators.empty
     assert gold.papers["human_scores"].empty and not gold.errors
+
+
+def test_it_calls_the_heartbeat_per_field_and_paper_table_and_a_stop_it_raises_is_no_failed_table():
+    import pytest
+
+    data = columns([(1, 10, 1, 2, {"fits": "yes", "score": 3})], gold_keys(PROTOCOLS))
+    beats = []
+    study_gold(data, PROTOCOLS, country_of={10: "IN"}, on_step=lambda: beats.append(1))
+    assert len(beats) == 3  # fits, score, the human_scores table
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_the_paper_table():
+        beats.append(1)
+        if len(beats) == 6:
+            raise Stop
+
+    with pytest.raises(Stop):
+        study_gold(data, PROTOCOLS, country_of={10: "IN"}, on_step=stop_at_the_paper_table)

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..item import CandidateRef, ItemContext, Token
+from ..item import CandidateRef, ItemContext, Token, UploadRef
 from ..safetext import text_problem
 from ..values import Choice, value_token
 
@@ -119,6 +119,7 @@ class FieldType:
     agreement_note = ""  # what agreement compares when it is not the whole answer
     script = ""  # the static script the item page loads for it ("" for none)
     draws_boxes = False  # its answer is boxes drawn on an image, in pixels ({x, y, w, h}, …): what COCO ships
+    supplies_image = False  # its answer is an image the annotator supplied (``supplied_image``): shipped by hf
     # its export is the default: one column under its key, the stored value as its typed cell and
     # that value's text as its CSV cell (the export reads such a field column by column, without
     # calling its methods); a type that overrides any export method sets it False
@@ -192,6 +193,13 @@ class FieldType:
         answer's token, for the whole field (part ""); none for a missing answer."""
         return {} if value is None or value == [] else {"": self.answer_token(f, value)}
 
+    def gold_categorical(self, f: Field) -> bool:
+        """Are the field's answers categories (its ``gold_votes``) that a competence model
+        (Dawid–Skene) fits a label and each annotator's competence over? Nominal answers always;
+        ordinal ones when the type has a fixed domain (a scale's points, an ordinal choice's
+        options, read as categories in its order); interval and ratio numbers never."""
+        return f.level == "nominal" or (f.level == "ordinal" and bool(self.domain(f)))
+
     def gold_number(self, f: Field, value: Any) -> float | None:
         """An answer as a number to take a median or a mean of: by default its 1-based position in
         the field's domain (an ordinal choice's rank); None when missing or outside the domain."""
@@ -206,6 +214,11 @@ class FieldType:
         if isinstance(value, list):
             return [value_token(v) for v in value]
         return [] if value is None else [value_token(value)]
+
+    def supplied_image(self, f: Field, value: Any) -> UploadRef | None:
+        """The image an answer supplies (an upload: its sha256, size and the file name given), or
+        None; only a type with ``supplies_image`` has one."""
+        return None
 
     # --- answers made elsewhere --------------------------------------------------------------
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..item import UploadRef
 from .base import FieldType, ShownAnswer, cell_text
 
 PARTS = ("sha256", "width", "height", "name")  # what the export keeps of an upload
@@ -19,6 +20,7 @@ class UploadType(FieldType):
     name = "upload"
     plain_export = False
     required_text = "Upload an image."
+    supplies_image = True
     script = "annotation/upload.js"
 
     def item_parts(self, f):
@@ -40,6 +42,15 @@ class UploadType(FieldType):
             raise ValueError(problem)
         return {"upload": upload.token, "width": upload.width, "height": upload.height,
                 "sha256": upload.sha256, "name": upload.name}
+
+    def supplied_image(self, f, value):
+        """The stored upload; None for an answer not shaped as one (no sha256, no integer size)."""
+        if not isinstance(value, Mapping):
+            return None
+        sha256, width, height = value.get("sha256"), value.get("width"), value.get("height")
+        if not (isinstance(sha256, str) and sha256 and isinstance(width, int) and isinstance(height, int)):
+            return None
+        return UploadRef(str(value.get("upload") or ""), width, height, sha256, str(value.get("name") or ""))
 
     def export_columns(self, f):
         return [f"{f.key}_{part}" for part in PARTS]

@@ -137,15 +137,28 @@ def plain_cell(value: Any) -> str:
     return cell_text(value)
 
 
+_WORDS_AND_WHOLE_NUMBERS = frozenset({str, int, type(None)})
+
+
+def plain_cell_column(values: list[Any]) -> list[str]:
+    """``plain_cell`` of each value; a column of texts and whole numbers (the usual scale or
+    choice, read from JSON) without a call per value."""
+    if set(map(type, values)) <= _WORDS_AND_WHOLE_NUMBERS:
+        return ["" if v is None else v if v.__class__ is str else str(v) for v in values]
+    return list(map(plain_cell, values))
+
+
 def answer_cell_columns(layout: Layout, protocol: Protocol, answers: Sequence[Any]) -> list[list[str]]:
     """``answer_cells`` of many annotations given under ``protocol``, column by column (the
     export's fast path: one pass per field over a chunk)."""
-    given = [a if isinstance(a, Mapping) and SKIP not in a else _NO_ANSWERS for a in answers]
+    given = [
+        a if (type(a) is dict or isinstance(a, Mapping)) and SKIP not in a else _NO_ANSWERS for a in answers
+    ]
     columns: dict[str, list[str]] = {}
     for f in protocol.fields:
         key = f.key
         if f.kind.plain_export:
-            columns[key] = [plain_cell(a.get(key)) for a in given]
+            columns[key] = plain_cell_column([a.get(key) for a in given])
             continue
         cells = [field_cells(f, a.get(key)) for a in given]
         for column in field_columns(f):

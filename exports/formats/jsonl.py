@@ -16,6 +16,7 @@ from ..csvformat import iso_utc_column
 from .base import ANNOTATIONS, DOCUMENTS, ExportFormat, Origin, WrittenFile
 from .table import Tables, chunk_document_values, typed_columns
 
+LINES_PER_WRITE = 500
 _slow = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
@@ -55,13 +56,18 @@ class JsonlWriter:
             self._lines(DOCUMENTS, self.names[DOCUMENTS], document_rows)
 
     def _lines(self, name: str, names: list[str], rows: Iterable[Sequence]) -> None:
-        """Written line by line as they are encoded: a chunk's encoded lines are never all held
-        (orjson's output buffers would take some 7 KiB each)."""
-        write, count = self.files[name].write, 0
+        """Written as they are encoded, ``LINES_PER_WRITE`` lines at a time: a chunk's encoded lines
+        are never all held (orjson's output buffers would take some 7 KiB each), and a write per
+        line would cost more than its encoding."""
+        write, count, lines = self.files[name].write, 0, []
         for values in rows:
-            write(_line(dict(zip(names, values, strict=True))))
-            count += 1
-        self.rows[name] += count
+            lines.append(_line(dict(zip(names, values, strict=True))))
+            if len(lines) == LINES_PER_WRITE:
+                write(b"".join(lines))
+                count += len(lines)
+                lines = []
+        write(b"".join(lines))
+        self.rows[name] += count + len(lines)
 
     def close(self):
         for fh in self.files.values():

@@ -211,7 +211,7 @@ _NO_ANSWERS: Mapping[str, Any] = {}
 
 def given_answers(answers: Sequence[Any]) -> list[Mapping[str, Any]]:
     """Each annotation's answers, or none when it was skipped or holds no object."""
-    return [a if isinstance(a, Mapping) and SKIP not in a else _NO_ANSWERS for a in answers]
+    return [a if (type(a) is dict or isinstance(a, Mapping)) and SKIP not in a else _NO_ANSWERS for a in answers]
 
 
 def skip_reasons(answers: Sequence[Any]) -> list[Any]:

@@ -74,7 +74,10 @@ def typed_value(value: Any, arrow_type: Any) -> Any:
 
 def mappings(value: Any) -> list[Mapping]:
     """The objects of a list answer (anything else in it, or a value that is no list: none)."""
-    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+    if not isinstance(value, list):
+        return []
+    # a dict (what JSON gives) is checked by its type, before the slower abstract check
+    return [v for v in value if type(v) is dict or isinstance(v, Mapping)]
 
 
 def choice_label(f: Field, value: Any) -> str:

@@ -207,8 +207,35 @@ def iso_utc(moment: datetime | None) -> str:
     return moment.isoformat(timespec="milliseconds") + "Z"  # a naive time (read from SQLite) is UTC already
 
 
+class Moments(list):
+    """A column of times read from SQLite, with the text each was stored as (``str`` of a naive
+    time in UTC, as Django writes it), from which ``iso_utc_column`` slices their ISO text: a
+    third of ``isoformat``'s time, which a million-row export spends twice per row."""
+
+    def __init__(self, moments: list[datetime], stored: Sequence[str]):
+        super().__init__(moments)
+        self.stored = stored
+
+
+_STORED_MICROSECONDS, _STORED_SECONDS = len("2026-11-25 09:30:01.987654"), len("2026-11-25 09:30:01")
+
+
+def _iso_from_stored(text: str, moment: datetime | None) -> str:
+    if len(text) == _STORED_MICROSECONDS:
+        return text[:10] + "T" + text[11:23] + "Z"
+    if len(text) == _STORED_SECONDS:
+        return text[:10] + "T" + text[11:] + ".000Z"
+    return iso_utc(moment)
+
+
 def iso_utc_column(moments: Sequence[datetime | None]) -> list[str]:
-    """``iso_utc`` of each time (a naive one, read from SQLite, without a call)."""
+    """``iso_utc`` of each time (a naive one, read from SQLite, without a call; one whose stored
+    text is known, from that text)."""
+    if isinstance(moments, Moments):
+        return [
+            text[:10] + "T" + text[11:23] + "Z" if len(text) == _STORED_MICROSECONDS else _iso_from_stored(text, m)
+            for text, m in zip(moments.stored, moments, strict=True)
+        ]
     return [m.isoformat(timespec="milliseconds") + "Z" if m is not None and m.tzinfo is None else iso_utc(m)
             for m in moments]
 

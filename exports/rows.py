@@ -21,6 +21,7 @@ from django.db import connection
 from annotation.models import Annotation, Annotator, Review, pseudonym_for
 from studies.models import CountryPool, Item, Study
 
+from .csvformat import Moments
 from .formats.table import Chunk
 
 FLAGGED = Review.Outcome.FLAGGED.value
@@ -48,8 +49,11 @@ def _select() -> str:
 def _moments(values: tuple) -> list[datetime]:
     """Stored times as datetimes: PostgreSQL's are aware already; SQLite's are their text, naive in
     UTC (as Django stores them with USE_TZ; ``csvformat.iso_utc`` and Arrow's UTC timestamps read a
-    naive one as UTC), read by ``datetime.fromisoformat`` (in C)."""
-    return list(map(datetime.fromisoformat, values)) if isinstance(values[0], str) else list(values)
+    naive one as UTC), read by ``datetime.fromisoformat`` (in C) and kept with that text, which
+    the text formats slice into ISO 8601 (``csvformat.Moments``)."""
+    if isinstance(values[0], str):
+        return Moments(list(map(datetime.fromisoformat, values)), values)
+    return list(values)
 
 
 def _answers(value):

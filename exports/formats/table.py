@@ -276,9 +276,14 @@ def typed_columns(tables: Tables, protocols: ProtocolSet, rows: Sequence[Annotat
     return [
         list(item_id), list(prompt), list(model), list(category), list(item_country), list(pool_country),
         list(annotator), *answers_typed,
-        list(map(bool, surplus)), list(version), [ms / 1000 for ms in spent], list(started), list(submitted),
+        list(map(bool, surplus)), list(version), [ms / 1000 for ms in spent], _column(started), _column(submitted),
         list(review),
     ]
+
+
+def _column(values: Sequence[Any]) -> list[Any]:
+    """A chunk's column as a list; a list (``csvformat.Moments`` too, with its stored text) as it is."""
+    return values if isinstance(values, list) else list(values)
 
 
 def row_values(tables: Tables, protocol: Protocol, row: AnnotationRow) -> list[Any]:

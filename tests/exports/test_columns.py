@@ -129,3 +129,17 @@ def test_times_as_a_column_are_each_time_in_utc():
     assert iso_utc_column(moments) == [iso_utc(m) for m in moments]
     assert iso_utc_column(moments)[:3] == ["2026-11-25T09:30:01.987Z", "2026-11-25T09:30:00.000Z",
                                            "2026-11-25T09:30:01.000Z"]  # fmt: skip
+
+
+def test_times_read_from_sqlite_are_sliced_from_their_stored_text_to_the_same_iso_text():
+    from exports.csvformat import Moments, iso_utc, iso_utc_column
+
+    naive = [datetime(2026, 11, 25, 9, 30, 1, 987654), datetime(2026, 11, 25, 9, 30), datetime(2026, 1, 2, 3, 4, 5, 6)]
+    stored = [str(m) for m in naive]  # as Django writes a time to SQLite: no fraction when it is whole
+    column = Moments(naive, stored)
+    assert column == naive  # the datetimes, for Parquet
+    assert iso_utc_column(column) == [iso_utc(m) for m in naive] == [
+        "2026-11-25T09:30:01.987Z", "2026-11-25T09:30:00.000Z", "2026-01-02T03:04:05.000Z"
+    ]
+    odd = Moments([naive[0]], ["2026-11-25T09:30:01.987654+00:00"])  # another shape of text: read from the time
+    assert iso_utc_column(odd) == ["2026-11-25T09:30:01.987Z"]

@@ -2,6 +2,7 @@
 imported from the browser."""
 
 import csv
+import re
 import zipfile
 
 from annotation.models import Annotation
@@ -9,6 +10,15 @@ from tests import factories as f
 from tests.factories import entry_url
 
 PID = "5f1a2b3c4d5e6f7a8b9c0d1e"
+
+
+def log_in(page, live_server, username: str) -> None:
+    """Log a researcher in by the keyboard (the cast's password), and wait to leave the login page."""
+    page.goto(f"{live_server.url}/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(f.PASSWORD)
+    page.get_by_label("Password").press("Enter")
+    page.wait_for_url(re.compile(r"^(?!.*/login/)"))
 
 
 def start_annotating(page, live_server, pool, *, pid=PID):

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from recruitment.models import ProlificBonus, ProlificStudy, ProlificSubmission
-from tests import factories as f
+from tests.browser.helpers import log_in
 from tests.recruitment.fake_prolific import FakeProlific
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -33,13 +33,6 @@ def prolific(settings, live_server):
     assert not fake.unrouted, f"calls to paths the fake Prolific does not serve: {fake.unrouted}"
 
 
-def log_in(page, live_server, user):
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(user.username)
-    page.get_by_label("Password").fill(f.PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(re.compile(r"^(?!.*/login/)"))
-
 
 def test_a_researcher_runs_a_two_country_study_from_launch_to_payment(
     browser, page, live_server, prolific, owner, study, pool, other_pool, items
@@ -48,7 +41,7 @@ def test_a_researcher_runs_a_two_country_study_from_launch_to_payment(
     study.save()
 
     # Launch both pools as drafts, publish them, and subscribe to Prolific's webhooks.
-    log_in(page, live_server, owner)
+    log_in(page, live_server, owner.username)
     page.goto(f"{live_server.url}/prolific/studies/{study.pk}/")
     page.get_by_label("Reward per participant").fill("1.50")
     page.get_by_label("Estimated completion time (minutes)").fill("10")

@@ -11,7 +11,7 @@ from studies.models import Item
 from studies.services import study_create_from_preset
 from tests import factories as f
 from tests.annotation.test_seeding import AUTHOR, prompt, vote, vqa_study, write_questions
-from tests.factories import PASSWORD
+from tests.browser.helpers import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -34,11 +34,7 @@ def test_a_researcher_feeds_an_answer_study_and_downloads_kept_prompts_on_a_phon
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
-        page.goto(f"{live_server.url}/login/")
-        page.get_by_label("Username").fill("researcher")
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_label("Password").press("Enter")
-        page.wait_for_url("**/studies/**")
+        log_in(page, live_server, "researcher")
 
         page.goto(live_server.url + reverse("analysis:study-dashboard", args=[questions.pk]))
         page.get_by_role("link", name="Feed another study").focus()

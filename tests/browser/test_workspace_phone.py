@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from tests import factories as f
-from tests.factories import PASSWORD
+from tests.browser.helpers import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -39,11 +39,7 @@ def test_every_workspace_page_fits_a_phone_and_takes_the_keyboard(browser, live_
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
-        page.goto(f"{live_server.url}/login/")
-        page.get_by_label("Username").fill("researcher")
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Log in").click()
-        page.wait_for_url("**/studies/**")
+        log_in(page, live_server, "researcher")
         too_wide, unfocusable = [], []
         for name, extra in PAGES:
             kwargs = {"pk": study.pk}

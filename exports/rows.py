@@ -12,6 +12,9 @@ rows of its annotations share the same strings.
 
 from __future__ import annotations
 
+import contextlib
+import queue
+import threading
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 
@@ -29,13 +32,16 @@ ITEMS_PER_QUERY = 900  # below SQLite's oldest limit of 999 parameters
 
 
 def _select() -> str:
-    # SQLite's times as their text, read by ``datetime.fromisoformat`` (in C), not by the driver's
-    # converter (a regular expression per value: some 5% of a Parquet export); PostgreSQL's answers
-    # as text for orjson, not decoded by the driver's json module
+    # Times as the text of a naive time in UTC (SQLite's as stored; PostgreSQL's written so by
+    # to_char, microseconds always), read by ``datetime.fromisoformat`` (in C), not by the driver's
+    # converter (a regular expression per value on SQLite; a time zone per value on PostgreSQL), and
+    # sliced into ISO 8601 by the text formats; PostgreSQL's answers as text for orjson, not decoded
+    # by the driver's json module
     if connection.vendor == "sqlite":
         started, submitted, answers = "CAST(a.started_at AS TEXT)", "CAST(a.submitted_at AS TEXT)", "a.answers"
     else:
-        started, submitted, answers = "a.started_at", "a.submitted_at", "a.answers::text"
+        utc_text = "to_char(a.{} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US')"
+        started, submitted, answers = utc_text.format("started_at"), utc_text.format("submitted_at"), "a.answers::text"
     return (
         f"SELECT a.id, a.item_id, p.country, a.annotator_id, {answers}, a.surplus, a.protocol_version,"
         f" a.time_spent_ms, {started}, {submitted}, r.outcome"
@@ -47,10 +53,9 @@ def _select() -> str:
 
 
 def _moments(values: tuple) -> list[datetime]:
-    """Stored times as datetimes: PostgreSQL's are aware already; SQLite's are their text, naive in
-    UTC (as Django stores them with USE_TZ; ``csvformat.iso_utc`` and Arrow's UTC timestamps read a
-    naive one as UTC), read by ``datetime.fromisoformat`` (in C) and kept with that text, which
-    the text formats slice into ISO 8601 (``csvformat.Moments``)."""
+    """Times read as text (``_select``), naive in UTC (``csvformat.iso_utc`` and Arrow's UTC
+    timestamps read a naive one as UTC), as datetimes read by ``datetime.fromisoformat`` (in C),
+    kept with their text, which the text formats slice into ISO 8601 (``csvformat.Moments``)."""
     if isinstance(values[0], str):
         return Moments(list(map(datetime.fromisoformat, values)), values)
     return list(values)
@@ -60,13 +65,15 @@ def _answers(value):
     return orjson.loads(value) if isinstance(value, (str, bytes)) else value
 
 
-def _pages(study_id: int, max_id: int, size: int) -> Iterator[list[tuple]]:
+Page = tuple[list[tuple], dict[int, tuple]]  # a page of annotations, and the columns of their items
+
+
+def _pages(study_id: int, max_id: int, size: int) -> Iterator[Page]:
     select = _select()
     if connection.vendor == "postgresql" and not connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS"):
-        with connection.chunked_cursor() as cursor:
+        with connection.chunked_cursor() as cursor, connection.cursor() as items:
             cursor.execute(select + " ORDER BY a.id", [study_id, max_id, FLAGGED])
-            while rows := cursor.fetchmany(size):
-                yield rows
+            yield from _fetched_ahead(cursor, items, size)
         return
     last = 0
     with connection.cursor() as cursor:
@@ -76,18 +83,66 @@ def _pages(study_id: int, max_id: int, size: int) -> Iterator[list[tuple]]:
             if not rows:
                 return
             last = rows[-1][0]
-            yield rows
+            yield rows, _items(cursor, {row[1] for row in rows})
 
 
-def _items(pks: Iterable[int]) -> dict[int, tuple]:
-    """The export's columns of these items, by pk: (external id, prompt, model, category, country)."""
+def _fetched_ahead(cursor, items, size: int) -> Iterator[Page]:
+    """The pages of a server-side cursor and their items (read by the ``items`` cursor of the same
+    connection), each fetched by a thread while this one writes the page before: PostgreSQL makes
+    the next page (a third of a million-row export's time) while the export's Python works
+    (psycopg2 lets go of the GIL while it waits). One page ahead at most; the thread has left the
+    cursors before this ends, however it ends (the last page, an error, a cancel closing the
+    generator)."""
+    pages: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def fetch() -> None:
+        try:
+            while not stop.is_set():
+                rows = cursor.fetchmany(size)
+                pages.put((rows, _items(items, {row[1] for row in rows})))
+                if not rows:
+                    return
+        except BaseException as exc:  # handed to the reader, which raises it
+            pages.put(exc)
+
+    fetcher = threading.Thread(target=fetch, name="export-fetch", daemon=True)
+    fetcher.start()
+    try:
+        while True:
+            page = pages.get()
+            if isinstance(page, BaseException):
+                raise page
+            if not page[0]:
+                return
+            yield page
+    finally:
+        stop.set()
+        while fetcher.is_alive():  # take what it fetched, so that it is not left waiting to hand it over
+            with contextlib.suppress(queue.Empty):
+                pages.get_nowait()
+            fetcher.join(timeout=0.05)
+
+
+def _item_select() -> str:
+    columns = ", ".join(Item._meta.get_field(name).column for name in ITEM_FIELDS)
+    return f"SELECT {columns} FROM {Item._meta.db_table} WHERE {Item._meta.pk.column} IN "
+
+
+ITEM_FIELDS = ("id", "external_id", "prompt", "model_name", "category", "country")
+
+
+def _items(cursor, pks: Iterable[int]) -> dict[int, tuple]:
+    """The export's columns of these items, by pk: (external id, prompt, model, category, country),
+    read by ``cursor``: a cursor of the export's connection (the ORM, in the fetching thread, would
+    open another connection, outside the export's transaction)."""
     pks = list(pks)
     found: dict[int, tuple] = {}
+    select = _item_select()
     for start in range(0, len(pks), ITEMS_PER_QUERY):
-        rows = Item.objects.filter(pk__in=pks[start:start + ITEMS_PER_QUERY]).values_list(
-            "pk", "external_id", "prompt", "model_name", "category", "country"
-        )
-        found.update((pk, tuple(columns)) for pk, *columns in rows)
+        part = pks[start:start + ITEMS_PER_QUERY]
+        cursor.execute(select + "(" + ", ".join(["%s"] * len(part)) + ")", part)
+        found.update((pk, tuple(columns)) for pk, *columns in cursor.fetchall())
     return found
 
 
@@ -97,11 +152,10 @@ def export_rows(*, study: Study, max_id: int, chunk_size: int) -> Iterator[Chunk
     names = {pk: pseudonym_for(public_id) for pk, public_id in Annotator.objects.filter(study=study).values_list(
         "pk", "public_id"
     ).iterator(chunk_size=10_000)}
-    for rows in _pages(study.pk, max_id, chunk_size):
+    for rows, items in _pages(study.pk, max_id, chunk_size):
         (_, item_pk, pool_country, annotator, answers, surplus, version, spent, started, submitted, review) = zip(
             *rows, strict=True
         )
-        items = _items(set(item_pk))
         item_id, prompt, model, category, item_country = zip(*map(items.__getitem__, item_pk), strict=True)
         yield Chunk([
             item_pk, item_id, prompt, model, category, item_country, pool_country,

@@ -54,9 +54,11 @@ def make_pool(study, country="IN", country_name="India", **settings) -> CountryP
     return CountryPool.objects.create(study=study, country=country, country_name=country_name, **settings)
 
 
-def make_item(study, country="IN", *, prompt="A family sharing a meal at a festival", example=False, **fields) -> Item:
+def make_item(
+    study, country="IN", *, prompt="A family sharing a meal at a festival", example=False, size=(64, 48), **fields
+) -> Item:
     n = next(_counter)
-    data = png_bytes(color=(n * 37 % 256, n * 91 % 256, n * 53 % 256), size=(64, 48))
+    data = png_bytes(color=(n * 37 % 256, n * 91 % 256, n * 53 % 256), size=size)
     sha = hashlib.sha256(data).hexdigest()
     item = Item(
         study=study,
@@ -66,8 +68,8 @@ def make_item(study, country="IN", *, prompt="A family sharing a meal at a festi
         model_name=fields.pop("model_name", "model-a"),
         category=fields.pop("category", "festival"),
         sha256=sha,
-        width=64,
-        height=48,
+        width=size[0],
+        height=size[1],
         is_example=example,
         **fields,
     )

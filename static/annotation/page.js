@@ -45,13 +45,40 @@
 
   /* --- the panel: set up once each time htmx swaps one in --------------------------------------- */
 
+  /* An image shown at its full size already (its natural size fits where it is shown) has nothing to
+   * zoom: its button is disabled, its caption and the Z shortcut's line say no word of zooming. Asked
+   * again when the image loads and when the window changes size (a phone turned). */
+  function zoomable() {
+    var zoom = document.querySelector("[data-zoom]");
+    return !!zoom && !zoom.disabled && !!byId("zoom-dialog");
+  }
+
+  function fitZoom() {
+    var zoom = document.querySelector("[data-zoom]");
+    var img = zoom && zoom.querySelector("img");
+    // its size: once loaded, its own; before, the item's as the page gives it (width, height)
+    var loaded = img && img.complete && img.naturalWidth > 0;
+    var width = img && (loaded ? img.naturalWidth : +img.getAttribute("width"));
+    var height = img && (loaded ? img.naturalHeight : +img.getAttribute("height"));
+    var full = !!width && width <= img.clientWidth + 1 && height <= img.clientHeight + 1;
+    if (zoom) {
+      zoom.disabled = full;
+      zoom.closest(".item-media").classList.toggle("at-full-size", full);
+    }
+    all(document, "[data-zoom-key]").forEach(function (el) { el.hidden = !zoom || full; });
+  }
+
   function initZoom(panel) {
     var zoom = panel.querySelector("[data-zoom]");
     var dialog = byId("zoom-dialog");
+    fitZoom();
     if (!zoom || !dialog) return;
-    zoom.addEventListener("click", function () { openDialog("zoom-dialog"); });
+    zoom.querySelector("img").addEventListener("load", fitZoom);
+    zoom.addEventListener("click", function () { if (zoomable()) openDialog("zoom-dialog"); });
     dialog.addEventListener("click", function (e) { if (e.target === dialog || e.target.tagName === "IMG") dialog.close(); });
   }
+
+  window.addEventListener("resize", fitZoom);
 
   /* After a refused submit the focus goes to the first answer marked in red; else to the heading. */
   function focusFirst(panel) {
@@ -100,7 +127,7 @@
     }
     if (isTyping(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
     var key = (e.key || "").toLowerCase();  // some keydowns (Chrome's autofill) carry no key
-    if (key === "z" && byId("zoom-dialog")) {
+    if (key === "z" && zoomable()) {
       e.preventDefault();
       openDialog("zoom-dialog");
     } else if (/^[1-9]$/.test(key)) {

@@ -104,6 +104,10 @@ class Protocol:
         "candidates", "documents", "uploads" (``FieldType.item_parts``)."""
         return frozenset(part for f in self.fields for g in (f, *f.fields) for part in g.kind.item_parts(g))
 
+    def shortcuts(self) -> frozenset[str]:
+        """The item page's keys its fields (sub-fields included) answer to (``FieldType.shortcuts``)."""
+        return frozenset(key for f in self.fields for g in (f, *f.fields) for key in g.kind.shortcuts)
+
 
 _SETTINGS = set(Field.__dataclass_fields__) | {"choices", "fields"}
 _WHOLE = ("min", "max", "min_chars", "max_chars", "min_words", "max_words", "min_width", "min_height")

@@ -24,6 +24,8 @@ PROTOCOL = {
     "display": {"show": ["image"]},
 }
 
+LARGE = (1600, 1200)  # images larger than they are shown, at 1280 px and on a phone: there is something to zoom
+
 # Fields no protocol has yet, added to the form to try the guard on every kind of typing target.
 ADD_PROBES = """form => form.insertAdjacentHTML("beforeend", `
   <select id="probe-select"><option value="">-</option><option>2 two</option><option>a apple</option>
@@ -60,7 +62,7 @@ def active_id(page) -> str:
 
 def test_keys_typed_in_fields_of_the_item_page_are_not_shortcuts(page, live_server):
     study, pool = spec_study(PROTOCOL)
-    add_items(study, 2)
+    add_items(study, 2, size=LARGE)
     start_annotating(page, live_server, pool)
     item_ready(page, "Image 1 of 5")
     mood = page.locator("fieldset[data-field=mood] input[type=radio]")
@@ -96,7 +98,7 @@ def test_keys_typed_in_fields_of_the_item_page_are_not_shortcuts(page, live_serv
 
 def test_keys_typed_in_fields_of_the_review_page_are_not_shortcuts(page, live_server):
     study, pool = spec_study(PROTOCOL)
-    add_items(study, 2)
+    add_items(study, 2, size=LARGE)
     annotated_for_review(pool)
     start_reviewing(page, live_server, study, pool)
     accept = page.get_by_role("button", name="Accept")
@@ -153,7 +155,7 @@ def one_column_with_the_image_on_top(page):
 def test_on_a_phone_both_pages_are_one_column_and_the_image_zooms_on_a_click(page, live_server):
     page.set_viewport_size({"width": 390, "height": 844})
     study, pool = spec_study(PROTOCOL)
-    add_items(study, 2)
+    add_items(study, 2, size=LARGE)
     start_annotating(page, live_server, pool)
     item_ready(page, "Image 1 of 5")
     one_column_with_the_image_on_top(page)

@@ -69,6 +69,16 @@ def test_the_item_page_scripts_come_from_the_types_and_exist():
     assert all((ROOT / "static" / script).is_file() for script in FIELD_SCRIPTS)
 
 
+def test_the_item_page_names_the_keys_of_the_types_a_protocol_uses_sub_fields_included():
+    known = {"numbers", "words", "boxes", "typing"}
+    assert all(t.shortcuts <= known for t in FIELD_TYPES.values())
+    assert SPEC.shortcuts() == known
+    nested = parse_spec({"fields": [{"key": "docs", "type": "per_document", "fields": [
+        {"key": "fits", "type": "choice", "level": "nominal", "choices": YES_NO}]},
+        {"key": "note", "type": "text", "required": False}]})
+    assert nested.shortcuts() == {"numbers", "typing"}
+
+
 def test_an_unknown_type_is_refused_naming_the_known_ones():
     with pytest.raises(ValueError, match=r"unknown type 'stars' \(known: scale, choice, multi, highlight"):
         parse_spec({"fields": [{"key": "x", "type": "stars"}]})

@@ -121,6 +121,9 @@ class FieldType:
     required_text = ANSWER_REQUIRED  # what a required field left blank is told
     agreement_note = ""  # what agreement compares when it is not the whole answer
     script = ""  # the static script the item page loads for it ("" for none)
+    # the item page's keys it answers to, as its list of shortcuts names them: "numbers" (1–9 choose
+    # an option), "words" (Space marks a word), "boxes" (drawn by keys), "typing" (keys are text)
+    shortcuts: frozenset[str] = frozenset()
     draws_boxes = False  # its answer is boxes drawn on an image, in pixels ({x, y, w, h}, …): what COCO ships
     supplies_image = False  # its answer is an image the annotator supplied (``supplied_image``): shipped by hf
     # its export is the default: one column under its key, the stored value as its typed cell and

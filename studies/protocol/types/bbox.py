@@ -23,6 +23,7 @@ class BboxType(FieldType):
     """
 
     name = "bbox"
+    shortcuts = frozenset({"boxes"})
     draws_boxes = True
     plain_export = False
     required_text = "Draw a box on the image."

@@ -10,6 +10,7 @@ class ChoiceType(FieldType):
     its choices in spec order. Exported as the value."""
 
     name = "choice"
+    shortcuts = frozenset({"numbers"})
     levels: tuple[str, ...] = ("nominal", "ordinal")
     needs_choices = True
     categorical = True

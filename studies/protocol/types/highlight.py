@@ -12,6 +12,7 @@ class HighlightType(FieldType):
     ``<key>_indices`` their token indices, each joined by "|"."""
 
     name = "highlight"
+    shortcuts = frozenset({"words"})
     plain_export = False
     required_text = "Select the words."
 

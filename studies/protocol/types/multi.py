@@ -13,6 +13,7 @@ class MultiType(FieldType):
     Exported (and imported from a CSV) as the values joined by "|"."""
 
     name = "multi"
+    shortcuts = frozenset({"numbers"})
     levels = ("nominal",)
     needs_choices = True
     multiple = True

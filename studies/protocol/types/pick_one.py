@@ -15,6 +15,7 @@ class PickOneType(FieldType):
     order shown, joined by "|"."""
 
     name = "pick_one"
+    shortcuts = frozenset({"numbers"})
     plain_export = False
     levels = ("nominal",)
     importable = True

@@ -10,6 +10,7 @@ class TextType(FieldType):
     exported as the text, stripped."""
 
     name = "text"
+    shortcuts = frozenset({"typing"})
     free_text = True
     importable = True
     required_text = "Write an answer."

@@ -11,6 +11,7 @@ class UrlListType(FieldType):
     ``[{"title", "url"}, …]`` and exported as that JSON list."""
 
     name = "url_list"
+    shortcuts = frozenset({"typing"})
     plain_export = False
     required_text = "Give at least one article."
     script = "annotation/url_list.js"

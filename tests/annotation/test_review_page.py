@@ -200,5 +200,5 @@ def test_the_page_loads_the_shared_script_and_style_once_under_the_sites_bar(cli
     assert page.count('id="shortcuts-help"') == 1 and 'popovertarget="shortcuts-help"' in page
     image = reverse("annotation:review-image", args=[study.pk, pool.pk, annotation.pk])
     assert page.count(image) == 2 and 'id="zoom-dialog"' in page  # the image, and zoomed
-    assert f"<code>{annotation.item.external_id}</code>. Click the image" in page
+    assert f"<code>{annotation.item.external_id}</code>. " in page and "Click the image or press" in page
     assert "Log out" in page  # a checker is a logged-in user of the site

@@ -37,7 +37,7 @@ def check_the_item_page(page):
 
     hints = page.locator(".kbd-hint, .option kbd, .keys")
     assert hints.count() > 0 and hints.evaluate_all(SHOWN) == 0, "keyboard hints shown on a phone"
-    targets = page.locator("#item-panel label.option, #item-panel label.token, #item-panel button")
+    targets = page.locator("#item-panel :is(label.option, label.token, button, input[type=file])")
     small = targets.evaluate_all(TOO_SMALL)
     assert small == [], f"targets under 44 px: {small}"
     info = page.locator("#item-panel button.info:visible")

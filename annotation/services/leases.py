@@ -133,18 +133,25 @@ def assignment_current(*, session: Session, now: datetime | None = None) -> Assi
         # Not renewed: the item is full, or a late submit of it just landed (then the batch may be done).
         if session_submitted_count(session, fresh=True) >= session.items_target:
             return None
-    lease = _assignment_lease(session=session, now=now, position=position)
-    if lease is None:  # nothing open; but another tab of this session may have taken the last slot meanwhile
-        lease = _session_open_lease(session)
+    with transaction.atomic():
+        # A double click's two requests decide the session's next item one after the other: the
+        # second, once the first has leased, shows the first's item. Without the lock it could find
+        # the last open slot being taken, not yet see the lease that took it, and end the session
+        # with an item held (its page saying the work is done). The session row is locked before
+        # any assignment or quota row, as the skip cap's check does.
+        Session.objects.select_for_update().filter(pk=session.pk).values_list("pk").first()
+        lease = _session_open_lease(session, now)
+        if lease is None:
+            lease = _assignment_lease(session=session, now=now, position=position)
     return lease
 
 
-def _session_open_lease(session: Session) -> Assignment | None:
-    """The session's open lease as stored now (what this request read of the session may be older:
-    a double click's other request may have leased since). Read only when no new lease was found,
-    so that such a request shows the other's item rather than ending the session with a lease open
-    (its page would say the work is done, its completion code given while an item is held)."""
-    lease = session.assignments.filter(status=Assignment.Status.LEASED).select_related("item").first()
+def _session_open_lease(session: Session, now: datetime) -> Assignment | None:
+    """The session's live lease as stored now (what this request read of the session may be older:
+    a double click's other request may have leased since), read with the session's row locked."""
+    lease = session.assignments.filter(
+        status=Assignment.Status.LEASED, expires_at__gt=now
+    ).select_related("item").first()
     return with_session_objects(lease, session) if lease is not None else None
 
 

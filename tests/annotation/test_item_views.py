@@ -168,15 +168,17 @@ def test_the_next_item_path_has_a_fixed_number_of_queries(annotating, session, d
     # the session (with its annotator, study and pool), the assignment (with its item); the
     # assignment locked, submitted, its quota settled, the annotation; the session's assignments
     # (with their items), the open quotas (with theirs), a quota taken and the new lease; with
-    # savepoints around the two writes. No session store, nothing read twice.
-    with django_assert_num_queries(14):
+    # savepoints around the two writes; the session's row locked and its live lease looked for
+    # before a new one is taken, in a savepoint of its own (a double click's two requests decide the
+    # next item one after the other). No session store, nothing read twice.
+    with django_assert_num_queries(18):
         submit(annotating, a, valid_answers(), **HX)
 
 
 def test_the_item_page_reads_the_session_and_its_assignments_only(annotating, session, django_assert_num_queries):
-    # the session, its assignments (none yet), the open quotas (with their items), a quota taken
-    # and the new lease (in a savepoint)
-    with django_assert_num_queries(7):
+    # the session, its assignments (none yet), the session's row locked and its live lease looked
+    # for, the open quotas (with their items), a quota taken and the new lease (in savepoints)
+    with django_assert_num_queries(11):
         assert annotating.get(reverse("annotation:items")).status_code == 200
     with django_assert_num_queries(2):  # a reload: the session, its assignments (the lease, with its item)
         assert annotating.get(reverse("annotation:items"), **HX).status_code == 200

@@ -90,6 +90,13 @@ def test_each_document_is_shown_with_its_own_questions(client):
 
 
 @pytest.mark.django_db
+def test_the_missing_articles_question_counts_no_ten_when_an_item_has_two(client):
+    _, _, page = on_items(client, "ravenea-doc-relevance", documents=DOCUMENTS)
+    assert "Relevant Wikipedia articles missing from the list (optional)" in page
+    assert "the ten" not in page
+
+
+@pytest.mark.django_db
 def test_a_refused_document_answer_is_marked_on_its_document(client):
     _, a, _ = on_items(client, "ravenea-doc-relevance", documents=DOCUMENTS)
     data = {"caption_correct": "yes", "documents.0.country": "yes", "documents.0.topic": "no",

@@ -20,6 +20,7 @@ SESSION_KEY = "tessera_session_id"  # where the annotator's session was kept bef
 ANNOTATOR_COOKIE = "tessera_annotator"
 ANNOTATOR_COOKIE_SALT = "tessera.annotator-session"
 PROLIFIC_COMPLETE_URL = "https://app.prolific.com/submissions/complete?cc={code}"
+END_COUNTDOWN = 10  # seconds: long enough to copy the completion code
 
 
 class NoAnnotatorSession(Exception):
@@ -231,13 +232,23 @@ def annotator_step(annotator: Annotator) -> str:
 
 @dataclass(frozen=True)
 class Ending:
+    """How a participant leaves: the code Prolific records, what the page says, and ``returns``:
+    they are asked to return the study (the code travels in the button's link, never shown: Prolific
+    asks them to return it), rather than given a code to be paid with."""
+
     code: str
     title: str
     message: str
+    returns: bool = False
 
     @property
     def url(self) -> str:
         return PROLIFIC_COMPLETE_URL.format(code=self.code)
+
+    @property
+    def countdown(self) -> int:
+        """Seconds the completion page counts down, visibly and stoppably, before going to Prolific."""
+        return END_COUNTDOWN
 
 
 def ending_for(annotator: Annotator, session: Session) -> Ending | None:
@@ -248,7 +259,8 @@ def ending_for(annotator: Annotator, session: Session) -> Ending | None:
         return Ending(
             study.code_no_consent,
             "You did not consent",
-            "No problem: please return the study on Prolific. Thank you for your time.",
+            "No problem: please return the study on Prolific; you will not be penalised. Thank you for your time.",
+            returns=True,
         )
     if outcome == Annotator.Outcome.NOT_ELIGIBLE:
         return Ending(

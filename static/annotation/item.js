@@ -109,8 +109,10 @@
     if (next) TesseraPage.focusIn(next); else f.querySelector("button[type=submit]").focus();
   }
 
-  /* On arrival the focus goes into the form's only text answer when no question comes before it. */
+  /* On arrival the focus goes into the form's only text answer when no question comes before it;
+   * not on a touch screen, whose keyboard would open over the image before it is seen. */
   function arrival(f) {
+    if (window.matchMedia && window.matchMedia("(pointer: coarse)").matches) return null;
     var visible = visibleQuestions(f);
     var texts = visible.filter(function (fs) { return fs.dataset.type === "text"; });
     return texts.length === 1 && visible[0] === texts[0] ? texts[0].querySelector("textarea, input") : null;

@@ -66,3 +66,17 @@ def test_a_text_after_another_question_leaves_the_focus_on_the_heading(page, liv
 
     item_ready(page, heading("Image 1"))
     assert page.evaluate("document.activeElement.id") == "item-heading"
+
+
+def test_a_touch_screen_keeps_its_keyboard_closed_on_arrival(browser, live_server):
+    study, pool = preset_study("culturalvqa-answer")
+    add_items(study, 2, texts={"question": "What is this pattern called?"})
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        page = phone.new_page()
+        start_annotating(page, live_server, pool)
+        item_ready(page, heading("Question 1"))
+        assert page.evaluate("document.activeElement.id") == "item-heading"
+        assert page.get_by_role("textbox", name="Your answer to the question").get_attribute("enterkeyhint") == "send"
+    finally:
+        phone.close()

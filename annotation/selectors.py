@@ -20,6 +20,7 @@ SESSION_KEY = "tessera_session_id"  # where the annotator's session was kept bef
 ANNOTATOR_COOKIE = "tessera_annotator"
 ANNOTATOR_COOKIE_SALT = "tessera.annotator-session"
 PROLIFIC_COMPLETE_URL = "https://app.prolific.com/submissions/complete?cc={code}"
+END_COUNTDOWN = 10  # seconds: long enough to copy the completion code
 
 
 class NoAnnotatorSession(Exception):
@@ -60,10 +61,13 @@ def browser_key(request) -> BrowserKey | None:
     return key_loads(raw)
 
 
-def session_for_request(request) -> Session:
+def session_for_request(request, *, assignment_pk: int | None = None) -> Session:
     """The annotator session of this browser, from its signed cookie (or from the server-side session
     of a browser that entered before the cookie existed), when the session is bound to this browser
-    (the hash is on the row read anyway: no query more). The cookie's key is put on the request
+    (the hash is on the row read anyway: no query more). A request naming an assignment
+    (``assignment_pk``) is answered by the session of the browser's that holds it, current or not
+    (a tab of a study left for another one in this browser still submits): then the key put on the
+    request is switched to that session. The cookie's key is put on the request
     (``request.annotator_key``), and its resume code (``request.resume_code``) for the annotator's
     bar. Raises ``NoAnnotatorSession``, or ``SessionElsewhere`` when the session is bound to another
     browser."""
@@ -71,6 +75,10 @@ def session_for_request(request) -> Session:
     if key is None and settings.SESSION_COOKIE_NAME in request.COOKIES:
         pk = request.session.get(SESSION_KEY)
         key = BrowserKey(pk) if isinstance(pk, int) else None
+    if key is not None and key.others and assignment_pk is not None:
+        owner = Assignment.objects.filter(pk=assignment_pk).values_list("session_id", flat=True).first()
+        if owner != key.session_pk and owner in dict(key.others):
+            key = key.switched(owner)
     found = _SESSION(key.session_pk) if key is not None else []
     if key is None or not found:
         raise NoAnnotatorSession
@@ -78,8 +86,37 @@ def session_for_request(request) -> Session:
     if session.browser_hash and not hash_matches(session.browser_hash, secret_hash(key.secret)):
         raise SessionElsewhere(session)
     request.annotator_key = key
+    request.annotator_study_id = session.annotator.study_id
     request.resume_code = code_shown(key.code)
     return session
+
+
+@dataclass(frozen=True)
+class OtherStudy:
+    """A study this browser also has a session of, open: what the annotator's bar offers to switch to."""
+
+    session_pk: int
+    name: str
+
+
+def other_studies(request) -> list[OtherStudy]:
+    """The other studies this browser holds an open session of (``BrowserKey.others``, bound to it),
+    latest first; none, and no query, for a browser in one study."""
+    key = getattr(request, "annotator_key", None)
+    if key is None or not key.others:
+        return []
+    order = [pk for pk, _ in key.others]
+    sessions = Session.objects.filter(
+        pk__in=order, browser_hash=secret_hash(key.secret), completed_at=None, released_at=None
+    ).select_related("annotator__study")
+    seen = {getattr(request, "annotator_study_id", None)}
+    out = []
+    for session in sorted(sessions, key=lambda s: order.index(s.pk)):
+        study = session.annotator.study
+        if study.pk not in seen:
+            seen.add(study.pk)
+            out.append(OtherStudy(session.pk, study.name))
+    return out
 
 
 _SESSION = CompiledQuery(
@@ -195,13 +232,23 @@ def annotator_step(annotator: Annotator) -> str:
 
 @dataclass(frozen=True)
 class Ending:
+    """How a participant leaves: the code Prolific records, what the page says, and ``returns``:
+    they are asked to return the study (the code travels in the button's link, never shown: Prolific
+    asks them to return it), rather than given a code to be paid with."""
+
     code: str
     title: str
     message: str
+    returns: bool = False
 
     @property
     def url(self) -> str:
         return PROLIFIC_COMPLETE_URL.format(code=self.code)
+
+    @property
+    def countdown(self) -> int:
+        """Seconds the completion page counts down, visibly and stoppably, before going to Prolific."""
+        return END_COUNTDOWN
 
 
 def ending_for(annotator: Annotator, session: Session) -> Ending | None:
@@ -212,7 +259,8 @@ def ending_for(annotator: Annotator, session: Session) -> Ending | None:
         return Ending(
             study.code_no_consent,
             "You did not consent",
-            "No problem: please return the study on Prolific. Thank you for your time.",
+            "No problem: please return the study on Prolific; you will not be penalised. Thank you for your time.",
+            returns=True,
         )
     if outcome == Annotator.Outcome.NOT_ELIGIBLE:
         return Ending(

@@ -7,6 +7,7 @@ urlpatterns = [
     path("join/<uuid:key>/", flow.entry, name="entry"),
     path("a/", flow.next_step, name="next"),
     path("a/resume/", flow.resume, name="resume"),
+    path("a/switch/<int:session_pk>/", flow.switch, name="switch"),
     path("a/consent/", flow.consent, name="consent"),
     path("a/eligibility/", flow.eligibility, name="eligibility"),
     path("a/instructions/", flow.instructions, name="instructions"),

@@ -105,6 +105,7 @@ MATRIX: dict[str, Route] = {
     # --- the annotator's path (join/ is above) ----------------------------------------------------
     "annotation:next": route(GET=ANNOTATOR),
     "annotation:resume": route(POST="public"),  # the resume code is its proof
+    "annotation:switch": route(POST="public", args={"session_pk": "assignment"}),  # only among the cookie's sessions
     "annotation:consent": route(GET=ANNOTATOR, POST=ANNOTATOR),
     "annotation:eligibility": route(GET=ANNOTATOR, POST=ANNOTATOR),
     "annotation:instructions": route(GET=ANNOTATOR, POST=ANNOTATOR),

@@ -64,8 +64,10 @@ def session_admit(*, session: Session, browser: BrowserKey | None, verified: boo
             return Admission(session, BrowserKey(session.pk, secret, code))
         session.refresh_from_db(fields=["browser_hash", "resume_hash"])  # another browser bound it just now
     if secret and hash_matches(session.browser_hash, secret_hash(secret)):
-        code = browser.code if browser is not None and browser.session_pk == session.pk else ""
-        if not code:  # back in a session it left for another one: its code is not in the cookie any more
+        code = "" if browser is None else browser.code if browser.session_pk == session.pk else (
+            dict(browser.others).get(session.pk, "")  # back in a session it left for another study's
+        )
+        if not code:  # its code is not in the cookie any more (a cookie of before it kept several)
             code = _code_renew(session)
         return Admission(session, BrowserKey(session.pk, secret, code))
     if verified and settings.ANNOTATOR_PROLIFIC_REBIND:

@@ -61,14 +61,19 @@ ENTRY_PROBLEMS = {
 }
 
 
-def annotator_required(step: str | None = None):
-    """Load the browser's annotator session; send them to their current step if this is not it."""
+def annotator_required(step: str | None = None, *, assignment: str | None = None, switch: bool = False):
+    """Load the browser's annotator session; send them to their current step if this is not it.
+
+    ``assignment``: the view's argument naming an assignment; the request is then answered by
+    whichever of the browser's sessions holds it (two studies open in two tabs of one browser each
+    keep working). ``switch``: that session becomes the browser's current one (what a reload, the
+    next step and the end page show): a submit does, a draft or an image does not."""
 
     def decorator(view):
         @wraps(view)
         def wrapped(request, *args, **kwargs):
             try:
-                session = session_for_request(request)
+                session = session_for_request(request, assignment_pk=kwargs.get(assignment) if assignment else None)
             except SessionElsewhere as elsewhere:
                 return resume_page(request, elsewhere.session.pk, taken_over=True)
             except NoAnnotatorSession:
@@ -83,11 +88,20 @@ def annotator_required(step: str | None = None):
                 return step_redirect(session.annotator)
             if not session.browser_hash:  # begun before sessions were bound: bound to this browser now
                 return _bound_here(request, session, lambda: view(request, session, *args, **kwargs))
-            return view(request, session, *args, **kwargs)
+            response = view(request, session, *args, **kwargs)
+            if switch and _switched(request):
+                annotator_cookie_set(response, request.annotator_key)
+            return response
 
         return wrapped
 
     return decorator
+
+
+def _switched(request) -> bool:
+    """Did the request's key switch to another of the browser's sessions than its cookie's current one?"""
+    cookie = browser_key(request)
+    return cookie is not None and cookie.session_pk != request.annotator_key.session_pk
 
 
 def _bound_here(request, session, respond) -> HttpResponse:
@@ -98,7 +112,7 @@ def _bound_here(request, session, respond) -> HttpResponse:
         return resume_page(request, session.pk, taken_over=True)
     request.resume_code = code_shown(admission.key.code)
     response = respond()
-    annotator_cookie_set(response, admission.key)
+    annotator_cookie_set(response, admission.key.joined(request.annotator_key))
     return response
 
 
@@ -129,7 +143,7 @@ def entry(request, key):
             "study": pool.study, "resume_code": code_shown(admission.key.code)})
     else:
         response = step_redirect(admission.session.annotator)
-    annotator_cookie_set(response, admission.key)
+    annotator_cookie_set(response, admission.key.joined(browser_key(request)))  # its other studies kept
     return response
 
 
@@ -179,7 +193,18 @@ def resume(request):
         error = f"That is not this session's code. {tries} left before it is locked for a while."
         return resume_page(request, session_pk, taken_over=False, error=error, status=422)
     response = redirect("annotation:next")
-    annotator_cookie_set(response, key)
+    annotator_cookie_set(response, key.joined(browser_key(request)))
+    return response
+
+
+@require_POST
+def switch(request, session_pk):
+    """Go on with another study this browser holds a session of (the bar's "Also open" list): that
+    session becomes the current one, and its current step is shown."""
+    key = browser_key(request)
+    response = redirect("annotation:next")
+    if key is not None and session_pk in dict(key.others):
+        annotator_cookie_set(response, key.switched(session_pk))
     return response
 
 

@@ -176,7 +176,7 @@ def item_page(request, session):
 
 
 @require_POST
-@annotator_required("items")
+@annotator_required("items", assignment="pk", switch=True)
 def item_submit(request, session, pk):
     assignment = assignment_for_session(session, pk)
     data = form_data(request)
@@ -188,7 +188,7 @@ def item_submit(request, session, pk):
 
 
 @require_POST
-@annotator_required("items")
+@annotator_required("items", assignment="pk")
 def item_draft(request, session, pk):
     assignment = assignment_for_session(session, pk)
     try:
@@ -199,7 +199,7 @@ def item_draft(request, session, pk):
 
 
 @require_POST
-@annotator_required("items")
+@annotator_required("items", assignment="pk")
 def item_upload(request, session, pk):
     """Receive the image of an upload field; answers with the upload's token and size (JSON)."""
     assignment = assignment_for_session(session, pk)
@@ -215,7 +215,7 @@ def item_upload(request, session, pk):
                          "url": reverse("annotation:item-upload-image", args=[assignment.pk, upload.token])})
 
 
-@annotator_required()
+@annotator_required(assignment="pk")
 def item_upload_image(request, session, pk, token):
     assignment = assignment_for_session(session, pk)
     return image_response(get_object_or_404(assignment.uploads, token=token).file)
@@ -230,7 +230,7 @@ def item_image(request, pk):
     return _item_image_of_session(request, pk)
 
 
-@annotator_required()
+@annotator_required(assignment="pk")
 def _item_image_of_session(request, session, pk):
     return image_response(assignment_for_session(session, pk).item.image)
 

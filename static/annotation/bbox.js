@@ -1,7 +1,11 @@
 /* The bbox field: boxes drawn by dragging on an image (the item's, or an upload field's), kept in
  * the hidden input as JSON [[x, y, w, h], …] in pixels of the ORIGINAL image (its natural size),
  * as studies/protocol/types/bbox.py BboxType reads them. Keyboard: Enter draws a box in the middle,
- * arrows move the last box, Shift+arrows resize it, Delete removes it. */
+ * arrows move the last box, Shift+arrows resize it, Delete removes it.
+ *
+ * Two places speak: the status (neutral) says how much of the image each box covers; the field's
+ * problem line (the server's error, or .bbox-problem) says what is wrong, once: a box too large, a
+ * drag too short or too small to make a box (data-min-side, a share of each side), too many boxes. */
 (function () {
   "use strict";
   var types = window.TesseraFields = window.TesseraFields || {};
@@ -17,8 +21,11 @@
     this.img = fs.querySelector(".bbox-image");
     this.layer = fs.querySelector(".bbox-layer");
     this.status = fs.querySelector(".bbox-status");
+    this.problem = fs.querySelector("p.error");
+    this.clear = fs.querySelector("[data-bbox-clear]");
     this.max = +(fs.dataset.max || 0);
     this.maxRatio = fs.dataset.maxRatio ? +fs.dataset.maxRatio : null;
+    this.minSide = +(fs.dataset.minSide || 0);
     this.boxes = this.read();
     this.drag = null;
   }
@@ -36,11 +43,34 @@
     return this.img.naturalWidth ? { w: this.img.naturalWidth, h: this.img.naturalHeight } : null;
   };
 
+  /* The smallest box in whole pixels of the original image, as BboxType.parse computes it. */
+  Bbox.prototype.least = function () {
+    var size = this.size(), s = this.minSide;
+    if (!size || !s) return { w: 0, h: 0 };
+    return { w: Math.max(1, Math.ceil(s * size.w - 1e-9)), h: Math.max(1, Math.ceil(s * size.h - 1e-9)) };
+  };
+
   /* Keep the boxes in the hidden input and tell the form (conditions, draft). */
   Bbox.prototype.save = function () {
     this.input.value = this.boxes.length ? JSON.stringify(this.boxes) : "";
     this.input.dispatchEvent(new Event("input", { bubbles: true }));
     this.render();
+    this.say(this.tooBigText(this.boxes));
+  };
+
+  /* Show the boxes as they came (a draft, a refused form): a box too large says so, once (the
+   * server's words for the same problem are replaced by the same words); another error is kept. */
+  Bbox.prototype.settle = function () {
+    this.render();
+    var problem = this.size() && this.tooBigText(this.boxes);
+    if (problem) this.say(problem);
+  };
+
+  /* The field's one problem line: a text, or none (hidden). */
+  Bbox.prototype.say = function (text) {
+    if (!this.problem) return;
+    this.problem.textContent = text || "";
+    this.problem.hidden = !text;
   };
 
   Bbox.prototype.ratio = function (box) {
@@ -54,6 +84,7 @@
     if (!size) return;
     var self = this;
     var shown = preview ? this.placed(preview) : this.boxes;
+    if (!preview) this.clear.hidden = !this.boxes.length;
     shown.forEach(function (box, i) {
       var el = document.createElement("div");
       el.className = "bbox-box" + (self.tooBig(box) ? " too-big" : "") + (preview && i === shown.length - 1 ? " drawing" : "");
@@ -63,24 +94,34 @@
       el.style.height = (100 * box[3] / size.h) + "%";
       self.layer.appendChild(el);
     });
-    this.describe(shown);
+    this.describe(shown, !!preview);
   };
 
   Bbox.prototype.tooBig = function (box) {
     return this.maxRatio !== null && this.ratio(box) >= this.maxRatio;
   };
 
-  /* "The box covers 12% of the image; it must cover less than 30%." */
-  Bbox.prototype.describe = function (boxes) {
+  function boxName(boxes, i) { return boxes.length > 1 ? "Box " + (i + 1) : "The box"; }
+
+  /* The status, neutral: "The box covers 12% of the image; less than 30% is allowed." Nothing while
+   * a drawn box is too large: the problem line says so, once. */
+  Bbox.prototype.describe = function (boxes, drawing) {
     var self = this;
-    var rule = this.maxRatio !== null ? "; it must cover less than " + percent(this.maxRatio) : "";
-    var bad = boxes.some(function (b) { return self.tooBig(b); });
-    this.status.classList.toggle("error", bad);
     if (!boxes.length) { this.status.textContent = "No box yet."; return; }
+    if (!drawing && this.tooBigText(boxes)) { this.status.textContent = ""; return; }
+    var rule = this.maxRatio !== null ? "; less than " + percent(this.maxRatio) + " is allowed" : "";
     this.status.textContent = boxes.map(function (b, i) {
-      var name = boxes.length > 1 ? "Box " + (i + 1) : "The box";
-      return name + " covers " + percent(self.ratio(b)) + " of the image" + rule + ".";
-    }).join(" ") + (bad ? " Draw it tighter around the concept." : "");
+      return boxName(boxes, i) + " covers " + percent(self.ratio(b)) + " of the image" + rule + ".";
+    }).join(" ");
+  };
+
+  /* "The box covers 68% of the image; it must cover less than 30%. …" (as the server says it), or "". */
+  Bbox.prototype.tooBigText = function (boxes) {
+    var self = this;
+    var i = boxes.findIndex(function (b) { return self.tooBig(b); });
+    if (i < 0) return "";
+    return boxName(boxes, i) + " covers " + percent(this.ratio(boxes[i])) + " of the image; it must cover less than " +
+      percent(this.maxRatio) + ". Draw it tighter around the concept.";
   };
 
   /* The boxes with a new one placed: it replaces the only box when at most one is allowed. */
@@ -92,7 +133,8 @@
 
   Bbox.prototype.add = function (box) {
     if (this.max > 1 && this.boxes.length >= this.max) {
-      this.status.textContent = "At most " + this.max + " boxes: clear one first.";
+      this.render();
+      this.say("At most " + this.max + " boxes: clear one first.");
       return;
     }
     this.boxes = this.placed(box);
@@ -130,21 +172,28 @@
       if (!self.drag) return;
       var start = self.drag, end = self.point(e);
       self.drag = null;
-      var box = boxFrom(start, end);
-      if (Math.abs(end.sx - start.sx) < MIN_DRAG || Math.abs(end.sy - start.sy) < MIN_DRAG || !box[2] || !box[3]) {
+      var box = boxFrom(start, end), least = self.least();
+      if (Math.abs(end.sx - start.sx) < MIN_DRAG && Math.abs(end.sy - start.sy) < MIN_DRAG) {
         self.render();
+        self.say("No box drawn: press on the image and drag across what you mean to mark.");
+        return;
+      }
+      if (box[2] < Math.max(1, least.w) || box[3] < Math.max(1, least.h)) {
+        self.render();
+        self.say("That box is too small (" + box[2] + "×" + box[3] + " px; a box needs at least " +
+          least.w + "×" + least.h + " px): drag across the whole area you mean to mark.");
         return;
       }
       self.add(box);
     });
     stage.addEventListener("pointercancel", function () { self.drag = null; self.render(); });
     stage.addEventListener("keydown", function (e) { self.key(e); });
-    this.fs.querySelector("[data-bbox-clear]").addEventListener("click", function () {
+    this.clear.addEventListener("click", function () {
       self.boxes = [];
       self.save();
       stage.focus();
     });
-    this.img.addEventListener("load", function () { self.render(); });
+    this.img.addEventListener("load", function () { self.settle(); });
   };
 
   var ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
@@ -169,10 +218,10 @@
     if (!arrow || !last) return;
     e.preventDefault();
     var dx = arrow[0] * Math.max(1, Math.round(size.w / 100)), dy = arrow[1] * Math.max(1, Math.round(size.h / 100));
-    var box = last.slice();
+    var box = last.slice(), least = this.least();
     if (e.shiftKey) {
-      box[2] = clamp(box[2] + dx, 1, size.w - box[0]);
-      box[3] = clamp(box[3] + dy, 1, size.h - box[1]);
+      box[2] = clamp(box[2] + dx, Math.max(1, least.w), size.w - box[0]);
+      box[3] = clamp(box[3] + dy, Math.max(1, least.h), size.h - box[1]);
     } else {
       box[0] = clamp(box[0] + dx, 0, size.w - box[2]);
       box[1] = clamp(box[1] + dy, 0, size.h - box[3]);
@@ -208,7 +257,7 @@
         var upload = window.TesseraScope.fieldsOf(scope).find(function (f) { return f.dataset.field === fs.dataset.over; });
         if (upload) bbox.follow(upload);
       }
-      if (bbox.img.complete) bbox.render();
+      if (bbox.img.complete) bbox.settle();
     },
     value: function (fs) {
       var boxes = (states.get(fs) || new Bbox(fs)).read();

@@ -29,7 +29,7 @@
     var type = fs.dataset.type;
     if (types[type] && types[type].value) return types[type].value(fs);
     if (type === "text") {
-      var text = fs.querySelector("textarea").value.trim();
+      var text = fs.querySelector("textarea, input").value.trim();  // a short answer is one line
       return text === "" ? undefined : text;
     }
     var values = checkedValues(fs);
@@ -65,12 +65,12 @@
   function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
 
   function refreshCounters(f) {
-    all(f, "textarea[data-min-chars]").forEach(function (t) {
+    all(f, "[data-type=text] [data-min-chars]").forEach(function (t) {
       var counter = t.parentElement.querySelector(".counter");
       var need = +t.dataset.minChars, have = t.value.trim().length;
       if (counter) counter.textContent = have >= need ? have + " characters" : have + " of at least " + need + " characters";
     });
-    all(f, "textarea[data-min-words], textarea[data-max-words]").forEach(function (t) {
+    all(f, "[data-type=text] [data-min-words], [data-type=text] [data-max-words]").forEach(function (t) {
       var counter = t.parentElement.querySelector(".counter");
       var words = t.value.trim() === "" ? 0 : t.value.trim().split(/\s+/).length;
       var min = +(t.dataset.minWords || 0), max = +(t.dataset.maxWords || 0);
@@ -107,6 +107,15 @@
     var visible = visibleQuestions(f);
     var next = visible[visible.indexOf(fs) + 1];
     if (next) TesseraPage.focusIn(next); else f.querySelector("button[type=submit]").focus();
+  }
+
+  /* On arrival the focus goes into the form's only text answer when no question comes before it;
+   * not on a touch screen, whose keyboard would open over the image before it is seen. */
+  function arrival(f) {
+    if (window.matchMedia && window.matchMedia("(pointer: coarse)").matches) return null;
+    var visible = visibleQuestions(f);
+    var texts = visible.filter(function (fs) { return fs.dataset.type === "text"; });
+    return texts.length === 1 && visible[0] === texts[0] ? texts[0].querySelector("textarea, input") : null;
   }
 
   /* --- drafts -------------------------------------------------------------------------------- */
@@ -182,6 +191,7 @@
     change: function (f) { refresh(f); scheduleDraft(); },
     question: currentChoiceFieldset,
     chosen: moveOn,
+    arrival: arrival,
     submitKey: true,
     dialogKey: skipKey,
   });

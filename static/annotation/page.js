@@ -80,11 +80,17 @@
 
   window.addEventListener("resize", fitZoom);
 
-  /* After a refused submit the focus goes to the first answer marked in red; else to the heading. */
+  /* After a refused submit the focus goes to the first answer marked in red; else to where the page
+   * asks (page.arrival), else to the heading. */
   function focusFirst(panel) {
     var error = all(panel, ".has-error:not(.per_document)").filter(isShown)[0];
     if (error) focusIn(error);
-    else if (!document.querySelector("dialog[open]")) byId(page.heading).focus({ preventScroll: true });
+    else if (!document.querySelector("dialog[open]")) arrival().focus({ preventScroll: true });
+  }
+
+  function arrival() {
+    var f = byId(page.form);
+    return (f && page.arrival && page.arrival(f)) || byId(page.heading);
   }
 
   function init() {
@@ -157,6 +163,7 @@
    *   change(form)           an answer changed (change, input and reset events);
    *   question(form, target) the question the number keys act on (a fieldset), or nothing;
    *   chosen(form, fs, input) after a number key chose `input` of `fs`: where the focus goes;
+   *   arrival(form)          where the focus goes when a form arrives (nothing: the heading);
    *   keys                   letter shortcuts, {letter: function (form)};
    *   submitKey              true: Ctrl+Enter submits the form;
    *   dialogKey(e, form)     keys for the page's own dialog: true when it took the key. */

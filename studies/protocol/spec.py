@@ -54,6 +54,7 @@ class Field:
     min_words: int | None = None
     max_words: int | None = None
     max_area_ratio: float | None = None
+    min_side: float | None = None  # bbox: a box's smallest side, as a share of the image's side (``BboxType``)
     min_width: int | None = None  # upload: the smallest image accepted, in pixels (``UploadType``)
     min_height: int | None = None
     over: str | None = None
@@ -194,6 +195,7 @@ def _parse_fields(raws: Any, errors: list[str], *, where: str, nested: bool) -> 
             required_if=raw.get("required_if"),
             **{name_: raw.get(name_) for name_ in _WHOLE},
             max_area_ratio=raw.get("max_area_ratio"),
+            min_side=raw.get("min_side"),
             over=raw.get("over"),
             fields=children,
             score=raw.get("score"),

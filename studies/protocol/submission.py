@@ -118,6 +118,11 @@ class Bound:
     def value(self) -> str:
         return str(self.values[-1]) if self.values else ""
 
+    @property
+    def page_data(self) -> dict[str, str]:
+        """What the field's script reads of its settings (``FieldType.page_data``)."""
+        return self.field.kind.page_data(self.field)
+
 
 def _bind(fields, data, ctx, errors, shown, prefix) -> list[Bound]:
     bound = []

@@ -1,6 +1,7 @@
 """demo_setup: a demo study for every preset, built once, through the real import path."""
 
 import io
+import re
 import shutil
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -145,6 +146,17 @@ def test_the_demo_items_carry_what_their_protocol_shows(fixtures):
         assert {"question", "reference", "answer"} <= set(item.texts) and item.model_name
 
 
+def test_every_demo_link_carries_its_own_participant_and_session(fixtures):
+    out = demo_setup(fixtures)
+
+    pids = re.findall(r"PROLIFIC_PID=([^&\s]+)&", out)
+    sessions = re.findall(r"SESSION_ID=([^&\s]+)", out)
+    assert len(pids) == CountryPool.objects.count() == len(sessions) > 2 * len(NAMES) - 1
+    assert len(set(pids)) == len(pids) and len(set(sessions)) == len(sessions)  # no two links share one
+    assert all(f"participant {pid}: " in out for pid in pids)  # each printed beside its link
+    assert re.findall(r"PROLIFIC_PID=([^&\s]+)&", demo_setup(fixtures)) == pids  # the same on a rerun
+
+
 def test_a_demo_walker_is_never_the_author_of_an_answer_item(fixtures):
     out = demo_setup(fixtures)
 
@@ -213,9 +225,10 @@ def test_the_researcher_can_log_in_and_the_links_are_printed(fixtures, client):
     assert client.login(username="researcher", password="tessera-demo")
     assert "http://127.0.0.1:8000/login/" in out and "tessera-demo" in out
     for study in Study.objects.all():
-        for number, pool in enumerate(study.pools.order_by("country"), start=1):
-            line = f"{pool.country_name} ({pool.country}): http://127.0.0.1:8000/join/{pool.entry_key}/"
-            assert f"{line}?PROLIFIC_PID=demo{number:019d}&STUDY_ID=demostudy" in out
+        for pool in study.pools.order_by("country"):
+            pid = f"demo{pool.pk:019d}"
+            line = f"{pool.country_name} ({pool.country}), participant {pid}: http://127.0.0.1:8000/join/{pool.entry_key}/"
+            assert f"{line}?PROLIFIC_PID={pid}&STUDY_ID=demostudy&SESSION_ID=demosession{pool.pk}" in out
     # grouped by study: each study's heading comes before its own links
     heading = out.index("CAIRE demo  (preset caire-relevance")
     caire_pool = CountryPool.objects.get(study__name="CAIRE demo", country="IN")

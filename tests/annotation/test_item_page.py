@@ -90,6 +90,13 @@ def test_each_document_is_shown_with_its_own_questions(client):
 
 
 @pytest.mark.django_db
+def test_the_missing_articles_question_counts_no_ten_when_an_item_has_two(client):
+    _, _, page = on_items(client, "ravenea-doc-relevance", documents=DOCUMENTS)
+    assert "Relevant Wikipedia articles missing from the list (optional)" in page
+    assert "the ten" not in page
+
+
+@pytest.mark.django_db
 def test_a_refused_document_answer_is_marked_on_its_document(client):
     _, a, _ = on_items(client, "ravenea-doc-relevance", documents=DOCUMENTS)
     data = {"caption_correct": "yes", "documents.0.country": "yes", "documents.0.topic": "no",
@@ -142,10 +149,21 @@ def test_a_skip_with_an_unknown_reason_is_refused_and_keeps_the_draft(client):
 
 
 @pytest.mark.django_db
-def test_a_word_limited_text_gets_a_one_line_box_and_its_rule(client):
-    _, _, page = on_items(client, "culturalvqa-answer", texts={"question": "What is this?"})
-    assert 'data-min-words="1" data-max-words="3" rows="1"' in page
-    assert "1 to 3 words." in page
+def test_a_one_to_three_word_answer_is_a_one_line_input_where_enter_submits(client):
+    _, a, page = on_items(client, "culturalvqa-answer", texts={"question": "What is this?"})
+    assert ('<input type="text" name="answer" aria-label="Your answer to the question" value="" maxlength="100" '
+            'data-min-words="1" data-max-words="3" autocomplete="off" enterkeyhint="send">') in page
+    assert "<textarea" not in page
+    assert "1 to 3 words." in page and "<kbd>Enter</kbd> submits your answer." in page
+    client.post(reverse("annotation:item-draft", args=[a.pk]), {"answer": 'Dosa "plain"'})
+    assert 'value="Dosa &quot;plain&quot;"' in client.get(reverse("annotation:items")).content.decode()
+
+
+@pytest.mark.django_db
+def test_a_longer_text_stays_a_box_where_enter_makes_a_new_line(client):
+    _, _, page = on_items(client, "culturalvqa-question")
+    assert '<textarea name="question"' in page and 'rows="3"' in page
+    assert "submits your answer" not in page
 
 
 @pytest.mark.django_db

@@ -19,12 +19,28 @@ def test_consent_yes_leads_to_eligibility(client, pool, items):
     assert client.get(reverse("annotation:next")).url == reverse("annotation:eligibility")
 
 
-def test_declining_consent_ends_with_the_no_consent_code(client, pool, items, study):
+def test_declining_consent_asks_to_return_the_study_without_showing_a_code(client, pool, items, study):
     enter(client, pool)
     post(client, "consent", {"consent": "no"})
     page = client.get(reverse("annotation:end")).content.decode()
-    assert PROLIFIC + study.code_no_consent in page
+    # one request: return the study; the button takes them to Prolific, which asks for the return
+    assert "please return the study on Prolific" in page
+    assert f'href="{PROLIFIC}{study.code_no_consent}" autofocus>Return the study on Prolific</a>' in page
+    assert page.count(study.code_no_consent) == 1  # in the link only: no code to copy
+    assert "completion code" not in page and "end.js" not in page and "countdown" not in page
     assert Annotator.objects.get().outcome == "no_consent"
+
+
+def test_the_completion_page_shows_the_code_a_button_and_a_stoppable_countdown(client, pool, items, study):
+    enter(client, pool)
+    post(client, "consent", {"consent": "yes"})
+    post(client, "eligibility", {k: "yes" for k, _ in pool.eligibility_questions()} | {"childhood": "no"})
+    page = client.get(reverse("annotation:end")).content.decode()
+    assert f'<strong class="code" id="completion-code">{study.code_not_eligible}</strong>' in page
+    assert f'href="{PROLIFIC}{study.code_not_eligible}" autofocus>Return to Prolific now</a>' in page
+    assert f'data-countdown="10" data-url="{PROLIFIC}{study.code_not_eligible}" hidden>' in page
+    assert "Stay on this page" in page and "annotation/end.js" in page
+    assert 'http-equiv="refresh"' not in page  # no redirect that cannot be stopped
 
 
 def test_eligibility_all_yes_continues(client, pool, items):

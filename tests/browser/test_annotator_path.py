@@ -104,7 +104,8 @@ def test_an_annotator_completes_the_demo_study(page, live_server, demo):
             page.keyboard.press(key)
         page.keyboard.press("Control+Enter")
 
-    page.wait_for_url(re.compile(r"https://app\.prolific\.com/submissions/complete\?cc="), timeout=10_000)
+    page.locator("#countdown", has_text="Taking you back to Prolific in").wait_for()  # 10 s to copy the code
+    page.wait_for_url(re.compile(r"https://app\.prolific\.com/submissions/complete\?cc="), timeout=20_000)
     assert page.url == f"https://app.prolific.com/submissions/complete?cc={study.code_completed}"
 
     annotations = list(Annotation.objects.order_by("id"))

@@ -56,24 +56,29 @@ def test_a_box_is_drawn_on_the_uploaded_image_too_big_first_then_tight(page, liv
     page.wait_for_function("document.querySelector('.bbox-image').naturalWidth === 400")
     stage = page.locator(".bbox-stage")
 
-    # Too big: the live ratio says so, and the server refuses it with the ratio.
+    # Too big: the problem line says so (the neutral status steps aside), and the server refuses
+    # it with the same words, shown once.
+    too_big = "The box covers 68% of the image; it must cover less than 30%. Draw it tighter around the concept."
+    assert not page.get_by_role("button", name="Clear box").is_visible()  # no box yet
     drag(page, stage, (0.05, 0.05), (0.85, 0.9))
     status = page.locator(".bbox-status")
-    assert status.inner_text().startswith("The box covers 68% of the image; it must cover less than 30%.")
-    assert "error" in status.get_attribute("class")
+    assert page.locator(".bbox-problem").inner_text() == too_big
+    assert status.inner_text() == "" and "error" not in status.get_attribute("class")
+    assert page.get_by_role("button", name="Clear box").is_visible()
     page.keyboard.press("1")  # prevalent: Yes
     page.keyboard.press("Control+Enter")
     page.get_by_role("alert").filter(has_text="Please fix 1 answer").wait_for()
     page.locator("#item-panel[data-ready=true]").wait_for()  # the refused form, swapped in, takes input again
-    assert page.locator("#err-box").inner_text().startswith(
-        "The box covers 68% of the image; it must cover less than 30%."
-    )
+    page.wait_for_function("document.querySelector('.bbox-image').naturalWidth === 400")
+    assert page.locator("#err-box").inner_text() == too_big
+    assert page.get_by_text("covers 68%").count() == 1  # one message for one problem
 
     # A tight box replaces it (one box at most), then arrows nudge it and Shift+arrows resize it.
     page.wait_for_function("document.querySelector('.bbox-image').naturalWidth === 400")
     drag(page, stage, (0.1, 0.2), (0.3, 0.4))
     assert page.locator(".bbox-box").count() == 1
-    assert status.inner_text() == "The box covers 4% of the image; it must cover less than 30%."
+    assert status.inner_text() == "The box covers 4% of the image; less than 30% is allowed."
+    assert not page.locator("#err-box").is_visible()  # the refused box is gone, and its message with it
     page.keyboard.press("ArrowRight")
     page.keyboard.press("Shift+ArrowDown")
     page.get_by_role("button", name="Submit and continue").click()

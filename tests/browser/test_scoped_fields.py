@@ -1,6 +1,8 @@
 """Field behaviour no preset exercises: boxes on the item image by keyboard alone, and conditions
 evaluated within each document's own answers."""
 
+import re
+
 import pytest
 
 from studies.models import Document
@@ -41,16 +43,65 @@ def test_boxes_are_drawn_on_the_item_image_by_keyboard_alone(page, live_server):
     page.keyboard.press("Shift+ArrowRight")
     page.keyboard.press("Enter")  # a second box
     page.keyboard.press("Enter")  # a third is refused: two at most
-    assert page.locator(".bbox-status").inner_text() == "At most 2 boxes: clear one first."
+    assert page.locator(".bbox-problem").inner_text() == "At most 2 boxes: clear one first."
     page.keyboard.press("Delete")  # removes the last box
     assert page.locator(".bbox-box").count() == 1
     assert page.locator(".bbox-status").inner_text() == "The box covers 5% of the image."
+    assert not page.locator(".bbox-problem").is_visible()
     page.keyboard.press("Control+Enter")
 
     item_ready(page, "Photo 2 of 5")
     [answers] = stored_answers()
     [box] = answers["dishes"]
     assert (box["x"], box["y"], box["w"], box["h"]) == (25, 19, 14, 10)
+
+
+SPOT = {
+    "fields": [{"key": "spot", "type": "bbox", "over": "image", "max": 1, "min_side": 0.2, "label": "Box the dish"}],
+    "display": {"noun": "Photo", "show": ["image"]},
+}
+
+
+def drag(page, start, end):
+    """Drag across the image from and to fractions of its size."""
+    box = page.locator(".bbox-stage").bounding_box()
+    page.mouse.move(box["x"] + start[0] * box["width"], box["y"] + start[1] * box["height"])
+    page.mouse.down()
+    page.mouse.move(box["x"] + end[0] * box["width"], box["y"] + end[1] * box["height"], steps=4)
+    page.mouse.up()
+
+
+def test_a_click_or_a_too_small_drag_says_so_and_a_proper_drag_is_taken(page, live_server):
+    study, pool = spec_study(SPOT)
+    add_items(study, 2)  # 64 x 48 pixels: a box of 20% of each side is 13 x 10 px at least
+    start_annotating(page, live_server, pool)
+
+    item_ready(page, "Photo 1 of 5")
+    page.wait_for_function("document.querySelector('.bbox-image').naturalWidth === 64")
+    problem = page.locator(".bbox-problem")
+    clear = page.get_by_role("button", name="Clear box")
+    assert not problem.is_visible() and not clear.is_visible()  # nothing to clear yet
+
+    drag(page, (0.5, 0.5), (0.5, 0.5))  # a click
+    assert problem.inner_text() == "No box drawn: press on the image and drag across what you mean to mark."
+    drag(page, (0.2, 0.2), (0.3, 0.3))  # about 6 x 5 px of the image
+    assert problem.inner_text().startswith("That box is too small (")
+    assert problem.inner_text().endswith(
+        "; a box needs at least 13×10 px): drag across the whole area you mean to mark."
+    )
+    assert "error" not in page.locator(".bbox-status").get_attribute("class")
+    assert page.locator(".bbox-box").count() == 0 and not clear.is_visible()
+
+    drag(page, (0.2, 0.2), (0.7, 0.8))  # 32 x 29 px
+    assert page.locator(".bbox-box").count() == 1 and clear.is_visible()
+    assert not problem.is_visible()
+    assert re.fullmatch(r"The box covers \d+% of the image\.", page.locator(".bbox-status").inner_text())
+    page.keyboard.press("Control+Enter")
+
+    item_ready(page, "Photo 2 of 5")
+    [answers] = stored_answers()
+    [box] = answers["spot"]
+    assert abs(box["w"] - 32) <= 1 and abs(box["h"] - 29) <= 1
 
 
 def test_a_documents_conditions_see_only_that_documents_answers(page, live_server):

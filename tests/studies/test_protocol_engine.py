@@ -35,6 +35,17 @@ def assert_error(spec: dict, message: str):
          "field 'box': 'max_area_ratio' must be a number in (0, 1]"),
         ([{"key": "box", "type": "bbox", "over": "image", "max_area_ratio": "0.3"}],
          "field 'box': 'max_area_ratio' must be a number in (0, 1]"),
+        ([{"key": "box", "type": "bbox", "over": "image", "min_side": -0.01}],
+         "field 'box': 'min_side' must be a number in [0, 1)"),
+        ([{"key": "box", "type": "bbox", "over": "image", "min_side": 1}],
+         "field 'box': 'min_side' must be a number in [0, 1)"),
+        ([{"key": "box", "type": "bbox", "over": "image", "min_side": "0.02"}],
+         "field 'box': 'min_side' must be a number in [0, 1)"),
+        ([{"key": "box", "type": "bbox", "over": "image", "min_side": True}],
+         "field 'box': 'min_side' must be a number in [0, 1)"),
+        ([{"key": "box", "type": "bbox", "over": "image", "min_side": 0.5, "max_area_ratio": 0.25}],
+         "field 'box': 'min_side' 0.5 makes every box cover at least 25.00% of the image, but 'max_area_ratio' "
+         "asks for less than 25.00%: no box could pass"),
         ([{"key": "box", "type": "bbox", "over": "image", "max": -1}],
          "field 'box': 'max' must be a whole number ≥ 0"),
         ([{"key": "box", "type": "bbox", "over": "image", "level": "interval"}],
@@ -118,6 +129,8 @@ def test_it_reports_every_problem_at_once():
 def test_it_accepts_a_box_over_the_item_image_or_an_earlier_upload():
     parse_spec({"fields": [{"key": "box", "type": "bbox", "over": "image", "max_area_ratio": 1}]})
     parse_spec({"fields": [UPLOAD, {"key": "box", "type": "bbox", "over": "photo", "max_area_ratio": 0.3}]})
+    parse_spec({"fields": [{"key": "box", "type": "bbox", "over": "image", "min_side": 0}]})
+    parse_spec({"fields": [{"key": "box", "type": "bbox", "over": "image", "min_side": 0.5, "max_area_ratio": 0.26}]})
 
 
 def test_sub_fields_may_depend_on_an_earlier_sibling():

@@ -29,10 +29,16 @@ DEMO_USERNAME = "researcher"
 DEMO_PASSWORD = "tessera-demo"  # only for the local demo; DEMO_PASSWORD in the environment overrides it
 
 
-def entry_url(pool: CountryPool, number: int) -> str:
-    """A demo participant's entry link (numbered, so each demo annotator is someone new)."""
-    return entry_link(pool, {"PROLIFIC_PID": f"demo{number:019d}", "STUDY_ID": "demostudy",
-                             "SESSION_ID": f"demosession{number}"})
+def demo_pid(pool: CountryPool) -> str:
+    """The demo participant of a pool: one of its own per pool of every study (numbered by the pool),
+    so that a researcher walking two studies, or two pools, is two participants, never one mixed up."""
+    return f"demo{pool.pk:019d}"
+
+
+def entry_url(pool: CountryPool) -> str:
+    """The demo participant's entry link of ``pool``, as Prolific would send them."""
+    return entry_link(pool, {"PROLIFIC_PID": demo_pid(pool), "STUDY_ID": "demostudy",
+                             "SESSION_ID": f"demosession{pool.pk}"})
 
 
 class Command(BaseCommand):
@@ -84,10 +90,10 @@ class Command(BaseCommand):
         write(f"  {settings.SITE_URL}{reverse('login')}")
         write(f"  username: {DEMO_USERNAME}")
         write(f"  password: {shown}")
-        write("\nAnnotator entry links (as Prolific would send them; one participant per pool)")
+        write("\nAnnotator entry links (as Prolific would send them; each link its own participant)")
         write("  A session opens in the browser that opened its link first; another browser is asked for its\n"
               "  resume code, shown at the top of the first browser's pages.")
         for demo, study in studies:
             write(f"\n  {study.name}  (preset {demo.preset}, study id {study.pk})")
-            for number, pool in enumerate(study.pools.order_by("country"), start=1):
-                write(f"    {pool.country_name} ({pool.country}): {entry_url(pool, number)}")
+            for pool in study.pools.order_by("country"):
+                write(f"    {pool.country_name} ({pool.country}), participant {demo_pid(pool)}: {entry_url(pool)}")

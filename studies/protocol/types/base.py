@@ -146,6 +146,11 @@ class FieldType:
         page may render it once and reuse it)? Not when it shows something of the item."""
         return not self.item_parts(f) and not self.container
 
+    def page_data(self, f: Field) -> dict[str, str]:
+        """The settings the field's script reads on the page, by ``data-*`` attribute name (without
+        "data-"), as texts: none by default."""
+        return {}
+
     def raw_from(self, data: Mapping[str, Sequence[Any]], name: str) -> list[Any]:
         """The non-blank raw values posted for the field named ``name``."""
         return [str(v) for v in data.get(name, []) if str(v).strip() != ""]

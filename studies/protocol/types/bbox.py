@@ -8,6 +8,18 @@ from ..jsonbounds import json_bounded
 from .base import FieldType, ShownAnswer, json_cell, mappings
 
 SIDES = ("x", "y", "w", "h")  # what the export keeps of a box, in pixels
+MIN_SIDE = 0.02  # the default smallest side of a box, as a share of the image's side (8 px of 400)
+
+
+def _share(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def min_box(min_side: float, width: float, height: float) -> tuple[int, int]:
+    """The smallest box (width, height) in whole pixels on an image of ``width`` × ``height``
+    pixels: ``min_side`` of each side, rounded up (bbox.js computes the same)."""
+    return (max(1, math.ceil(min_side * width - 1e-9)) if min_side else 0,
+            max(1, math.ceil(min_side * height - 1e-9)) if min_side else 0)
 
 
 def _number(value):
@@ -34,11 +46,28 @@ class BboxType(FieldType):
         uploads = [e.key for e in earlier if e.type == "upload"]
         if f.over != "image" and f.over not in uploads:
             errors.append("a bbox field needs 'over': \"image\" or the key of an earlier upload field")
-        if f.max_area_ratio is not None and not (
-            isinstance(f.max_area_ratio, (int, float)) and 0 < f.max_area_ratio <= 1
-        ):
+        if f.max_area_ratio is not None and not (_share(f.max_area_ratio) and 0 < f.max_area_ratio <= 1):
             errors.append("'max_area_ratio' must be a number in (0, 1]")
+        if f.min_side is not None and not (_share(f.min_side) and 0 <= f.min_side < 1):
+            errors.append("'min_side' must be a number in [0, 1): a share of the image's width and height")
+        elif _share(f.max_area_ratio) and self.min_side(f) ** 2 >= f.max_area_ratio:
+            errors.append(
+                f"'min_side' {self.min_side(f):g} makes every box cover at least {self.min_side(f) ** 2:.2%} "
+                f"of the image, but 'max_area_ratio' asks for less than {f.max_area_ratio:.2%}: no box could pass"
+            )
         return errors
+
+    def min_side(self, f):
+        """A box's smallest width and height, as a share of the image's (0: any size)."""
+        return MIN_SIDE if f.min_side is None else f.min_side
+
+    def page_data(self, f):
+        data = {"min-side": repr(float(self.min_side(f)))}
+        if f.max:
+            data["max"] = str(f.max)
+        if f.max_area_ratio:
+            data["max-ratio"] = repr(float(f.max_area_ratio))
+        return data
 
     def item_parts(self, f):
         return frozenset({"image"}) if f.over == "image" else frozenset()
@@ -64,10 +93,16 @@ class BboxType(FieldType):
             raise ValueError(f"Draw at least {f.min} box{'es' if f.min > 1 else ''}.")
         if f.max and len(boxes) > f.max:
             raise ValueError(f"Draw at most {f.max} box{'es' if f.max > 1 else ''} (you drew {len(boxes)}).")
+        least_w, least_h = min_box(self.min_side(f), width, height)
         out = []
         for x, y, w, h in boxes:
             if w <= 0 or h <= 0 or x < 0 or y < 0 or x + w > width + 0.5 or y + h > height + 0.5:
                 raise ValueError("Each box must lie inside the image.")
+            if w < least_w or h < least_h:
+                raise ValueError(
+                    f"The box is too small: {w:g}×{h:g} px, and a box needs at least {least_w}×{least_h} px. "
+                    "Drag across the whole area you mean to mark."
+                )
             ratio = (w * h) / (width * height)
             if f.max_area_ratio is not None and ratio >= f.max_area_ratio:
                 raise ValueError(

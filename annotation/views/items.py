@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from studies.files import image_response, stored_image_response
@@ -65,8 +66,10 @@ def _show_documents_in_fields(fields, documents) -> None:
             bf.documents = [(by_id.get(ref.id, ref), subs) for ref, subs in bf.documents]
 
 
-def _panel(request, session, assignment: Assignment | None, data=None, errors=None, status=200):
-    """Render the item panel for ``assignment`` (None: the session is over)."""
+def _panel(request, session, assignment: Assignment | None, data=None, errors=None, status=200,
+           already_submitted=False):
+    """Render the item panel for ``assignment`` (None: the session is over); ``already_submitted``: it
+    follows a submit of an item stored before, whose answers sent again were not kept."""
     if assignment is None:
         return None
     context = panel_context(
@@ -80,6 +83,7 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
         upload_url=reverse("annotation:item-upload", args=[assignment.pk]),
         skips_left=services.session_skips_left(session_id=session.pk, study=session.annotator.study)
         if context["spec"].skip else None,
+        already_submitted=already_submitted,
     )
     return render(request, panel_template(request), context, status=status)
 
@@ -154,11 +158,11 @@ RELEASED = {
 }
 
 
-def _next(request, session):
+def _next(request, session, *, already_submitted=False):
     """The next item's panel, or the way out once the session's work is done."""
     assignment = services.assignment_current(session=session)
     if assignment is not None:
-        return _panel(request, session, assignment)
+        return _panel(request, session, assignment, already_submitted=already_submitted)
     if session.released_at:
         return render(request, "annotation/problem.html", RELEASED, status=410)
     if services.session_submitted_count(session) == 0:
@@ -167,6 +171,7 @@ def _next(request, session):
     return hx_redirect(request, "annotation:end")
 
 
+@never_cache
 @require_http_methods(["GET"])
 @annotator_required("items")
 def item_page(request, session):
@@ -175,6 +180,7 @@ def item_page(request, session):
     return _next(request, session)
 
 
+@never_cache
 @require_POST
 @annotator_required("items")
 def item_submit(request, session, pk):
@@ -184,9 +190,11 @@ def item_submit(request, session, pk):
     if not result.validation.ok:
         data = refused_data(data, assignment.draft)
         return _panel(request, session, assignment, data=data, errors=result.validation.errors, status=422)
-    return _next(request, session)
+    # A repeat (a page kept by the back button, a retried request): the stored answers stand, and it says so.
+    return _next(request, session, already_submitted=result.duplicate)
 
 
+@never_cache
 @require_POST
 @annotator_required("items")
 def item_draft(request, session, pk):
@@ -198,6 +206,7 @@ def item_draft(request, session, pk):
     return JsonResponse({"saved": saved}, status=200 if saved else 409)
 
 
+@never_cache
 @require_POST
 @annotator_required("items")
 def item_upload(request, session, pk):

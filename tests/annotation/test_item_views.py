@@ -180,3 +180,42 @@ def test_the_item_page_reads_the_session_and_its_assignments_only(annotating, se
         assert annotating.get(reverse("annotation:items")).status_code == 200
     with django_assert_num_queries(2):  # a reload: the session, its assignments (the lease, with its item)
         assert annotating.get(reverse("annotation:items"), **HX).status_code == 200
+
+
+def test_every_item_response_forbids_the_browser_cache(annotating, session):
+    # a page kept by the back button would show an item already submitted as if it could be changed
+    page = annotating.get(reverse("annotation:items"))
+    a = Assignment.objects.get(session=session)
+    responses = [
+        page,
+        annotating.get(reverse("annotation:items"), **HX),
+        annotating.post(reverse("annotation:item-draft", args=[a.pk]), {"explanation": "a thought"}),
+        submit(annotating, a, {}, **HX),  # refused
+        annotating.post(reverse("annotation:item-upload", args=[a.pk])),  # refused: no file
+        submit(annotating, a, valid_answers(), **HX),
+    ]
+    for response in responses:
+        assert "no-store" in response["Cache-Control"], response
+
+
+def test_a_second_submit_with_other_answers_says_so_shows_the_current_item_and_changes_nothing(annotating, session):
+    annotating.get(reverse("annotation:items"))
+    first = Assignment.objects.get(session=session)
+    submit(annotating, first, valid_answers(), **HX)
+    stored = Annotation.objects.get().answers
+    again = submit(annotating, first, valid_answers(overall=1, explanation="I changed my mind about it"), **HX)
+    page = again.content.decode()
+    assert again.status_code == 200
+    assert "That image was already submitted, so the answers just sent for it were not kept." in page
+    notice = page.split('id="already-submitted">')[1].split("</p>")[0]
+    assert "press" not in notice.lower() and "again" not in notice.lower()  # nothing to retry
+    assert "Image 2 of 5" in page and 'class="error"' not in page
+    assert Annotation.objects.count() == 1 and Annotation.objects.get().answers == stored
+    current = Assignment.objects.get(session=session, status="leased")
+    assert f'action="{reverse("annotation:item-submit", args=[current.pk])}"' in page
+
+
+def test_a_first_submit_says_nothing_of_an_earlier_one(annotating, session):
+    annotating.get(reverse("annotation:items"))
+    first = Assignment.objects.get(session=session)
+    assert "already submitted" not in submit(annotating, first, valid_answers(), **HX).content.decode()

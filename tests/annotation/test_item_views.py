@@ -219,3 +219,24 @@ def test_a_first_submit_says_nothing_of_an_earlier_one(annotating, session):
     annotating.get(reverse("annotation:items"))
     first = Assignment.objects.get(session=session)
     assert "already submitted" not in submit(annotating, first, valid_answers(), **HX).content.decode()
+
+
+def test_a_refused_submit_keeps_what_was_posted_as_the_draft(annotating, session):
+    annotating.get(reverse("annotation:items"))
+    a = Assignment.objects.get(session=session)
+    posted = valid_answers(explanation="typed at the last second", overall=[])
+    assert submit(annotating, a, posted, **HX).status_code == 422  # "overall" is required
+    a.refresh_from_db()
+    assert a.draft["explanation"] == ["typed at the last second"] and "overall" not in a.draft
+    page = annotating.get(reverse("annotation:items")).content.decode()  # a reload
+    assert "typed at the last second</textarea>" in page
+    assert not Annotation.objects.exists()
+
+
+def test_a_refused_skip_keeps_the_draft_of_the_answers(annotating, session):
+    annotating.get(reverse("annotation:items"))
+    a = Assignment.objects.get(session=session)
+    annotating.post(reverse("annotation:item-draft", args=[a.pk]), {"explanation": "half a thought"})
+    assert submit(annotating, a, {"_skip": [""]}, **HX).status_code == 422  # a skip without its reason
+    a.refresh_from_db()
+    assert a.draft == {"explanation": ["half a thought"]}

@@ -129,7 +129,29 @@ def panel_context(study, assignment: Assignment, *, raw, errors, done: int, tota
         "total": total,
         "percent": round(100 * done / total),
         "errors": errors,
+        "error_links": error_links(fields) if errors else [],
     }
+
+
+@dataclass(frozen=True)
+class ErrorLink:
+    """An answer a refused submit marked, as the error banner links to it."""
+
+    name: str
+    label: str
+    document: str = ""
+
+
+def error_links(fields) -> list[ErrorLink]:
+    """Each refused answer in the form's order (a per_document field's with its document's title)."""
+    links = []
+    for bf in fields:
+        if bf.error:
+            links.append(ErrorLink(bf.name, bf.field.label or bf.field.key))
+        for document, subs in bf.documents:
+            title = getattr(document, "title", "") or f"document {getattr(document, 'position', 0) + 1}"
+            links += [ErrorLink(sub.name, sub.field.label or sub.field.key, title) for sub in subs if sub.error]
+    return links
 
 
 def refused_data(data: dict[str, list[str]], draft: dict) -> dict[str, list[str]]:
@@ -189,7 +211,9 @@ def item_submit(request, session, pk):
     result = services.annotation_submit(assignment=assignment, data=data)
     if not result.validation.ok:
         data = refused_data(data, assignment.draft)
-        return _panel(request, session, assignment, data=data, errors=result.validation.errors, status=422)
+        response = _panel(request, session, assignment, data=data, errors=result.validation.errors, status=422)
+        response["HX-Reswap"] = "outerHTML"  # no jump to the top: the page shows the first error itself
+        return response
     # A repeat (a page kept by the back button, a retried request): the stored answers stand, and it says so.
     return _next(request, session, already_submitted=result.duplicate)
 

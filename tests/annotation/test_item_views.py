@@ -240,3 +240,15 @@ def test_a_refused_skip_keeps_the_draft_of_the_answers(annotating, session):
     assert submit(annotating, a, {"_skip": [""]}, **HX).status_code == 422  # a skip without its reason
     a.refresh_from_db()
     assert a.draft == {"explanation": ["half a thought"]}
+
+
+def test_the_error_banner_links_to_each_refused_answer(annotating, session):
+    annotating.get(reverse("annotation:items"))
+    a = Assignment.objects.get(session=session)
+    response = submit(annotating, a, valid_answers(explanation="meh", overall=[]), **HX)
+    page = response.content.decode()
+    banner = page[page.index('id="form-errors"'):page.index("</div>", page.index('id="form-errors"'))]
+    links = re.findall(r'<a href="#q-([^"]+)" data-error-link>', banner)
+    assert links == ["explanation", "overall"]
+    assert all(f'<legend id="q-{name}">' in page for name in links)
+    assert response["HX-Reswap"] == "outerHTML"  # the page shows the first error, not the top

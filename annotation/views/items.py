@@ -74,7 +74,7 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
         return None
     context = panel_context(
         session.annotator.study, assignment, raw=data if data is not None else assignment.draft, errors=errors,
-        done=services.session_submitted_count(session), total=session.items_target,
+        done=services.session_submitted_count(session), total=assignment.session_total or session.items_target,
     )
     context.update(
         image_url=item_image_link(assignment) if assignment.item.image else "",
@@ -126,8 +126,8 @@ def panel_context(study, assignment: Assignment, *, raw, errors, done: int, tota
         "skip_error": (errors or {}).get(SKIP),
         "fields": fields,
         "number": done + 1,
-        "total": total,
-        "percent": round(100 * done / total),
+        "total": max(total, done + 1),
+        "percent": round(100 * done / max(total, done + 1)),
         "errors": errors,
         "error_links": error_links(fields) if errors else [],
     }

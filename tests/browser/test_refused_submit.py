@@ -70,3 +70,20 @@ def test_a_refused_submit_shows_and_focuses_the_first_refused_answer(page, live_
     assert page.evaluate("document.activeElement.name") == "tone"
     assert page.locator("fieldset[data-field=tone] input").first.evaluate(
         "el => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; }")
+
+
+def test_what_was_typed_before_a_reload_survives_a_lost_page_hide_draft(page, live_server):
+    # the draft sent as the page goes (a beacon) is lost, as when it reaches the server after the
+    # reloaded page was rendered, or never
+    page.add_init_script("navigator.sendBeacon = () => true")
+    study, pool = spec_study(PROTOCOL)
+    add_items(study, 2)
+    start_annotating(page, live_server, pool)
+    item_ready(page, "Image 1 of 2")
+
+    page.get_by_role("textbox", name="Why?").fill("Typed just before the reload")
+    page.reload()
+    item_ready(page, "Image 1 of 2")
+    page.wait_for_function("document.querySelector('textarea[name=why]').value === 'Typed just before the reload'")
+    assert page.locator("#item-panel[data-ready=true]").count() == 1
+    assert not Annotation.objects.exists()

@@ -148,8 +148,8 @@ def error_links(fields) -> list[ErrorLink]:
     for bf in fields:
         if bf.error:
             links.append(ErrorLink(bf.name, bf.field.label or bf.field.key))
-        for document, subs in bf.documents:
-            title = getattr(document, "title", "") or f"document {getattr(document, 'position', 0) + 1}"
+        for n, (document, subs) in enumerate(bf.documents, start=1):
+            title = document.title or f"document {n}"
             links += [ErrorLink(sub.name, sub.field.label or sub.field.key, title) for sub in subs if sub.error]
     return links
 

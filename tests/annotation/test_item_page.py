@@ -1,6 +1,7 @@
 """The item page shows what the protocol's display names, and a field template for every type."""
 
 import json
+import re
 
 import pytest
 from django.urls import reverse
@@ -190,3 +191,13 @@ def test_the_page_loads_the_shared_script_and_style_once_under_the_annotators_ba
     assert page.count(reverse("annotation:item-image", args=[a.pk])) == 2  # the image, and zoomed
     assert 'id="zoom-dialog"' in page
     assert f'<span class="brand">{a.item.study.name}</span>' in page
+
+
+@pytest.mark.django_db
+def test_the_error_banner_names_the_document_of_a_refused_answer(client):
+    _, a, _ = on_items(client, "ravenea-doc-relevance", documents=DOCUMENTS)
+    page = submit(client, a, {}).content.decode()
+    banner = page[page.index('id="form-errors"'):page.index("</div>", page.index('id="form-errors"'))]
+    assert "(Onam)</li>" in banner and "(Pookalam)</li>" in banner
+    for name in re.findall(r'<a href="#q-([^"]+)" data-error-link>', banner):
+        assert f'<legend id="q-{name}">' in page

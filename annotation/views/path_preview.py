@@ -148,7 +148,7 @@ def _panel(request, preview: PathPreview, item, data=None, errors=None, status=2
     assignment = preview.assignment(item)
     context = panel_context(
         preview.study, assignment, raw=data if data is not None else assignment.draft, errors=errors,
-        done=preview.done, total=preview.session.items_target,
+        done=preview.done, total=min(preview.session.items_target, len(preview.items)),
     )
     position = preview.position
     context.update(

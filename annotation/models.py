@@ -111,6 +111,11 @@ class Assignment(models.Model):
     leased_at = models.DateTimeField()
     expires_at = models.DateTimeField()
     draft = models.JSONField(default=dict, blank=True, help_text="What was typed so far (restored on reload).")
+    session_total = models.PositiveSmallIntegerField(
+        null=True, blank=True,
+        help_text="The session's size as counted when this item was leased: its target, or fewer when fewer items "
+        "were open to the annotator (the page's \"3 of 4\"; empty: the target).",
+    )
 
     class Meta:
         constraints = [

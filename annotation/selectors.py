@@ -215,6 +215,22 @@ def example_item_for_annotator(annotator: Annotator, item_pk: int):
 STEPS = ("consent", "eligibility", "instructions", "mock", "items")
 
 
+@dataclass(frozen=True)
+class StepCount:
+    """Where a step of the annotator's path stands, as its page says: "Step ``number`` of ``total``"."""
+
+    number: int
+    total: int
+
+
+def path_step(step: str, *, pool: CountryPool, has_practice: bool) -> StepCount:
+    """``step`` among the steps an annotator of ``pool`` really walks: consent, the eligibility
+    questions when the pool asks any, the instructions, the practice test when the study has one
+    (``has_practice``), then the items."""
+    steps = [s for s in STEPS if (s != "eligibility" or pool.eligibility_questions()) and (s != "mock" or has_practice)]
+    return StepCount(steps.index(step) + 1, len(steps))
+
+
 def annotator_step(annotator: Annotator) -> str:
     """Where the annotator stands: one of STEPS, or "end" once an outcome stops them."""
     if annotator.outcome:

@@ -15,8 +15,14 @@ from studies.models import CountryPool, ItemQuota
 from studies.protocol import Protocol, draft_problem
 
 from ..models import Annotation, Annotator, Assignment, Session
-from ..quota import max_items_per_annotator
-from ..selectors import idle_newcomer_leases, lease_candidates, session_assignments, with_session_objects
+from ..quota import max_items_per_annotator, session_total
+from ..selectors import (
+    LEASE_CANDIDATES,
+    idle_newcomer_leases,
+    lease_candidates,
+    session_assignments,
+    with_session_objects,
+)
 
 
 def assignments_expire(*, now: datetime | None = None, pool: CountryPool | None = None, limit: int = 1000) -> int:
@@ -197,27 +203,30 @@ def _assignment_lease(*, session: Session, now: datetime, position: int) -> Assi
     lease may yield, then the lease is tried again."""
     annotator = session.annotator
     pool = annotator.pool
-    if _annotator_capped(session, annotator):
+    room = _annotator_room(annotator)
+    if room is not None and room <= 0:
         return None
-    lease = _lease_open_quota(session=session, annotator=annotator, pool=pool, now=now, position=position)
+    lease = _lease_open_quota(session=session, annotator=annotator, pool=pool, now=now, position=position, room=room)
     if lease is None and (
         assignments_expire(now=now, pool=pool) or _newcomer_lease_yield(annotator=annotator, pool=pool, now=now)
     ):
-        lease = _lease_open_quota(session=session, annotator=annotator, pool=pool, now=now, position=position)
+        lease = _lease_open_quota(session=session, annotator=annotator, pool=pool, now=now, position=position,
+                                  room=room)
     return lease
 
 
-def _annotator_capped(session: Session, annotator: Annotator) -> bool:
-    """Has the annotator taken as many items as the pool's minimum of distinct annotators allows?
-    The cap is never below a session's size, so the pool's slots are summed only for an annotator
-    past their first session's worth of items."""
+def _annotator_room(annotator: Annotator) -> int | None:
+    """How many more items the annotator may take under the pool's minimum of distinct annotators
+    (0: as many as it allows are taken); None: no cap applies. The cap is never below a session's
+    size, so the pool's slots are summed only for an annotator past their first session's worth of
+    items."""
     if not annotator.pool.min_distinct_annotators:
-        return False
+        return None
     taken = annotator.assignments.exclude(status=Assignment.Status.EXPIRED).count()
     if taken < annotator.study.items_per_session:
-        return False
+        return None
     cap = _annotator_cap(annotator)
-    return cap is not None and taken >= cap
+    return None if cap is None else cap - taken
 
 
 def _newcomer_lease_yield(*, annotator: Annotator, pool: CountryPool, now: datetime) -> bool:
@@ -246,13 +255,17 @@ def _newcomer_lease_yield(*, annotator: Annotator, pool: CountryPool, now: datet
 
 
 def _lease_open_quota(
-    *, session: Session, annotator: Annotator, pool: CountryPool, now: datetime, position: int
+    *, session: Session, annotator: Annotator, pool: CountryPool, now: datetime, position: int, room: int | None
 ) -> Assignment | None:
+    """Lease one of the open quotas, fewest done first. The candidates read tell how many items are
+    still open to the annotator (all of them, when fewer than a lease reads): with ``room``, the
+    session's total the page counts, kept on the lease (no query more)."""
     candidates = lease_candidates(annotator=annotator)
+    open_items = len(candidates) if len(candidates) < LEASE_CANDIDATES else None
     # Fewest done first; ties in random order so parallel annotators spread over items.
     rng = random.Random()
     candidates.sort(key=lambda c: (c.done, rng.random()))
-    for quota in candidates:
+    for tried, quota in enumerate(candidates):
         try:
             with transaction.atomic():
                 if not ItemQuota.objects.with_room().filter(pk=quota.pk).update(leased=F("leased") + 1):
@@ -265,6 +278,10 @@ def _lease_open_quota(
                     position=position,
                     leased_at=now,
                     expires_at=_lease_until(session, now),
+                    session_total=session_total(
+                        target=session.items_target, submitted=session_submitted_count(session),
+                        open_items=None if open_items is None else open_items - tried, room=room,
+                    ),
                 )
                 return with_session_objects(lease, session)
         except IntegrityError:

@@ -20,11 +20,15 @@ from ..models import Annotator, MockAttempt
 
 
 def consent_apply(annotator: Annotator, *, agree: bool, now: datetime) -> list[str]:
-    """The consent answer's effect on ``annotator`` (in memory): the fields it changed."""
+    """The consent answer's effect on ``annotator`` (in memory): the fields it changed. A pool that
+    asks no eligibility question has no such step: its annotator is eligible on consenting."""
     if annotator.outcome or annotator.consented_at:
         return []
     if agree:
         annotator.consented_at = now
+        if not annotator.pool.eligibility_questions():
+            annotator.eligibility, annotator.eligible_at = {}, now
+            return ["consented_at", "eligibility", "eligible_at"]
         return ["consented_at"]
     annotator.outcome = Annotator.Outcome.NO_CONSENT
     return ["outcome"]

@@ -14,7 +14,7 @@ from studies.protocol import SKIP, Validation, validate
 
 from ..context import assignment_context
 from ..models import Annotation, Assignment, Review, Session
-from .leases import assignment_lock
+from .leases import DraftRefused, assignment_lock, assignment_save_draft
 
 
 @dataclass
@@ -28,7 +28,8 @@ def annotation_submit(*, assignment: Assignment, data, now: datetime | None = No
     """Validate and store one annotation, atomically and idempotently.
 
     A late submit after the lease expired is kept: it takes a free slot if there is one, and is
-    stored as surplus otherwise. A repeated submit returns the stored annotation.
+    stored as surplus otherwise. A repeated submit returns the stored annotation. A refused one
+    keeps what was posted as the item's draft (``refused_draft_keep``), so a reload shows it.
     """
     now = now or timezone.now()
     if assignment.status == Assignment.Status.SUBMITTED:  # as loaded: a repeat of a stored submit
@@ -39,6 +40,7 @@ def annotation_submit(*, assignment: Assignment, data, now: datetime | None = No
     study = item.study
     validation = validate(study.spec, data, assignment_context(assignment, study.spec))
     if not validation.ok:
+        refused_draft_keep(assignment=assignment, data=data)
         return SubmitResult(validation=validation)
     capped = validation.skipped and study.max_skips_per_session is not None
     with transaction.atomic():
@@ -68,6 +70,21 @@ def annotation_submit(*, assignment: Assignment, data, now: datetime | None = No
         return SubmitResult(validation=Validation(answers=annotation.answers), annotation=annotation, duplicate=True)
     assignment.status = Assignment.Status.SUBMITTED
     return SubmitResult(validation=validation, annotation=annotation)
+
+
+def refused_draft_keep(*, assignment: Assignment, data) -> bool:
+    """Keep the answers of a refused submit as the item's draft (the draft's own rules apply: one the
+    form could not have posted is not kept), so what was on the page when the annotator pressed
+    Submit survives a reload. A skip posts only its reason: the answers drafted before stay."""
+    if SKIP in data:
+        return False
+    try:
+        saved = assignment_save_draft(assignment=assignment, data=data)
+    except DraftRefused:
+        return False
+    if saved:
+        assignment.draft = data
+    return saved
 
 
 def session_skips_left(*, session_id: int, study) -> int | None:

@@ -16,11 +16,13 @@ from ..browser import code_shown
 from ..selectors import (
     NoAnnotatorSession,
     SessionElsewhere,
+    StepCount,
     annotator_cookie_set,
     annotator_step,
     browser_key,
     ending_for,
     example_item_for_annotator,
+    path_step,
     session_for_request,
 )
 
@@ -226,7 +228,14 @@ def consent(request, session):
     if request.method == "POST":
         services.annotator_consent(annotator=annotator, agree=request.POST.get("consent") == "yes")
         return step_redirect(annotator)
-    return render(request, "annotation/consent.html", {"study": annotator.study, "step": 1})
+    return render(request, "annotation/consent.html", {
+        "study": annotator.study, "step": step_of("consent", pool=annotator.pool)})
+
+
+def step_of(step: str, *, pool) -> StepCount:
+    """Where ``step`` stands on the path of ``pool``'s annotators ("Step 2 of 3"), its study's
+    practice test counted when it has one."""
+    return path_step(step, pool=pool, has_practice=pool.study.mock_questions.exists())
 
 
 def eligibility_answers(post, questions) -> tuple[dict[str, bool], dict[str, str]]:
@@ -245,7 +254,8 @@ def eligibility_page(request, *, study, pool, questions, errors, extra=None) -> 
     """The eligibility questions, each refused answer marked; ``extra``: more of the page's context."""
     rows = [{"key": k, "text": t, "value": request.POST.get(k), "error": errors.get(k)} for k, t in questions]
     return render(request, "annotation/eligibility.html", {
-        "study": study, "pool": pool, "questions": rows, "step": 2, **(extra or {}),
+        "study": study, "pool": pool, "questions": rows, "step": step_of("eligibility", pool=pool),
+        **(extra or {}),
     }, status=422 if errors else 200)
 
 
@@ -270,7 +280,8 @@ def instructions(request, session):
     if request.method == "POST":
         services.annotator_read_instructions(annotator=annotator)
         return step_redirect(annotator)
-    return render(request, "annotation/instructions.html", {"study": annotator.study, "step": 3})
+    return render(request, "annotation/instructions.html", {
+        "study": annotator.study, "step": step_of("instructions", pool=annotator.pool)})
 
 
 def mock_answers(post, questions) -> tuple[dict[int, str], dict[int, str]]:
@@ -286,7 +297,7 @@ def mock_answers(post, questions) -> tuple[dict[int, str], dict[int, str]]:
 
 
 def mock_page(
-    request, *, study, questions, chosen, errors, attempt, attempts_used, image_url, extra=None
+    request, *, study, pool, questions, chosen, errors, attempt, attempts_used, image_url, extra=None
 ) -> HttpResponse:
     """The practice test, with each wrong answer's note after an attempt; ``image_url(q)`` is the
     address of a question's example image; ``extra``: more of the page's context."""
@@ -297,7 +308,7 @@ def mock_page(
     } for q in questions]
     return render(request, "annotation/mock.html", {
         "study": study, "rows": rows, "attempt": attempt, "attempts_left": study.mock_attempts_allowed - attempts_used,
-        "step": 4, **(extra or {}),
+        "step": path_step("mock", pool=pool, has_practice=True), **(extra or {}),
     }, status=422 if errors or attempt else 200)
 
 
@@ -314,8 +325,8 @@ def mock(request, session):
             attempt = services.mock_submit(annotator=annotator, answers=chosen)
             if attempt.passed or annotator_step(annotator) != "mock":
                 return step_redirect(annotator)
-    return mock_page(request, study=study, questions=questions, chosen=chosen, errors=errors, attempt=attempt,
-                     attempts_used=annotator.mock_attempts,
+    return mock_page(request, study=study, pool=annotator.pool, questions=questions, chosen=chosen, errors=errors,
+                     attempt=attempt, attempts_used=annotator.mock_attempts,
                      image_url=lambda q: reverse("annotation:example-image", args=[q.item_id]))
 
 

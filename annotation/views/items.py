@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from studies.files import image_response, stored_image_response
@@ -65,13 +66,15 @@ def _show_documents_in_fields(fields, documents) -> None:
             bf.documents = [(by_id.get(ref.id, ref), subs) for ref, subs in bf.documents]
 
 
-def _panel(request, session, assignment: Assignment | None, data=None, errors=None, status=200):
-    """Render the item panel for ``assignment`` (None: the session is over)."""
+def _panel(request, session, assignment: Assignment | None, data=None, errors=None, status=200,
+           already_submitted=False):
+    """Render the item panel for ``assignment`` (None: the session is over); ``already_submitted``: it
+    follows a submit of an item stored before, whose answers sent again were not kept."""
     if assignment is None:
         return None
     context = panel_context(
         session.annotator.study, assignment, raw=data if data is not None else assignment.draft, errors=errors,
-        done=services.session_submitted_count(session), total=session.items_target,
+        done=services.session_submitted_count(session), total=assignment.session_total or session.items_target,
     )
     context.update(
         image_url=item_image_link(assignment) if assignment.item.image else "",
@@ -80,6 +83,7 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
         upload_url=reverse("annotation:item-upload", args=[assignment.pk]),
         skips_left=services.session_skips_left(session_id=session.pk, study=session.annotator.study)
         if context["spec"].skip else None,
+        already_submitted=already_submitted,
     )
     return render(request, panel_template(request), context, status=status)
 
@@ -122,10 +126,32 @@ def panel_context(study, assignment: Assignment, *, raw, errors, done: int, tota
         "skip_error": (errors or {}).get(SKIP),
         "fields": fields,
         "number": done + 1,
-        "total": total,
-        "percent": round(100 * done / total),
+        "total": max(total, done + 1),
+        "percent": round(100 * done / max(total, done + 1)),
         "errors": errors,
+        "error_links": error_links(fields) if errors else [],
     }
+
+
+@dataclass(frozen=True)
+class ErrorLink:
+    """An answer a refused submit marked, as the error banner links to it."""
+
+    name: str
+    label: str
+    document: str = ""
+
+
+def error_links(fields) -> list[ErrorLink]:
+    """Each refused answer in the form's order (a per_document field's with its document's title)."""
+    links = []
+    for bf in fields:
+        if bf.error:
+            links.append(ErrorLink(bf.name, bf.field.label or bf.field.key))
+        for n, (document, subs) in enumerate(bf.documents, start=1):
+            title = document.title or f"document {n}"
+            links += [ErrorLink(sub.name, sub.field.label or sub.field.key, title) for sub in subs if sub.error]
+    return links
 
 
 def refused_data(data: dict[str, list[str]], draft: dict) -> dict[str, list[str]]:
@@ -154,11 +180,11 @@ RELEASED = {
 }
 
 
-def _next(request, session):
+def _next(request, session, *, already_submitted=False):
     """The next item's panel, or the way out once the session's work is done."""
     assignment = services.assignment_current(session=session)
     if assignment is not None:
-        return _panel(request, session, assignment)
+        return _panel(request, session, assignment, already_submitted=already_submitted)
     if session.released_at:
         return render(request, "annotation/problem.html", RELEASED, status=410)
     if services.session_submitted_count(session) == 0:
@@ -167,6 +193,7 @@ def _next(request, session):
     return hx_redirect(request, "annotation:end")
 
 
+@never_cache
 @require_http_methods(["GET"])
 @annotator_required("items")
 def item_page(request, session):
@@ -175,6 +202,7 @@ def item_page(request, session):
     return _next(request, session)
 
 
+@never_cache
 @require_POST
 @annotator_required("items", assignment="pk", switch=True)
 def item_submit(request, session, pk):
@@ -183,10 +211,14 @@ def item_submit(request, session, pk):
     result = services.annotation_submit(assignment=assignment, data=data)
     if not result.validation.ok:
         data = refused_data(data, assignment.draft)
-        return _panel(request, session, assignment, data=data, errors=result.validation.errors, status=422)
-    return _next(request, session)
+        response = _panel(request, session, assignment, data=data, errors=result.validation.errors, status=422)
+        response["HX-Reswap"] = "outerHTML"  # no jump to the top: the page shows the first error itself
+        return response
+    # A repeat (a page kept by the back button, a retried request): the stored answers stand, and it says so.
+    return _next(request, session, already_submitted=result.duplicate)
 
 
+@never_cache
 @require_POST
 @annotator_required("items", assignment="pk")
 def item_draft(request, session, pk):
@@ -198,6 +230,7 @@ def item_draft(request, session, pk):
     return JsonResponse({"saved": saved}, status=200 if saved else 409)
 
 
+@never_cache
 @require_POST
 @annotator_required("items", assignment="pk")
 def item_upload(request, session, pk):

@@ -27,7 +27,7 @@ from ..services.onboarding import (
     mock_grade,
     screen_apply,
 )
-from .flow import eligibility_answers, eligibility_page, hx_navigate, mock_answers, mock_page
+from .flow import eligibility_answers, eligibility_page, hx_navigate, mock_answers, mock_page, step_of
 from .items import NO_ITEMS_LEFT, form_data, panel_context, panel_template, refused_data
 
 STEP_URLS = {
@@ -91,7 +91,8 @@ def consent(request, preview):
         consent_apply(preview.annotator, agree=request.POST.get("consent") == "yes", now=timezone.now())
         preview_save(request, preview)
         return _step_redirect(preview)
-    return render(request, "annotation/consent.html", {"study": preview.study, "step": 1, **_banner(preview)})
+    return render(request, "annotation/consent.html", {
+        "study": preview.study, "step": step_of("consent", pool=preview.pool), **_banner(preview)})
 
 
 @require_http_methods(["GET", "POST"])
@@ -116,7 +117,8 @@ def instructions(request, preview):
         instructions_apply(preview.annotator, now=timezone.now())
         preview_save(request, preview)
         return _step_redirect(preview)
-    return render(request, "annotation/instructions.html", {"study": preview.study, "step": 3, **_banner(preview)})
+    return render(request, "annotation/instructions.html", {
+        "study": preview.study, "step": step_of("instructions", pool=preview.pool), **_banner(preview)})
 
 
 @require_http_methods(["GET", "POST"])
@@ -135,8 +137,8 @@ def mock(request, preview):
             preview_save(request, preview)
             if passed or preview.step != "mock":
                 return _step_redirect(preview)
-    return mock_page(request, study=study, questions=questions, chosen=chosen, errors=errors, attempt=attempt,
-                     attempts_used=annotator.mock_attempts,
+    return mock_page(request, study=study, pool=preview.pool, questions=questions, chosen=chosen, errors=errors,
+                     attempt=attempt, attempts_used=annotator.mock_attempts,
                      image_url=lambda q: reverse("studies:item-image", args=[study.pk, q.item_id]),
                      extra=_banner(preview))
 
@@ -146,7 +148,7 @@ def _panel(request, preview: PathPreview, item, data=None, errors=None, status=2
     assignment = preview.assignment(item)
     context = panel_context(
         preview.study, assignment, raw=data if data is not None else assignment.draft, errors=errors,
-        done=preview.done, total=preview.session.items_target,
+        done=preview.done, total=min(preview.session.items_target, len(preview.items)),
     )
     position = preview.position
     context.update(

@@ -120,11 +120,48 @@
 
   /* --- drafts -------------------------------------------------------------------------------- */
 
+  /* What the page leaves with is also kept in the tab (sessionStorage) until the next page has seen
+   * it: the beacon sent as the page goes may reach the server after a reload was answered, or never. */
+  var PENDING = "tessera-draft:";
+
+  function formEntries(f) {
+    var entries = [];
+    new FormData(f).forEach(function (value, name) {
+      if (name !== "csrfmiddlewaretoken" && typeof value === "string") entries.push([name, value]);
+    });
+    return entries;
+  }
+
+  function keepPending(url, f) {
+    try { sessionStorage.setItem(PENDING + url, JSON.stringify(formEntries(f))); } catch (e) { /* storage off */ }
+  }
+
+  /* On arrival: a draft the previous page left that this page does not show is sent again, then the
+   * panel is read anew (the server renders every field type from its draft) unless the annotator
+   * has begun to answer meanwhile. */
+  function restorePending(f, p) {
+    var key = PENDING + p.dataset.draftUrl, pending = null;
+    try {
+      pending = sessionStorage.getItem(key);
+      Object.keys(sessionStorage).forEach(function (k) { if (k.indexOf(PENDING) === 0) sessionStorage.removeItem(k); });
+    } catch (e) { return; }
+    if (!pending || pending === JSON.stringify(formEntries(f))) return;
+    var data = new FormData();
+    data.append("csrfmiddlewaretoken", f.elements.csrfmiddlewaretoken.value);
+    JSON.parse(pending).forEach(function (entry) { data.append(entry[0], entry[1]); });
+    fetch(p.dataset.draftUrl, { method: "POST", body: data, credentials: "same-origin" }).then(function (r) {
+      if (r.ok && !dirty && panel() === p) htmx.ajax("GET", window.location.href, { target: "#item-panel", swap: "outerHTML" });
+    }).catch(function () {  // offline: kept for the next page
+      try { sessionStorage.setItem(key, pending); } catch (e) { /* storage off */ }
+    });
+  }
+
   function saveDraft(useBeacon) {
     var f = form(), p = panel();
     if (!f || !p || !dirty) return;
     dirty = false;
     var data = new FormData(f);
+    if (useBeacon) keepPending(p.dataset.draftUrl, f);
     if (useBeacon && navigator.sendBeacon) { navigator.sendBeacon(p.dataset.draftUrl, data); return; }
     var status = p.querySelector(".draft-status");
     fetch(p.dataset.draftUrl, { method: "POST", body: data, credentials: "same-origin" })
@@ -187,6 +224,7 @@
       });
       refresh(f);
       initSkip();
+      restorePending(f, panel());
     },
     change: function (f) { refresh(f); scheduleDraft(); },
     question: currentChoiceFieldset,

@@ -80,17 +80,44 @@
 
   window.addEventListener("resize", fitZoom);
 
-  /* After a refused submit the focus goes to the first answer marked in red; else to where the page
-   * asks (page.arrival), else to the heading. */
+  /* Bring a question marked in red into view, its question and answers together, with the focus in it. */
+  function showError(fs) {
+    var target = fs.querySelector("input:checked") || all(fs, FOCUSABLE).filter(isShown)[0];
+    if (target) target.focus({ preventScroll: true, focusVisible: true });
+    fs.scrollIntoView({ block: "center" });
+    if (target && !isInView(target)) target.scrollIntoView({ block: "nearest" });
+  }
+
+  function isInView(el) {
+    var r = el.getBoundingClientRect();
+    return r.bottom > 0 && r.top < window.innerHeight;
+  }
+
+  /* After a refused submit the focus goes to the first answer marked in red (the error banner links
+   * to each one); else to where the page asks (page.arrival), else to the heading. */
   function focusFirst(panel) {
-    var error = all(panel, ".has-error:not(.per_document)").filter(isShown)[0];
-    if (error) focusIn(error);
+    // (by aria-invalid: htmx settles a swapped element's class, of a question with an id, a moment later)
+    var error = all(panel, "fieldset[aria-invalid=true]:not(.per_document):not([data-type=per_document])")
+      .filter(isShown)[0];
+    if (error) showError(error);
     else if (!document.querySelector("dialog[open]")) arrival().focus({ preventScroll: true });
   }
 
   function arrival() {
     var f = byId(page.form);
     return (f && page.arrival && page.arrival(f)) || byId(page.heading);
+  }
+
+  function initErrorLinks(panel) {
+    all(panel, "a[data-error-link]").forEach(function (link) {
+      link.addEventListener("click", function (e) {
+        var legend = byId(decodeURIComponent(link.hash.slice(1)));  // the question's legend
+        var fs = legend && legend.closest("fieldset");
+        if (!fs || !isShown(fs)) return;  // the browser's own jump
+        e.preventDefault();
+        showError(fs);
+      });
+    });
   }
 
   function init() {
@@ -105,6 +132,7 @@
       f.addEventListener("reset", function () { setTimeout(changed, 0); });  // once the form is reset
     }
     initZoom(panel);
+    initErrorLinks(panel);
     panel.dataset.ready = "true";  // the page answers keys from here on
     focusFirst(panel);
   }

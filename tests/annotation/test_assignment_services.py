@@ -133,13 +133,15 @@ def test_the_min_distinct_annotators_caps_items_per_annotator(study):
     study.save()
     f.make_items(study, "IN", 6)  # 6 slots / 2 annotators → at most 3 items each
     annotator = f.make_annotator(pool)
-    taken = 0
+    taken, totals = 0, []
     for _ in range(3):
         session = f.make_session(annotator)
         while (a := assignment_current(session=session)) is not None:
+            totals.append(a.session_total)
             annotation_submit(assignment=a, data=valid_answers())
             taken += 1
     assert taken == 3
+    assert totals == [2, 2, 1]  # the second session counts the one item the cap leaves ("1 of 1")
 
 
 def test_drafts_are_not_kept_after_submit(items, session):

@@ -1,6 +1,7 @@
 """The item page shows what the protocol's display names, and a field template for every type."""
 
 import json
+import re
 
 import pytest
 from django.urls import reverse
@@ -16,7 +17,7 @@ from tests.helpers import item_submit as submit
 @pytest.mark.django_db
 def test_a_prompt_study_shows_the_prompt_in_one_column_and_no_image(client):
     _, a, page = on_items(client, "culturalframes-prompt-filter", prompt="Neighbours sharing sweets at Eid")
-    assert "Prompt 1 of 10" in page and "<title>Prompt 1 of 10" in page
+    assert "Prompt 1 of 2" in page and "<title>Prompt 1 of 2" in page
     assert 'class="item-grid single"' in page
     assert reverse("annotation:item-image", args=[a.pk]) not in page and "zoom-dialog" not in page
     assert '<p class="part-label muted">Prompt</p>' in page and "<q>Neighbours sharing sweets at Eid</q>" in page
@@ -26,7 +27,7 @@ def test_a_prompt_study_shows_the_prompt_in_one_column_and_no_image(client):
 @pytest.mark.django_db
 def test_an_image_study_shows_only_the_image_and_not_the_prompt(client):
     _, a, page = on_items(client, "caire-relevance", prompt="A realistic photo of breakfast in India")
-    assert "Image 1 of 10" in page and 'class="item-grid"' in page
+    assert "Image 1 of 2" in page and 'class="item-grid"' in page
     assert reverse("annotation:item-image", args=[a.pk]) in page
     assert "breakfast in India" not in page
 
@@ -34,7 +35,7 @@ def test_an_image_study_shows_only_the_image_and_not_the_prompt(client):
 @pytest.mark.django_db
 def test_the_concept_of_a_grounding_item_is_labelled_concept(client):
     _, a, page = on_items(client, "globalrg-grounding", prompt="Kathakali")
-    assert "Concept 1 of 5" in page and '<p class="part-label muted">Concept</p>' in page
+    assert "Concept 1 of 2" in page and '<p class="part-label muted">Concept</p>' in page
     assert reverse("annotation:item-upload", args=[a.pk]) in page
     assert 'data-type="upload"' in page and 'data-type="bbox"' in page and 'data-over="photo"' in page
     assert 'data-max-ratio="0.3"' in page and 'name="box" value=""' in page
@@ -65,7 +66,7 @@ def test_a_judgment_shows_the_question_the_reference_and_the_answer(client):
     shown = (("Question", "What is this dish called?"), ("Reference answers", "Appam"), ("Answer", "Rice pancake"))
     for label, text in shown:
         assert f'<p class="part-label muted">{label}</p>' in page and f"<p>{text}</p>" in page
-    assert "Answer 1 of 10" in page
+    assert "Answer 1 of 2" in page
 
 
 DOCUMENTS = [
@@ -129,7 +130,7 @@ def test_candidates_are_shown_in_the_assignments_order(client):
 def test_a_skip_stores_only_the_reason(client):
     _, a, _ = on_items(client, "culturalvqa-question")
     response = submit(client, a, {"_skip": "The image is not culturally relevant", "question": "Half a question"})
-    assert response.status_code == 200 and "Image 2 of 10" in response.content.decode()
+    assert response.status_code == 200 and "Image 2 of 2" in response.content.decode()
     assert Annotation.objects.get().answers == {"_skip": "The image is not culturally relevant"}
 
 
@@ -208,3 +209,13 @@ def test_the_page_loads_the_shared_script_and_style_once_under_the_annotators_ba
     assert page.count(reverse("annotation:item-image", args=[a.pk])) == 2  # the image, and zoomed
     assert 'id="zoom-dialog"' in page
     assert f'<span class="brand">{a.item.study.name}</span>' in page
+
+
+@pytest.mark.django_db
+def test_the_error_banner_names_the_document_of_a_refused_answer(client):
+    _, a, _ = on_items(client, "ravenea-doc-relevance", documents=DOCUMENTS)
+    page = submit(client, a, {}).content.decode()
+    banner = page[page.index('id="form-errors"'):page.index("</div>", page.index('id="form-errors"'))]
+    assert "(Onam)</li>" in banner and "(Pookalam)</li>" in banner
+    for name in re.findall(r'<a href="#q-([^"]+)" data-error-link>', banner):
+        assert f'<legend id="q-{name}">' in page

@@ -7,7 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Annotation, Assignment
-from annotation.services import assignment_current
+from annotation.services import annotation_submit, assignment_current
 from tests import factories as f
 from tests.factories import valid_answers
 from tests.helpers import as_annotator
@@ -34,7 +34,7 @@ def submit(client, assignment, data, **extra):
 def test_the_page_shows_the_first_item_with_its_prompt_as_tokens(annotating, session):
     page = annotating.get(reverse("annotation:items")).content.decode()
     assignment = Assignment.objects.get(session=session)
-    assert "Image 1 of 5" in page
+    assert "Image 1 of 3" in page
     assert reverse("annotation:item-image", args=[assignment.pk]) in page
     assert 'class="token" for="words-1">family</label>' in page
     assert 'popovertarget="def-alignment"' in page
@@ -45,7 +45,7 @@ def test_a_valid_submit_swaps_in_the_next_item(annotating, session):
     first = Assignment.objects.get(session=session)
     response = submit(annotating, first, valid_answers(), **HX)
     assert response.status_code == 200
-    assert "Image 2 of 5" in response.content.decode()
+    assert "Image 2 of 3" in response.content.decode()
     assert "<html" not in response.content.decode()  # a fragment, not a page
     assert Annotation.objects.get().answers["overall"] == 3
 
@@ -57,7 +57,7 @@ def test_an_invalid_submit_is_refused_next_to_the_field_and_stores_nothing(annot
     assert response.status_code == 422
     page = response.content.decode()
     assert 'id="err-explanation">Write at least 10 characters.' in page
-    assert "Image 1 of 5" in page and "meh" in page  # what was typed is kept
+    assert "Image 1 of 3" in page and "meh" in page  # what was typed is kept
     assert not Annotation.objects.exists()
 
 
@@ -66,7 +66,7 @@ def test_a_double_submit_stores_one_annotation_and_moves_on(annotating, session)
     a = Assignment.objects.get(session=session)
     submit(annotating, a, valid_answers(), **HX)
     again = submit(annotating, a, valid_answers(), **HX)
-    assert again.status_code == 200 and "Image 2 of 5" in again.content.decode()
+    assert again.status_code == 200 and "Image 2 of 3" in again.content.decode()
     assert Annotation.objects.count() == 1
 
 
@@ -159,7 +159,7 @@ def test_without_htmx_a_submit_redirects_or_renders_the_full_page(annotating, se
     bad = submit(annotating, a, {})
     assert bad.status_code == 422 and "<html" in bad.content.decode()
     good = submit(annotating, a, valid_answers())
-    assert good.status_code == 200 and "Image 2 of 5" in good.content.decode()
+    assert good.status_code == 200 and "Image 2 of 3" in good.content.decode()
 
 
 def test_the_next_item_path_has_a_fixed_number_of_queries(annotating, session, django_assert_num_queries):
@@ -182,3 +182,95 @@ def test_the_item_page_reads_the_session_and_its_assignments_only(annotating, se
         assert annotating.get(reverse("annotation:items")).status_code == 200
     with django_assert_num_queries(2):  # a reload: the session, its assignments (the lease, with its item)
         assert annotating.get(reverse("annotation:items"), **HX).status_code == 200
+
+
+def test_every_item_response_forbids_the_browser_cache(annotating, session):
+    # a page kept by the back button would show an item already submitted as if it could be changed
+    page = annotating.get(reverse("annotation:items"))
+    a = Assignment.objects.get(session=session)
+    responses = [
+        page,
+        annotating.get(reverse("annotation:items"), **HX),
+        annotating.post(reverse("annotation:item-draft", args=[a.pk]), {"explanation": "a thought"}),
+        submit(annotating, a, {}, **HX),  # refused
+        annotating.post(reverse("annotation:item-upload", args=[a.pk])),  # refused: no file
+        submit(annotating, a, valid_answers(), **HX),
+    ]
+    for response in responses:
+        assert "no-store" in response["Cache-Control"], response
+
+
+def test_a_second_submit_with_other_answers_says_so_shows_the_current_item_and_changes_nothing(annotating, session):
+    annotating.get(reverse("annotation:items"))
+    first = Assignment.objects.get(session=session)
+    submit(annotating, first, valid_answers(), **HX)
+    stored = Annotation.objects.get().answers
+    again = submit(annotating, first, valid_answers(overall=1, explanation="I changed my mind about it"), **HX)
+    page = again.content.decode()
+    assert again.status_code == 200
+    assert "That image was already submitted, so the answers just sent for it were not kept." in page
+    notice = page.split('id="already-submitted">')[1].split("</p>")[0]
+    assert "press" not in notice.lower() and "again" not in notice.lower()  # nothing to retry
+    assert "Image 2 of 3" in page and 'class="error"' not in page
+    assert Annotation.objects.count() == 1 and Annotation.objects.get().answers == stored
+    current = Assignment.objects.get(session=session, status="leased")
+    assert f'action="{reverse("annotation:item-submit", args=[current.pk])}"' in page
+
+
+def test_a_first_submit_says_nothing_of_an_earlier_one(annotating, session):
+    annotating.get(reverse("annotation:items"))
+    first = Assignment.objects.get(session=session)
+    assert "already submitted" not in submit(annotating, first, valid_answers(), **HX).content.decode()
+
+
+def test_a_refused_submit_keeps_what_was_posted_as_the_draft(annotating, session):
+    annotating.get(reverse("annotation:items"))
+    a = Assignment.objects.get(session=session)
+    posted = valid_answers(explanation="typed at the last second", overall=[])
+    assert submit(annotating, a, posted, **HX).status_code == 422  # "overall" is required
+    a.refresh_from_db()
+    assert a.draft["explanation"] == ["typed at the last second"] and "overall" not in a.draft
+    page = annotating.get(reverse("annotation:items")).content.decode()  # a reload
+    assert "typed at the last second</textarea>" in page
+    assert not Annotation.objects.exists()
+
+
+def test_a_refused_skip_keeps_the_draft_of_the_answers(annotating, session):
+    annotating.get(reverse("annotation:items"))
+    a = Assignment.objects.get(session=session)
+    annotating.post(reverse("annotation:item-draft", args=[a.pk]), {"explanation": "half a thought"})
+    assert submit(annotating, a, {"_skip": [""]}, **HX).status_code == 422  # a skip without its reason
+    a.refresh_from_db()
+    assert a.draft == {"explanation": ["half a thought"]}
+
+
+def test_the_error_banner_links_to_each_refused_answer(annotating, session):
+    annotating.get(reverse("annotation:items"))
+    a = Assignment.objects.get(session=session)
+    response = submit(annotating, a, valid_answers(explanation="meh", overall=[]), **HX)
+    page = response.content.decode()
+    banner = page[page.index('id="form-errors"'):page.index("</div>", page.index('id="form-errors"'))]
+    links = re.findall(r'<a href="#q-([^"]+)" data-error-link>', banner)
+    assert links == ["explanation", "overall"]
+    assert all(f'<legend id="q-{name}">' in page for name in links)
+    assert response["HX-Reswap"] == "outerHTML"  # the page shows the first error, not the top
+
+
+def test_the_counter_counts_only_the_items_left_for_this_annotator(annotating, session, pool):
+    # India's pool has 3 items; another annotator submitted one of them: 2 remain of a session of 5
+    other = f.make_session(f.make_annotator(pool))
+    taken = assignment_current(session=other)
+    annotation_submit(assignment=taken, data=valid_answers())
+    taken.item.quotas.update(wanted=1)  # and it needs no more answers
+    page = annotating.get(reverse("annotation:items")).content.decode()
+    assert "Image 1 of 2" in page and "<title>Image 1 of 2" in page
+    first = Assignment.objects.get(session=session)
+    second = submit(annotating, first, valid_answers(), **HX).content.decode()
+    assert "Image 2 of 2" in second and 'value="50"' in second  # the progress bar half full
+    assert "Image 2 of 2" in annotating.get(reverse("annotation:items"), **HX).content.decode()  # a reload
+
+
+def test_the_counter_keeps_the_sessions_size_when_enough_items_are_open(client, study, pool):
+    f.make_items(study, "IN", 7)
+    as_annotator(client, f.make_session(f.make_annotator(pool)))
+    assert "Image 1 of 5" in client.get(reverse("annotation:items")).content.decode()

@@ -174,3 +174,33 @@ def test_a_practice_test_added_later_does_not_send_annotators_at_work_back(clien
     post(newcomer, "eligibility", {k: "yes" for k, _ in pool.eligibility_questions()})
     assert post(newcomer, "instructions").url == reverse("annotation:mock")
     assert newcomer.get(reverse("annotation:items")).url == reverse("annotation:mock")
+
+
+def step_shown(client, name) -> str:
+    page = client.get(reverse(f"annotation:{name}")).content.decode()
+    return page.split('aria-label="Progress">')[1].split("</span>")[0]
+
+
+def test_the_steps_count_the_questions_and_the_practice_test_when_there_are_some(client, study, pool, items):
+    f.make_mock_question(study, expected="No")
+    enter(client, pool)
+    assert step_shown(client, "consent") == "Step 1 of 5"
+    post(client, "consent", {"consent": "yes"})
+    assert step_shown(client, "eligibility") == "Step 2 of 5"
+    post(client, "eligibility", {k: "yes" for k, _ in pool.eligibility_questions()})
+    assert step_shown(client, "instructions") == "Step 3 of 5"
+    post(client, "instructions")
+    assert step_shown(client, "mock") == "Step 4 of 5"
+
+
+def test_a_pool_without_questions_and_a_study_without_a_practice_test_count_three_steps(client, study, items):
+    plain = f.make_pool(study, "BR", "Brazil", require_born=False, require_nationality=False,
+                        require_childhood=False, require_resident=False)
+    f.make_items(study, "BR", 2)
+    enter(client, plain)
+    assert step_shown(client, "consent") == "Step 1 of 3"
+    # no eligibility page with nothing to ask: consent leads to the instructions
+    assert post(client, "consent", {"consent": "yes"}).url == reverse("annotation:instructions")
+    assert Annotator.objects.get().eligible_at is not None
+    assert step_shown(client, "instructions") == "Step 2 of 3"
+    assert post(client, "instructions").url == reverse("annotation:items")

@@ -81,7 +81,7 @@ def test_each_step_is_the_annotators_page(owner_client, study, pool, question):
     assert owner_client.post(url(study, pool, "mock"), {f"q{question.pk}": "No"}).url == url(study, pool, "items")
 
     page = owner_client.get(url(study, pool, "items")).content.decode()
-    assert "Image 1 of 5" in page and BANNER in page
+    assert "Image 1 of 3" in page and BANNER in page
     assert url(study, pool, "item-submit", 1) in page and url(study, pool, "item-draft", 1) in page
 
 
@@ -112,20 +112,20 @@ def test_a_bad_item_submit_shows_the_engines_errors(owner_client, study, pool, q
     page = response.content.decode()
     assert response.status_code == 422
     assert "Please fix" in page and 'id="err-error_types"' in page
-    assert "Image 1 of 5" in page  # still the first item
+    assert "Image 1 of 3" in page  # still the first item
 
 
 def test_a_whole_walk_stores_nothing_and_ends_with_the_completion_code(owner_client, study, pool, question):
     before = stored()
     to_items(owner_client, study, pool, question)
     first = owner_client.get(url(study, pool, "items")).content.decode()
-    assert "Image 1 of 5" in first
+    assert "Image 1 of 3" in first
     owner_client.post(url(study, pool, "item-submit", 1), {}, **HX)  # refused
     draft = owner_client.post(url(study, pool, "item-draft", 1), {"explanation": "Kept in the walk"})
     assert draft.json() == {"saved": True}
     assert "Kept in the walk" in owner_client.get(url(study, pool, "items")).content.decode()  # a reload restores it
     second = owner_client.post(url(study, pool, "item-submit", 1), valid_answers(), **HX)
-    assert "Image 2 of 5" in second.content.decode()
+    assert "Image 2 of 3" in second.content.decode()
     owner_client.post(url(study, pool, "item-submit", 2), valid_answers(), **HX)
     # The pool has three items: the session ends early, as an annotator's does when the pool runs dry.
     last = owner_client.post(url(study, pool, "item-submit", 3), valid_answers(), **HX)

@@ -27,20 +27,20 @@ def test_one_caption_is_picked_by_key_and_by_mouse(page, live_server):
     add_items(study, 3, candidates=CANDIDATES)
     start_annotating(page, live_server, pool)
 
-    item_ready(page, "Image 1 of 10")
+    item_ready(page, "Image 1 of 3")
     first = shown_order(page)
     assert first == [c["id"] for c in candidate_order(Assignment.objects.get(position=1))]
     assert page.locator(".keys", has_text="keys 1–3").count() == 1
     page.keyboard.press("2")  # the second caption as shown
     page.keyboard.press("Control+Enter")
 
-    item_ready(page, "Image 2 of 10")
+    item_ready(page, "Image 2 of 3")
     second = shown_order(page)
     text = next(c["text"] for c in CANDIDATES if c["id"] == second[2])
     page.get_by_label(text).check()  # the third one as shown, by mouse
     page.get_by_role("button", name="Submit and continue").click()
 
-    item_ready(page, "Image 3 of 10")
+    item_ready(page, "Image 3 of 3")
     assert stored_answers() == [
         {"best_caption": {"choice": first[1], "order": first}},
         {"best_caption": {"choice": second[2], "order": second}},

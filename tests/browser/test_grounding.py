@@ -34,7 +34,7 @@ def test_a_box_is_drawn_on_the_uploaded_image_too_big_first_then_tight(page, liv
     add_items(study, 2, prompt="Kathakali")
     start_annotating(page, live_server, pool)
 
-    item_ready(page, "Concept 1 of 5")
+    item_ready(page, "Concept 1 of 2")
     concept = page.locator(".part-prompt")
     assert concept.locator(".part-label").inner_text() == "Concept" and "Kathakali" in concept.inner_text()
     assert page.get_by_text("Upload the image first").is_visible()
@@ -52,7 +52,7 @@ def test_a_box_is_drawn_on_the_uploaded_image_too_big_first_then_tight(page, liv
     # The upload survives a reload (its token is in the draft).
     page.locator(".draft-status", has_text="Draft saved").wait_for()
     page.reload()
-    item_ready(page, "Concept 1 of 5")
+    item_ready(page, "Concept 1 of 2")
     page.wait_for_function("document.querySelector('.bbox-image').naturalWidth === 400")
     stage = page.locator(".bbox-stage")
 
@@ -83,7 +83,7 @@ def test_a_box_is_drawn_on_the_uploaded_image_too_big_first_then_tight(page, liv
     page.keyboard.press("Shift+ArrowDown")
     page.get_by_role("button", name="Submit and continue").click()
 
-    item_ready(page, "Concept 2 of 5")
+    item_ready(page, "Concept 2 of 2")
     [answers] = stored_answers()
     upload = Upload.objects.get(token=answers["photo"]["upload"])
     assert (upload.width, upload.height, upload.original_name) == (400, 300, "kathakali.png")

@@ -34,7 +34,7 @@ def test_the_study_page_follows_an_annotator_without_a_reload(page, browser, liv
     try:
         annotator = annotator_context.new_page()
         start_annotating(annotator, live_server, pool)
-        item_ready(annotator, "Prompt 1 of 10")
+        item_ready(annotator, "Prompt 1 of 3")
         # the lease shows as an annotator active now, at the next poll
         page.wait_for_function(
             f"document.querySelector('#progress-{pool.pk} [data-figure=active]').textContent.trim() === '1'",
@@ -42,7 +42,7 @@ def test_the_study_page_follows_an_annotator_without_a_reload(page, browser, liv
         )
         annotator.keyboard.press("1")
         annotator.keyboard.press("Control+Enter")
-        item_ready(annotator, "Prompt 2 of 10")
+        item_ready(annotator, "Prompt 2 of 3")
     finally:
         annotator_context.close()
 

@@ -15,7 +15,7 @@ them again anyway."""
 
 from celery import shared_task
 
-from .services import review
+from .services import review, review_reaper
 from .services.sync import prolific_entries_recheck, prolific_events_prune, prolific_studies_sync
 
 
@@ -31,7 +31,7 @@ def prolific_job_task(job_id: int) -> None:
 @shared_task(ignore_result=True)
 def prolific_jobs_reap_task() -> None:
     """Run by Celery beat every minute: review jobs whose worker is gone queued again or failed."""
-    review.prolific_jobs_reap()
+    review_reaper.prolific_jobs_reap()
 
 
 @shared_task(ignore_result=True)

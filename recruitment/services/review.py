@@ -16,7 +16,7 @@ Local state follows Prolific's answers only: a submission's status is written fr
 transition or a read, never from what was asked.
 
 A worker that dies mid-job: the claim gives the job a lease (``JOB_LEASE_SECONDS``), renewed at each
-call it logs; ``prolific_jobs_reap`` (Celery beat, every minute) takes a running job whose lease
+call it logs; ``review_reaper.prolific_jobs_reap`` (Celery beat, every minute) takes a running job whose lease
 expired by the same rule as a 5xx: the kinds a repeat leaves harmless (a read, a submission
 transition, a bulk approval) are queued again while attempts remain; a bonus set-up goes back to a
 draft (an unrecorded set-up is never paid) and a payment to "uncertain" (never sent again), their
@@ -194,71 +194,6 @@ def _log(job: ProlificJob, kind: str, *, target: str, ok: bool, answer: Any = No
                         error=error)
     ProlificAction.objects.filter(pk=action.pk).update(job=job)
     _held(job).update(lease_expires_at=_lease_end())
-
-
-# --- lost workers ----------------------------------------------------------------------------
-
-REPEATABLE = frozenset({Kind.SUBMISSIONS, Kind.APPROVE, Kind.BULK_APPROVE, Kind.REJECT, Kind.RETURN})
-LOST_WHILE_PAYING = (
-    "The worker running it stopped (lost at {lost}) while paying. Prolific may or may not have paid: the "
-    "platform will not send this payment again. Check the participants' bonuses on Prolific before paying "
-    "them by other means."
-)
-
-
-def prolific_jobs_reap() -> dict[str, int]:
-    """Run by Celery beat every minute: every running job whose lease expired (its worker is gone).
-    A kind a repeat leaves harmless is queued again while attempts remain; a bonus set-up goes back to
-    a draft, a payment to uncertain (as after a 5xx), and the job fails with the reason."""
-    counts = {"requeued": 0, "failed": 0}
-    now = timezone.now()
-    for job in ProlificJob.objects.filter(status=JobStatus.RUNNING, lease_expires_at__lt=now).select_related("bonus"):
-        same = ProlificJob.objects.filter(
-            pk=job.pk, status=JobStatus.RUNNING, attempts=job.attempts, lease_expires_at=job.lease_expires_at
-        )
-        lost = timezone.localtime(job.lease_expires_at).strftime("%H:%M")
-        if job.kind in REPEATABLE and job.attempts < MAX_ATTEMPTS:
-            if same.update(status=JobStatus.WAITING, lease_expires_at=None, due_at=now, message_resent=False,
-                           error=f"The worker running it stopped (lost at {lost}); trying again."):
-                transaction.on_commit(partial(job_enqueue, job.pk))
-                counts["requeued"] += 1
-            continue
-        error = f"The worker running it stopped (lost at {lost}); start it again."
-        with transaction.atomic():
-            if not same.update(status=JobStatus.FAILED, error=error, finished_at=now, lease_expires_at=None):
-                continue
-            if job.kind == Kind.BONUS_SETUP and job.bonus:  # unpaid and unrecorded: costs nothing
-                _bonus_state(job.bonus, BonusState.SETTING_UP, BonusState.DRAFT)
-            if job.kind == Kind.BONUS_PAY and job.bonus:
-                if _bonus_state(job.bonus, BonusState.PAYING, BonusState.UNCERTAIN):
-                    ProlificJob.objects.filter(pk=job.pk).update(error=LOST_WHILE_PAYING.format(lost=lost))
-        counts["failed"] += 1
-    _reap_unclaimed(now, counts)
-    return counts
-
-
-def _reap_unclaimed(now, counts: dict[str, int]) -> None:
-    """Jobs still queued or waiting ``JOB_QUEUED_GRACE_SECONDS`` after they were due (their message
-    lost): the message sent again once, then the job failed with the reason (no bonus moves: a job
-    not claimed left its bonus where it was)."""
-    grace = settings.JOB_QUEUED_GRACE_SECONDS
-    unclaimed = ProlificJob.objects.filter(
-        status__in=[JobStatus.QUEUED, JobStatus.WAITING], due_at__lt=now - timedelta(seconds=grace)
-    )
-    for job in unclaimed.only("pk", "status", "due_at", "message_resent"):
-        same = ProlificJob.objects.filter(pk=job.pk, status=job.status, due_at=job.due_at)
-        if not job.message_resent:
-            if same.update(due_at=now, message_resent=True):
-                logger.warning("Prolific job %s: no worker took it; its message sent again", job.pk)
-                transaction.on_commit(partial(job_enqueue, job.pk))
-                counts["requeued"] += 1
-            continue
-        minutes = max(1, round(grace / 60))
-        error = (f"No worker took it within {minutes} minute{'s' if minutes != 1 else ''} of its queueing (the queue "
-                 "lost its message, or no worker is running); start it again.")
-        if same.update(status=JobStatus.FAILED, error=error, finished_at=now, lease_expires_at=None):
-            logger.warning("Prolific job %s: no worker took it; failed", job.pk)
-            counts["failed"] += 1
 
 
 SAFE_TO_REPEAT = (ProlificRateLimited, ProlificServerError, ProlificUnavailable)

@@ -11,7 +11,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from recruitment.models import ProlificAction, ProlificBonus, ProlificJob
-from recruitment.services.review import MAX_ATTEMPTS, prolific_bonus_draft, prolific_job_start, prolific_jobs_reap
+from recruitment.services.review import MAX_ATTEMPTS, prolific_bonus_draft, prolific_job_start
+from recruitment.services.review_reaper import prolific_jobs_reap
 
 from .review_helpers import go_live, read_back, take_part
 

@@ -26,16 +26,20 @@ PROTOCOL = {
 }
 
 
-def test_what_was_typed_before_a_refused_submit_survives_a_reload(page, live_server):
+def typed_then_refused(page, live_server, text: str) -> None:
+    """On the first of two items, ``text`` typed and submitted at once (no time for the draft's
+    timer) with required answers missing, until the refusal is shown."""
     study, pool = spec_study(PROTOCOL)
     add_items(study, 2)
     start_annotating(page, live_server, pool)
     item_ready(page, "Image 1 of 2")
-
-    # typed and submitted at once: no time for the draft's timer
-    page.get_by_role("textbox", name="Why?").fill("Typed in the last second")
+    page.get_by_role("textbox", name="Why?").fill(text)
     page.get_by_role("button", name="Submit and continue").click()
     page.locator("#form-errors").wait_for()
+
+
+def test_what_was_typed_before_a_refused_submit_survives_a_reload(page, live_server):
+    typed_then_refused(page, live_server, "Typed in the last second")
     page.reload()
     item_ready(page, "Image 1 of 2")
     assert page.get_by_role("textbox", name="Why?").input_value() == "Typed in the last second"
@@ -44,14 +48,7 @@ def test_what_was_typed_before_a_refused_submit_survives_a_reload(page, live_ser
 
 def test_a_refused_submit_shows_and_focuses_the_first_refused_answer(page, live_server):
     page.set_viewport_size({"width": 1280, "height": 500})
-    study, pool = spec_study(PROTOCOL)
-    add_items(study, 2)
-    start_annotating(page, live_server, pool)
-    item_ready(page, "Image 1 of 2")
-
-    page.get_by_role("textbox", name="Why?").fill("Quiet faces")
-    page.get_by_role("button", name="Submit and continue").click()
-    page.locator("#form-errors").wait_for()
+    typed_then_refused(page, live_server, "Quiet faces")
     page.locator("#item-panel[data-ready=true]").wait_for()
     focused = page.evaluate("""() => {
         const el = document.activeElement, r = el.getBoundingClientRect();

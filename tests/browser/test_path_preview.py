@@ -3,6 +3,7 @@ on a desktop and on a phone: the annotator's pages under the preview's banner, a
 
 import pytest
 from django.db.models import Sum
+from playwright.sync_api import expect
 
 from annotation.models import Annotation, Annotator, Assignment, MockAttempt, Session
 from studies.models import ItemQuota
@@ -49,7 +50,8 @@ def test_a_researcher_walks_a_pools_path_and_nothing_is_stored(browser, live_ser
         page.get_by_role("heading", name="Before you start").wait_for()
         assert page.get_by_role("note", name="Preview").get_by_text(BANNER).is_visible()
         assert page.evaluate(NO_SIDEWAYS_SCROLL)
-        page.keyboard.press("Enter")  # "I agree, continue" has the focus
+        expect(page.get_by_role("button", name="I agree, continue")).to_be_focused()  # autofocus, once applied
+        page.keyboard.press("Enter")
 
         page.get_by_role("heading", name="About you").wait_for()
         for fieldset in page.locator("fieldset").all():

@@ -158,6 +158,15 @@ LOGIN_REDIRECT_URL = "studies:study-list"
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "en"
+# The languages of the annotator's pages: English and three spoken in the seed studies' pools, one
+# written right to left. A pool chooses one (CountryPool.language); the annotator may switch.
+LANGUAGES = [
+    ("en", "English"),
+    ("hi", "हिन्दी"),
+    ("ja", "日本語"),
+    ("ar", "العربية"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

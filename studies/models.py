@@ -43,6 +43,15 @@ class Study(models.Model):
     routing = models.CharField(max_length=10, choices=Routing.choices, default=Routing.COUNTRY)
     consent_md = models.TextField("consent text (Markdown)", blank=True)
     instructions_md = models.TextField("instructions (Markdown)", blank=True)
+    language = models.CharField(
+        "language of the study's texts", max_length=8, choices=settings.LANGUAGES, default="en",
+        help_text="The language the consent, instructions and questions are written in; the fallback "
+        "wherever a translation is missing.",
+    )
+    translations = models.JSONField(
+        default=dict, blank=True,
+        help_text="The researcher's texts in other languages: {language: {text key: text}}.",
+    )
     items_per_session = models.PositiveSmallIntegerField(default=5)
     lease_minutes = models.PositiveSmallIntegerField(
         default=30, help_text="How long an item stays reserved for an annotator who opened it."
@@ -114,6 +123,11 @@ class CountryPool(models.Model):
     require_nationality = models.BooleanField("ask: nationality", default=True)
     require_childhood = models.BooleanField("ask: most of the first 18 years in the country", default=True)
     require_resident = models.BooleanField("ask: currently resident", default=True)
+    language = models.CharField(
+        "annotators' language", max_length=8, choices=settings.LANGUAGES, blank=True, default="",
+        help_text="The language of the annotator's pages for this pool; blank for the study's language. "
+        "Annotators may switch.",
+    )
 
     class Meta:
         constraints = [

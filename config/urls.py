@@ -11,6 +11,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("i18n/", include("django.conf.urls.i18n")),  # set_language: the annotator's language menu
     path("studies/", include("studies.urls")),
     path("studies/", include("analysis.urls")),
     path("studies/", include("exports.urls")),

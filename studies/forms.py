@@ -2,6 +2,7 @@
 services make the change."""
 
 from django import forms
+from django.conf import settings
 from django.core.validators import MinValueValidator
 from django.forms.fields import InvalidJSONInput, JSONString
 from django.urls import reverse_lazy
@@ -61,7 +62,7 @@ class StudyForm(forms.ModelForm):
         model = Study
         fields = [
             "name", "instructions_md", "consent_md", "items_per_session", "lease_minutes",
-            "max_skips_per_session", *CODE_FIELDS, "routing",
+            "max_skips_per_session", *CODE_FIELDS, "routing", "language",
         ]
         labels = {
             "instructions_md": "Instructions",
@@ -74,6 +75,7 @@ class StudyForm(forms.ModelForm):
             "code_no_consent": "No consent",
             "code_all_skipped": "Skipped every item",
             "max_skips_per_session": "Skips allowed per session",
+            "language": "Language of these texts",
         }
         help_texts = {
             "instructions_md": MARKDOWN_HELP,
@@ -81,6 +83,8 @@ class StudyForm(forms.ModelForm):
             "items_per_session": "How many items one annotator answers in one sitting (one Prolific submission).",
             "max_skips_per_session": "Leave empty for no limit. The skip button says how many are left; a session "
             "of only skips ends with the “Skipped every item” code.",
+            "language": "The language you write the consent, instructions and questions in. Annotators whose "
+            "page is in another language see these texts wherever you give no translation.",
         }
         widgets = {
             "instructions_md": forms.Textarea(attrs={"rows": 10}),
@@ -96,6 +100,7 @@ class StudyForm(forms.ModelForm):
         for name in CODE_FIELDS:
             self.fields[name].widget.attrs.update(autocomplete="off", spellcheck="false")
         self.fields["code_all_skipped"].required = False  # left empty: the study keeps its own
+        self.fields["language"].required = False  # left out: the study keeps its own (English for a new one)
         self.fields["max_skips_per_session"].widget.attrs["min"] = 0
         for name in ("instructions_md", "consent_md"):
             # Typing asks the server for the rendered Markdown (the annotator page's renderer).
@@ -105,6 +110,9 @@ class StudyForm(forms.ModelForm):
                 "hx-target": f"#preview-{name}",
                 "hx-swap": "innerHTML",
             })
+
+    def clean_language(self) -> str:
+        return self.cleaned_data.get("language") or self.instance.language or settings.LANGUAGE_CODE
 
     def clean_code_all_skipped(self):
         return (self.cleaned_data.get("code_all_skipped") or "").strip() or self.instance.code_all_skipped
@@ -144,11 +152,16 @@ class PoolForm(forms.ModelForm):
         model = CountryPool
         fields = [
             "country", "annotations_per_item", "min_distinct_annotators",
-            "require_born", "require_nationality", "require_childhood", "require_resident",
+            "require_born", "require_nationality", "require_childhood", "require_resident", "language",
         ]
         labels = {
+            "language": "Language of the annotator's pages",
             "annotations_per_item": "Annotations wanted per item",
             "min_distinct_annotators": "Minimum distinct annotators",
+        }
+        help_texts = {
+            "language": "The platform's own words (buttons, steps, messages) in this language; your texts in "
+            "it where you translated them. Annotators can switch on every page.",
         }
 
     def __init__(self, *args, study: Study, **kwargs):
@@ -156,6 +169,8 @@ class PoolForm(forms.ModelForm):
         self.study = study
         self.fields["annotations_per_item"].widget.attrs["min"] = 1
         self.fields["min_distinct_annotators"].widget.attrs["min"] = 0
+        study_language = dict(settings.LANGUAGES).get(study.language, study.language)
+        self.fields["language"].choices = [("", f"The study's language ({study_language})"), *settings.LANGUAGES]
         if self.instance.pk:
             # A pool's country is its identity: its entry link and annotators belong to it.
             self.fields["country"].disabled = True

@@ -246,11 +246,11 @@ def pool_create(*, study: Study, country: str, country_name: str, **settings) ->
 STUDY_SETTINGS = (
     "routing", "consent_md", "instructions_md", "items_per_session", "lease_minutes",
     "code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent", "code_all_skipped",
-    "mock_attempts_allowed", "max_skips_per_session",
+    "mock_attempts_allowed", "max_skips_per_session", "language", "translations",
 )
 POOL_SETTINGS = (
     "annotations_per_item", "min_distinct_annotators",
-    "require_born", "require_nationality", "require_childhood", "require_resident",
+    "require_born", "require_nationality", "require_childhood", "require_resident", "language",
 )
 
 

@@ -97,6 +97,7 @@ MATRIX: dict[str, Route] = {
     "/": route(GET="public"),  # to the study list (which asks for a login)
     "login": route(GET="public", POST="public"),
     "logout": route(POST="logout"),  # logged out, to the login page
+    "set_language": route(POST="public"),  # the annotator's language menu: a cookie, nothing stored
     "annotation:healthz": route(GET="public"),
     "recruitment:webhook": route(POST="webhook"),
     "annotation:invitation": route(GET="public", POST="public", args={"token": "invitation"}),  # its token

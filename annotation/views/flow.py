@@ -13,6 +13,7 @@ from studies.models import CountryPool
 
 from .. import services
 from ..browser import code_shown
+from ..languages import annotator_language, in_annotator_language, language_response
 from ..selectors import (
     NoAnnotatorSession,
     SessionElsewhere,
@@ -77,13 +78,20 @@ def annotator_required(step: str | None = None, *, assignment: str | None = None
             try:
                 session = session_for_request(request, assignment_pk=kwargs.get(assignment) if assignment else None)
             except SessionElsewhere as elsewhere:
-                return resume_page(request, elsewhere.session.pk, taken_over=True)
+                annotator = elsewhere.session.annotator
+                with annotator_language(request, annotator.pool, annotator.study) as code:
+                    return language_response(resume_page(request, elsewhere.session.pk, taken_over=True), code)
             except NoAnnotatorSession:
-                return render(request, "annotation/problem.html", {
-                    "title": "Please open the study from Prolific",
-                    "message": "We could not find your session in this browser. Open the study link from Prolific "
-                    "again: your work is kept and you will continue where you stopped.",
-                }, status=403)
+                with annotator_language(request) as code:
+                    return language_response(render(request, "annotation/problem.html", {
+                        "title": "Please open the study from Prolific",
+                        "message": "We could not find your session in this browser. Open the study link from "
+                        "Prolific again: your work is kept and you will continue where you stopped.",
+                    }, status=403), code)
+            with annotator_language(request, session.annotator.pool, session.annotator.study) as code:
+                return language_response(respond(request, session, *args, **kwargs), code)
+
+        def respond(request, session, *args, **kwargs):
             if session.annotator.blocked_at is not None:
                 return blocked_page(request)
             if step is not None and annotator_step(session.annotator) != step:
@@ -127,7 +135,12 @@ def blocked_page(request) -> HttpResponse:
     return response
 
 
+def _pool_of_entry(request, key):
+    return CountryPool.objects.select_related("study").filter(entry_key=key).first()
+
+
 @require_http_methods(["GET"])
+@in_annotator_language(_pool_of_entry)
 def entry(request, key):
     pool = get_object_or_404(CountryPool.objects.select_related("study"), entry_key=key)
     params = {name: request.GET.get(name, "").strip() for name in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")}
@@ -174,6 +187,7 @@ def resume_stale(request) -> HttpResponse:
 
 
 @require_POST
+@in_annotator_language()
 def resume(request):
     """A resume code typed: the right one binds this browser to the session and goes on where it stood."""
     try:

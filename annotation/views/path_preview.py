@@ -16,6 +16,7 @@ from studies.protocol import validate
 from studies.selectors import pool_for_user
 
 from ..context import assignment_context
+from ..languages import annotator_language, language_response
 from ..models import MockAttempt
 from ..path_preview import PathPreview, preview_load, preview_save, preview_start
 from ..selectors import ending_for
@@ -70,7 +71,8 @@ def preview_required(step: str | None = None):
                 return redirect("annotation:path-preview", pk, pool.pk)
             if step is not None and preview.step != step:
                 return _step_redirect(preview)
-            return view(request, preview, *args, **kwargs)
+            with annotator_language(request, pool) as code:  # as the pool's annotators see it
+                return language_response(view(request, preview, *args, **kwargs), code)
 
         return wrapped
 

@@ -107,3 +107,25 @@ def test_it_refuses_fewer_annotations_wanted_than_are_done(client, owner, study,
     pool.refresh_from_db()
     assert pool.annotations_per_item == 3
     assert set(ItemQuota.objects.filter(pool=pool).values_list("wanted", flat=True)) == {3}
+
+
+def test_a_pool_chooses_its_annotators_language_or_keeps_the_study_s(client, owner, study, pool):
+    login(client, owner)
+    url = reverse("studies:pool-edit", args=[study.pk, pool.pk])
+    page = client.get(url).content.decode()
+    assert "The study&#x27;s language (English)" in page and '<option value="ar">العربية</option>' in page
+    assert client.post(url, pool_data(country="IN", language="ja")).status_code == 302
+    pool.refresh_from_db()
+    assert pool.language == "ja"
+    assert client.post(url, pool_data(country="IN", language="")).status_code == 302
+    pool.refresh_from_db()
+    assert pool.language == ""
+
+
+def test_a_language_we_do_not_ship_is_refused_next_to_the_field(client, owner, study, pool):
+    login(client, owner)
+    url = reverse("studies:pool-edit", args=[study.pk, pool.pk])
+    response = client.post(url, pool_data(country="IN", language="xx"))
+    assert response.status_code == 400 and "language" in response.context["form"].errors
+    pool.refresh_from_db()
+    assert pool.language == ""

@@ -265,3 +265,16 @@ def test_an_empty_study_list_links_new_study_and_names_the_import_page(client, o
     page = client.get(reverse("studies:study-list")).content.decode()
     assert f'<a href="{NEW}">Create your first study</a>' in page and "<strong>Import items</strong> page" in page
     assert "manage.py" not in page
+
+
+def test_the_study_names_the_language_of_its_texts(client, owner, study):
+    login(client, owner)
+    url = reverse("studies:study-settings", args=[study.pk])
+    assert client.post(url, study_data(language="hi")).status_code == 302
+    study.refresh_from_db()
+    assert study.language == "hi"
+    assert client.post(url, study_data()).status_code == 302  # left out: kept
+    study.refresh_from_db()
+    assert study.language == "hi"
+    response = client.post(url, study_data(language="xx"))
+    assert response.status_code == 400 and "language" in response.context["form"].errors

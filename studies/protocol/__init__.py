@@ -8,6 +8,7 @@ server (``validate``), and to tell the analysis each field's level of measuremen
 
 from .conditions import COMPARATORS, evaluate
 from .drafts import draft_problem
+from .gold import GoldCheck, gold_check, gold_match
 from .item import CandidateRef, DocumentRef, ItemContext, Token, UploadRef, tokenize
 from .jsonbounds import JsonRefused, json_bounded
 from .safetext import text_problem, value_problem
@@ -18,8 +19,9 @@ from .types import FIELD_SCRIPTS, FIELD_TYPES, FieldType, ShownAnswer, cell_text
 
 __all__ = [
     "COMPARATORS", "FIELD_SCRIPTS", "FIELD_TYPES", "LEVELS", "SKIP",
-    "Bound", "CandidateRef", "Choice", "Display", "DocumentRef", "Field", "FieldType", "ItemContext", "Protocol",
-    "ShownAnswer", "Skip", "SpecError", "SpecProblem", "SpecText", "Token", "UploadRef", "Validation",
-    "JsonRefused", "answer_token", "bind", "cell_text", "draft_problem", "evaluate", "json_bounded", "parse_spec",
+    "Bound", "CandidateRef", "Choice", "Display", "DocumentRef", "Field", "FieldType", "GoldCheck", "ItemContext",
+    "Protocol", "ShownAnswer", "Skip", "SpecError", "SpecProblem", "SpecText", "Token", "UploadRef", "Validation",
+    "JsonRefused", "answer_token", "bind", "cell_text", "draft_problem", "evaluate", "gold_check", "gold_match",
+    "json_bounded", "parse_spec",
     "spec_pretty", "spec_read", "text_problem", "tokenize", "validate", "value_problem", "value_token", "walk",
 ]

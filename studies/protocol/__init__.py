@@ -11,6 +11,7 @@ from .drafts import draft_problem
 from .gold import GoldCheck, gold_check, gold_match
 from .item import CandidateRef, DocumentRef, ItemContext, Token, UploadRef, tokenize
 from .jsonbounds import JsonRefused, json_bounded
+from .quality import Quality
 from .safetext import text_problem, value_problem
 from .spec import LEVELS, Choice, Display, Field, Protocol, Skip, SpecError, answer_token, parse_spec, value_token
 from .submission import SKIP, Bound, Validation, bind, validate, walk
@@ -20,7 +21,8 @@ from .types import FIELD_SCRIPTS, FIELD_TYPES, FieldType, ShownAnswer, cell_text
 __all__ = [
     "COMPARATORS", "FIELD_SCRIPTS", "FIELD_TYPES", "LEVELS", "SKIP",
     "Bound", "CandidateRef", "Choice", "Display", "DocumentRef", "Field", "FieldType", "GoldCheck", "ItemContext",
-    "Protocol", "ShownAnswer", "Skip", "SpecError", "SpecProblem", "SpecText", "Token", "UploadRef", "Validation",
+    "Protocol", "Quality", "ShownAnswer", "Skip", "SpecError", "SpecProblem", "SpecText", "Token", "UploadRef",
+    "Validation",
     "JsonRefused", "answer_token", "bind", "cell_text", "draft_problem", "evaluate", "gold_check", "gold_match",
     "json_bounded", "parse_spec",
     "spec_pretty", "spec_read", "text_problem", "tokenize", "validate", "value_problem", "value_token", "walk",

@@ -46,11 +46,15 @@ class GoldCheck:
 
 
 def gold_check(
-    protocol: Protocol, given: Mapping[str, Any], expected: Mapping[str, Any], tolerances: Mapping[str, Any],
+    protocol: Protocol, given: Mapping[str, Any], expected: Mapping[str, Any],
+    tolerances: Mapping[str, Any] | None = None,
 ) -> GoldCheck:
     """An item's answers (by field key) against its gold answers: every top-level field the gold
-    names that can have gold (``FieldType.gold_problem``), each within its tolerance by key (a key
-    not in ``tolerances``: the type's default). A field the gold does not name is not compared."""
+    names that can have gold (``FieldType.gold_problem``), each within its tolerance by key (the
+    protocol's ``quality.gold.tolerance`` when ``tolerances`` is None). A field the gold does not
+    name is not compared."""
+    if tolerances is None:
+        tolerances = dict(protocol.quality.gold.tolerance)
     compared = tuple(f.key for f in protocol.fields if f.key in expected and f.kind.gold_problem(f) is None)
     matched = tuple(
         key for key in compared

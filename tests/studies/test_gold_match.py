@@ -3,7 +3,7 @@ Pure: no database, no Django."""
 
 import pytest
 
-from studies.protocol import FIELD_TYPES, parse_spec
+from studies.protocol import FIELD_TYPES, SpecError, parse_spec
 from studies.protocol.gold import GoldCheck, box_iou, gold_accuracy, gold_check, gold_match, normalised_text, one_to_one
 
 YES_NO = [{"value": "yes", "label": "Yes"}, {"value": "no", "label": "No"}]
@@ -271,7 +271,58 @@ def test_gold_check_compares_the_fields_the_gold_names_that_can_have_gold():
     gold = {"fits": "yes", "grade": 3, "photo": {"sha256": "y"}}
     check = gold_check(SPEC, given, gold, {"grade": 1})
     assert check == GoldCheck(compared=("fits", "grade"), matched=("fits", "grade")) and check.passed
-    strict = gold_check(SPEC, given, gold, {})
+    strict = gold_check(SPEC, given, gold)  # this protocol sets no tolerance
     assert strict.matched == ("fits",) and not strict.passed
     assert gold_accuracy([check, strict]) == 0.5
     assert gold_accuracy([]) is None
+
+
+def test_gold_check_takes_the_tolerances_of_the_protocol():
+    spec = parse_spec({"fields": FIELDS, "quality": {"gold": {"rate": 0.1, "tolerance": {"grade": 1}}}})
+    assert gold_check(spec, {"grade": 2}, {"grade": 3}).passed
+    assert not gold_check(spec, {"grade": 1}, {"grade": 3}).passed
+
+
+# --- tolerances in the spec -------------------------------------------------------------------
+
+
+def tolerance_errors(**tolerance):
+    with pytest.raises(SpecError) as caught:
+        parse_spec({"fields": FIELDS, "quality": {"gold": {"rate": 0.1, "tolerance": tolerance}}})
+    return caught.value.errors
+
+
+@pytest.mark.parametrize(("key", "tolerance", "says"), [
+    ("fits", 1, "compared exactly"),
+    ("best", 0.5, "compared exactly"),
+    ("why", 0.9, "compared exactly"),
+    ("photo", 0.5, "cannot have a gold answer"),
+    ("drawn", 0.5, "cannot have a gold answer"),
+    ("grade", -1, "a number ≥ 0"),
+    ("grade", "1", "a number ≥ 0"),
+    ("grade", True, "a number ≥ 0"),
+    ("spot", 0, "a number in (0, 1]"),
+    ("spot", 1.5, "a number in (0, 1]"),
+    ("kinds", "half", "a number in (0, 1]"),
+    ("words", 0, "a number in (0, 1]"),
+    ("docs", 2, "a number in (0, 1]"),
+    ("sources", -0.5, "a number in (0, 1]"),
+])  # fmt: skip
+def test_a_tolerance_that_does_not_fit_its_field_is_refused_naming_the_field(key, tolerance, says):
+    (error,) = tolerance_errors(**{key: tolerance})
+    assert error.startswith(f"quality.gold.tolerance.{key}: field '{key}' ({F[key].type}): ") and says in error
+
+
+def test_a_tolerance_for_no_field_is_refused():
+    (error,) = tolerance_errors(ghost=1)
+    assert error == "quality.gold.tolerance.ghost: no field 'ghost' in this protocol"
+
+
+@pytest.mark.parametrize(("key", "tolerance"), [
+    ("grade", 0), ("grade", 1.5), ("spot", 1), ("spot", 0.5), ("kinds", 0.5), ("words", 1), ("docs", 0.5),
+    ("sources", 1),
+])  # fmt: skip
+def test_a_tolerance_that_fits_is_kept(key, tolerance):
+    spec = parse_spec({"fields": FIELDS, "quality": {"gold": {"rate": 0.2, "tolerance": {key: tolerance}}}})
+    assert spec.quality.gold.tolerance_for(key) == tolerance
+    assert spec.quality.gold.tolerance_for("fits") is None

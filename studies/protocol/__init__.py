@@ -8,7 +8,7 @@ server (``validate``), and to tell the analysis each field's level of measuremen
 
 from .conditions import COMPARATORS, evaluate
 from .drafts import draft_problem
-from .gold import GoldCheck, gold_check, gold_match
+from .gold import GoldCheck, check_passed, gold_answer_problems, gold_check, gold_match
 from .item import CandidateRef, DocumentRef, ItemContext, Token, UploadRef, tokenize
 from .jsonbounds import JsonRefused, json_bounded
 from .quality import Quality
@@ -24,7 +24,8 @@ __all__ = [
     "Bound", "CandidateRef", "Choice", "Display", "DocumentRef", "Field", "FieldType", "GoldCheck", "ItemContext",
     "Protocol", "Quality", "Schedule", "ShownAnswer", "Skip", "SpecError", "SpecProblem", "SpecText", "Token",
     "UploadRef", "Validation",
-    "JsonRefused", "answer_token", "bind", "cell_text", "draft_problem", "evaluate", "gold_check", "gold_match",
+    "JsonRefused", "answer_token", "bind", "cell_text", "check_passed", "draft_problem", "evaluate",
+    "gold_answer_problems", "gold_check", "gold_match",
     "json_bounded", "parse_spec", "schedule_rng", "session_schedule",
     "spec_pretty", "spec_read", "text_problem", "tokenize", "validate", "value_problem", "value_token", "walk",
 ]

@@ -63,6 +63,29 @@ def gold_check(
     return GoldCheck(compared=compared, matched=matched)
 
 
+def check_passed(protocol: Protocol, given: Mapping[str, Any], instructed: Mapping[str, Any]) -> bool:
+    """An attention check passed: an instructed-response item's answers match the answers its
+    question instructs (``instructed``, by field key), each field by its type's default (no
+    tolerance of the study's gold applies)."""
+    return gold_check(protocol, given, instructed, {}).passed
+
+
+def gold_answer_problems(protocol: Protocol, expected: Any) -> list[str]:
+    """Why ``expected`` cannot be an item's gold (or instructed) answers under ``protocol``: each
+    problem naming its field; none when it names at least one field, each of which can have gold."""
+    if not isinstance(expected, Mapping):
+        return ["a gold answer is an object of answers by field key"]
+    keys = {f.key: f for f in protocol.fields}
+    problems = [f"field '{key}': no such field in this protocol" for key in expected if key not in keys]
+    problems += [
+        f"field '{key}': {problem}" for key in expected if key in keys
+        if (problem := keys[key].kind.gold_problem(keys[key]))
+    ]
+    if not expected:
+        problems.append("a gold answer names at least one field")
+    return problems
+
+
 def gold_accuracy(checks: Sequence[GoldCheck]) -> float | None:
     """The share of gold items passed; None when there is none."""
     return sum(c.passed for c in checks) / len(checks) if checks else None

@@ -4,7 +4,17 @@ Pure: no database, no Django."""
 import pytest
 
 from studies.protocol import FIELD_TYPES, SpecError, parse_spec
-from studies.protocol.gold import GoldCheck, box_iou, gold_accuracy, gold_check, gold_match, normalised_text, one_to_one
+from studies.protocol.gold import (
+    GoldCheck,
+    box_iou,
+    check_passed,
+    gold_accuracy,
+    gold_answer_problems,
+    gold_check,
+    gold_match,
+    normalised_text,
+    one_to_one,
+)
 
 YES_NO = [{"value": "yes", "label": "Yes"}, {"value": "no", "label": "No"}]
 FIELDS = [
@@ -281,6 +291,24 @@ def test_gold_check_takes_the_tolerances_of_the_protocol():
     spec = parse_spec({"fields": FIELDS, "quality": {"gold": {"rate": 0.1, "tolerance": {"grade": 1}}}})
     assert gold_check(spec, {"grade": 2}, {"grade": 3}).passed
     assert not gold_check(spec, {"grade": 1}, {"grade": 3}).passed
+
+
+def test_an_attention_check_passes_on_the_instructed_answers_without_the_gold_tolerances():
+    spec = parse_spec({"fields": FIELDS, "quality": {"gold": {"rate": 0.1, "tolerance": {"grade": 1}}}})
+    assert check_passed(spec, {"fits": "no", "grade": 3, "why": "anything"}, {"grade": 3})
+    assert not check_passed(spec, {"grade": 2}, {"grade": 3})  # within the gold tolerance, not the instruction
+    assert not check_passed(spec, {}, {"fits": "no"})
+
+
+def test_a_gold_answer_names_fields_that_can_have_gold():
+    assert gold_answer_problems(SPEC, {"fits": "yes", "spot": [box(0, 0, 10, 10)]}) == []
+    assert gold_answer_problems(SPEC, {"ghost": 1, "photo": {}, "drawn": []}) == [
+        "field 'ghost': no such field in this protocol",
+        "field 'photo': an upload field cannot have a gold answer: each annotator supplies their own image",
+        "field 'drawn': a bbox field over an upload cannot have a gold answer: each annotator draws on their own image",
+    ]
+    assert gold_answer_problems(SPEC, {}) == ["a gold answer names at least one field"]
+    assert gold_answer_problems(SPEC, ["yes"]) == ["a gold answer is an object of answers by field key"]
 
 
 # --- tolerances in the spec -------------------------------------------------------------------

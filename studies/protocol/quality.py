@@ -262,7 +262,7 @@ def parse_quality(raw: Any, fields: Sequence[Any], errors: list[str]) -> Quality
         minutes = None
     attention = _attention(data.get("attention"), errors)
     outcomes = _outcomes(data.get("outcomes"), minutes, errors) if attention.on or "outcomes" in data else Outcomes()
-    if attention.on and attention.placement == "random" and attention.count < outcomes.failures:
+    if attention.on and attention.placement == "random" and 1 <= attention.count < outcomes.failures:
         errors.append(f"quality.attention.count: {attention.count} check(s) in a session can never reach the "
                       f"{outcomes.failures} failed checks that end it ('quality.outcomes.failures')")
     return Quality(

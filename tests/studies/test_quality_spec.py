@@ -124,6 +124,12 @@ def test_a_bad_value_is_refused_naming_its_key(quality, key, says):
     assert any(e.startswith(f"{key}: ") and says in e for e in errors), errors
 
 
+def test_a_problem_is_named_once():
+    assert errors_of({"attention": {"count": 0}}) == [
+        "quality.attention.count: must be a whole number ≥ 1 (checks in each session)"
+    ]
+
+
 def test_every_problem_is_named_at_once():
     errors = errors_of({"gold": {"rate": 1}, "speed": {"min_seconds": -1}, "estimated_minutes": -2})
     assert [e.split(":")[0] for e in errors] == [

@@ -8,6 +8,7 @@ from typing import Any
 
 from .conditions import condition_errors
 from .item import ITEM_FURTHER_TEXTS, ITEM_TEXT_LABELS, ITEM_TEXTS  # noqa: F401 (names of the spec)
+from .quality import Quality, parse_quality
 from .reports import ReportSpec, parse_reports, report_field_types
 from .types import FIELD_TYPES, FieldType
 from .values import Choice, value_token
@@ -92,6 +93,7 @@ class Protocol:
     display: Display = field(default_factory=Display)
     skip: Skip | None = None
     reports: tuple[ReportSpec, ...] = ()  # what the study's paper reports (``reports.REPORT_KINDS``)
+    quality: Quality = field(default_factory=Quality)  # quality control in a session (``quality``): off by default
 
     def field(self, key: str) -> Field:
         return next(f for f in self.fields if f.key == key)
@@ -243,13 +245,16 @@ def parse_spec(spec: Any) -> Protocol:
     if not isinstance(spec, dict):
         raise SpecError(["a protocol is an object with a non-empty 'fields' list"])
     errors: list[str] = []
-    unknown = set(spec) - {"title", "fields", "display", "skip", "reports"}
+    unknown = set(spec) - {"title", "fields", "display", "skip", "reports", "quality"}
     if unknown:
         errors.append(f"unknown protocol setting(s) {', '.join(sorted(unknown))}")
     fields = _parse_fields(spec.get("fields"), errors, where="protocol", nested=False)
     display = _parse_display(spec.get("display"), errors)
     skip = _parse_skip(spec.get("skip"), errors)
     reports = parse_reports(spec.get("reports"), report_field_types(fields), errors)
+    quality = parse_quality(spec.get("quality"), fields, errors)
     if errors:
         raise SpecError(errors)
-    return Protocol(fields=fields, title=str(spec.get("title", "")), display=display, skip=skip, reports=reports)
+    return Protocol(
+        fields=fields, title=str(spec.get("title", "")), display=display, skip=skip, reports=reports, quality=quality,
+    )

@@ -110,6 +110,13 @@ def _model(a: Answers, competence: str, seed: int) -> Mace | DawidSkene:
     return dawid_skene(rows, labels=a.values)
 
 
+def _competence(model: Mace | DawidSkene | None, annotators: list[Any]) -> list[float] | float:
+    if model is None:
+        return np.nan
+    competence = model.competence_of()
+    return [competence[name] for name in annotators]
+
+
 def annotator_scores(
     frame: pd.DataFrame,
     *,
@@ -142,7 +149,7 @@ def annotator_scores(
         **_speed(a, too_fast_seconds, too_fast_fraction),
         **_gold(a),
         **{c: agreement[c].to_numpy() for c in agreement.columns},
-        "competence": [model.competence_of()[name] for name in a.annotators] if model is not None else np.nan,
+        "competence": _competence(model, a.annotators),
     }, columns=list(SCORE_COLUMNS))
     return AnnotatorScores(
         table=table,

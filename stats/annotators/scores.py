@@ -12,6 +12,9 @@ order of first appearance, with the columns ``SCORE_COLUMNS``:
   its unit (either test or both, as given; neither given: no speed figures).
 - ``gold_items``, ``gold_correct``, ``gold_accuracy``: answers to gold items, how many were correct,
   and their share (none without gold items).
+- ``attention_passed``, ``attention_failed``: attention checks passed and failed, counted from
+  ``attention`` (a frame with the columns annotator and passed, one row per check taken; None when
+  not given). An annotator who took checks but gave no answer gets a row of their own.
 - ``shared_units``, ``pairs``, ``disagreement``, ``agreement``, ``match_share``: leave-one-out
   agreement with the other annotators of the same units (``stats.annotators.agreement``).
 - ``competence``: MACE's competence (the chance the annotator is not spamming;
@@ -40,7 +43,8 @@ from .answers import Answers, answers_of
 COMPETENCE = ("mace", "dawid_skene")
 SCORE_COLUMNS = (
     "annotator", "answers", "median_seconds", "too_fast", "too_fast_share", "gold_items", "gold_correct",
-    "gold_accuracy", "shared_units", "pairs", "disagreement", "agreement", "match_share", "competence",
+    "gold_accuracy", "attention_passed", "attention_failed", "shared_units", "pairs", "disagreement", "agreement",
+    "match_share", "competence",
 )
 
 
@@ -99,6 +103,25 @@ def _gold(a: Answers) -> dict[str, np.ndarray]:
             "gold_accuracy": _share(correct, items)}
 
 
+def _with_attention(table: pd.DataFrame, attention: pd.DataFrame | None) -> pd.DataFrame:
+    if attention is None:
+        return table
+    if not isinstance(attention, pd.DataFrame) or not {"annotator", "passed"} <= set(attention.columns):
+        raise ValueError("attention must be a DataFrame with the columns annotator, passed")
+    passed = attention["passed"]
+    if not passed.map(lambda x: isinstance(x, bool | np.bool_)).all():
+        raise ValueError("attention's passed must be True or False")
+    counts = (attention.assign(passed=passed.astype(bool)).groupby("annotator", sort=False)["passed"]
+              .agg(["sum", "size"]))
+    known = set(table["annotator"])
+    alone = [name for name in counts.index if name not in known]
+    if alone:  # took checks, gave no answer
+        zeros = dict.fromkeys(("answers", "gold_items", "shared_units", "pairs"), 0)
+        table = pd.concat([table, pd.DataFrame({"annotator": alone, **zeros})], ignore_index=True)
+    per = counts.reindex(table["annotator"]).fillna(0).astype(np.int64)
+    return table.assign(attention_passed=per["sum"].to_numpy(), attention_failed=(per["size"] - per["sum"]).to_numpy())
+
+
 def _model(a: Answers, competence: str, seed: int) -> Mace | DawidSkene:
     rows = pd.DataFrame({
         "unit": np.asarray(a.units, dtype=object)[a.unit],
@@ -127,13 +150,15 @@ def annotator_scores(
     gold_tolerance: float = 0.0,
     competence: str | None = "mace",
     seed: int = 0,
+    attention: pd.DataFrame | None = None,
 ) -> AnnotatorScores:
     """The quality-control scores of every annotator in ``frame`` (see the module's docstring).
 
     ``level``: the level of measurement of the values; ``value_domain``: the values in order (for
     ordinal data; by default the sorted distinct values); ``gold_tolerance``: how far an interval or
     ratio answer may be from the expected one and still be correct; ``competence``: "mace",
-    "dawid_skene" or None; ``seed``: MACE's restarts. ValueError on bad input."""
+    "dawid_skene" or None; ``seed``: MACE's restarts; ``attention``: the attention checks taken
+    (annotator, passed). ValueError on bad input."""
     if competence is not None and competence not in COMPETENCE:
         raise ValueError(f"unknown competence model {competence!r} (known: {', '.join(COMPETENCE)}, or None)")
     if too_fast_seconds is not None and too_fast_seconds < 0:
@@ -151,6 +176,7 @@ def annotator_scores(
         **{c: agreement[c].to_numpy() for c in agreement.columns},
         "competence": _competence(model, a.annotators),
     }, columns=list(SCORE_COLUMNS))
+    table = _with_attention(table, attention)
     return AnnotatorScores(
         table=table,
         level=level,

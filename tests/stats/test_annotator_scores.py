@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from stats.agreement import alpha
-from stats.annotators import agreement_with_without, annotator_scores
+from stats.annotators import SCORE_COLUMNS, agreement_with_without, annotator_scores
 
 COLUMNS = ["unit", "annotator", "value", "seconds", "expected"]
 
@@ -285,3 +285,31 @@ def test_agreement_with_without_refuses_bad_input_too():
         agreement_with_without(NOMINAL, [], "cardinal")
     with pytest.raises(ValueError, match="no answers"):
         agreement_with_without(NOMINAL.iloc[:0], [], "nominal")
+
+
+def test_attention_checks_passed_and_failed_are_counted_and_a_checks_only_annotator_gets_a_row():
+    attention = pd.DataFrame({"annotator": ["a", "a", "c", "e"], "passed": [True, False, False, False]})
+    scores = annotator_scores(NOMINAL, level="nominal", competence="dawid_skene", attention=attention)
+    rows = by_annotator(scores)
+    assert [(r["attention_passed"], r["attention_failed"]) for r in rows.values()] == [
+        (1, 1), (0, 0), (0, 1), (0, 0), (0, 1)]
+    assert list(rows) == ["a", "b", "c", "d", "e"]
+    e = rows["e"]
+    assert (e["answers"], e["gold_items"], e["shared_units"]) == (0, 0, 0)
+    assert e["agreement"] is None and e["competence"] is None and e["median_seconds"] is None
+    assert list(scores.table.columns) == list(SCORE_COLUMNS)
+
+
+def test_without_attention_checks_their_columns_are_none():
+    row = annotator_scores(NOMINAL, level="nominal", competence=None).rows()[0]
+    assert row["attention_passed"] is None and row["attention_failed"] is None
+
+
+@pytest.mark.parametrize(("attention", "message"), [
+    (pd.DataFrame({"annotator": ["a"]}), "columns annotator, passed"),
+    (pd.DataFrame({"annotator": ["a"], "passed": ["yes"]}), "True or False"),
+    (pd.DataFrame({"annotator": ["a"], "passed": [None]}), "True or False"),
+])
+def test_it_refuses_bad_attention_checks(attention, message):
+    with pytest.raises(ValueError, match=message):
+        annotator_scores(NOMINAL, level="nominal", competence=None, attention=attention)

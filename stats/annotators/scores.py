@@ -20,7 +20,8 @@ order of first appearance, with the columns ``SCORE_COLUMNS``:
 - ``competence``: MACE's competence (the chance the annotator is not spamming;
   ``stats.gold.mace``), or Dawid–Skene's (the chance of the true label; ``stats.gold.dawid_skene``),
   over all the answers with their values as categories: meaningful for nominal data and scales of a
-  few points, not for free numbers; ``competence=None`` leaves it out.
+  few points, not for free numbers (refused above ``MAX_CATEGORIES`` values); ``competence=None``
+  leaves it out.
 
 ``table`` holds NaN where a figure is undefined; ``rows()`` gives plain dicts with None there.
 """
@@ -41,6 +42,7 @@ from .agreement import leave_one_out
 from .answers import Answers, answers_of
 
 COMPETENCE = ("mace", "dawid_skene")
+MAX_CATEGORIES = 100  # competence reads values as categories: more than this are free numbers, not labels
 SCORE_COLUMNS = (
     "annotator", "answers", "median_seconds", "too_fast", "too_fast_share", "gold_items", "gold_correct",
     "gold_accuracy", "attention_passed", "attention_failed", "shared_units", "pairs", "disagreement", "agreement",
@@ -166,6 +168,9 @@ def annotator_scores(
     if too_fast_fraction is not None and not too_fast_fraction > 0:
         raise ValueError("too_fast_fraction must be above 0 (a share of the unit's median time)")
     a = answers_of(frame, level, value_domain=value_domain, gold_tolerance=gold_tolerance)
+    if competence is not None and len(a.values) > MAX_CATEGORIES:
+        raise ValueError(f"the answers have {len(a.values)} distinct values; a competence model reads them as "
+                         f"categories (at most {MAX_CATEGORIES}): pass competence=None")
     agreement, overall = leave_one_out(a)
     model = _model(a, competence, seed) if competence is not None else None
     table = pd.DataFrame({
@@ -189,4 +194,4 @@ def annotator_scores(
     )
 
 
-__all__ = ["AnnotatorScores", "COMPETENCE", "SCORE_COLUMNS", "annotator_scores"]
+__all__ = ["AnnotatorScores", "COMPETENCE", "MAX_CATEGORIES", "SCORE_COLUMNS", "annotator_scores"]

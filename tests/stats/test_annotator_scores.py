@@ -274,6 +274,8 @@ def test_alpha_with_and_without_has_its_bootstrap_interval_and_no_alpha_without_
     (NOMINAL, {"level": "nominal", "too_fast_seconds": -1}, "too_fast_seconds cannot be negative"),
     (NOMINAL.assign(unit=None), {"level": "nominal"}, "needs a unit and an annotator"),
     (NOMINAL.assign(value=[{"a": 1}] * 9), {"level": "nominal"}, "must be hashable"),
+    (pd.DataFrame({"unit": range(101), "annotator": "a", "value": np.arange(101) / 7}), {"level": "interval"},
+     "101 distinct values; a competence model reads them as categories"),
 ])
 def test_it_refuses_bad_input_with_a_clear_error(frame, options, message):
     with pytest.raises(ValueError, match=message):

@@ -123,7 +123,6 @@ def start_gunicorn(env: dict, workers: int, log_path: str):
     command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
                "--workers", str(workers)]
     server = subprocess.Popen(command, env=env, cwd=ROOT, stdout=open(log_path, "ab"), stderr=subprocess.STDOUT)
-    from urllib.error import URLError
     from urllib.request import urlopen
 
     for _ in range(300):
@@ -131,7 +130,7 @@ def start_gunicorn(env: dict, workers: int, log_path: str):
             with urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as r:
                 if r.status == 200:
                     return server, f"http://127.0.0.1:{port}"
-        except (URLError, ConnectionError):
+        except OSError:  # not listening yet, or a worker still starting (a busy machine): ask again
             time.sleep(0.1)
     server.kill()
     raise SystemExit(f"gunicorn did not start; see {log_path}")

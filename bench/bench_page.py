@@ -20,13 +20,13 @@ or $CHROMIUM_PATH) through Playwright, in two profiles:
 Prints per study and profile the median over --runs runs of: the bytes of JS and CSS the page loads
 before compression (decoded bodies), the bytes transferred (all responses: headers and bodies as
 sent, gzip where accepted), the number of requests, DOMContentLoaded (the event fired), the time to
-interactive and the load event's end. Time to interactive:
-from the navigation's start until page.js marks the panel ready (#item-panel[data-ready], set as the
-last step of its setup, once every script has run and item.js and the field scripts have set up the
-form: from then on the first answer control takes input and the keys answer), read by a
-MutationObserver in the page. Deferred scripts run before DOMContentLoaded fires, and page.js sets
-the panel up as soon as item.js registers: the mark comes just before the event. One unmeasured load of each study's page first warms the server. Then the
-load average, and any JavaScript error or failed request.
+interactive and the load event's end. Time to interactive: from the navigation's start until page.js
+marks the panel ready (#item-panel[data-ready], the last step of its setup, once every script has
+run and item.js and the field scripts have set up the form: from then on the first answer control
+takes input and the keys answer), read by a MutationObserver in the page. Deferred scripts run
+before DOMContentLoaded fires, and page.js sets the panel up as soon as item.js registers: the mark
+comes just before the event. One unmeasured load of each study's page first warms the server. Then
+the load average, and any JavaScript error or failed request.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .conditions import SCRIPT as CONDITIONS_SCRIPT
 from .conditions import condition_errors
 from .item import ITEM_FURTHER_TEXTS, ITEM_TEXT_LABELS, ITEM_TEXTS  # noqa: F401 (names of the spec)
 from .quality import Quality, parse_quality
@@ -110,6 +111,16 @@ class Protocol:
     def shortcuts(self) -> frozenset[str]:
         """The item page's keys its fields (sub-fields included) answer to (``FieldType.shortcuts``)."""
         return frozenset(key for f in self.fields for g in (f, *f.fields) for key in g.kind.shortcuts)
+
+    def scripts(self) -> tuple[str, ...]:
+        """The static scripts the item page loads for these fields (sub-fields included), before its
+        own: the conditions' evaluator where a field has a condition, then each type's script
+        (``FieldType.script``) once, in the registry's order."""
+        used = [g for f in self.fields for g in (f, *f.fields)]
+        conditions = any(g.show_if is not None or g.required_if is not None for g in used)
+        types = {g.type for g in used}
+        return (*([CONDITIONS_SCRIPT] if conditions else []),
+                *(t.script for name, t in FIELD_TYPES.items() if t.script and name in types))
 
 
 _SETTINGS = set(Field.__dataclass_fields__) | {"choices", "fields"}

@@ -8,7 +8,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from tests.helpers import enter, on_items
+from tests.factories import add_items, make_annotator, make_session, preset_study
+from tests.helpers import as_annotator, enter, on_items
 from tests.helpers import item_submit as submit
 
 
@@ -74,6 +75,19 @@ def test_the_text_counter_and_the_scripts_words_in_japanese(client):
 
 
 @pytest.mark.django_db
+def test_a_field_s_markup_kept_for_one_language_is_not_shown_in_another(client):
+    study, pool = preset_study("culturalvqa-answer")
+    add_items(study, 2, texts={"question": "What is this?"})
+    pages = {}
+    for code in ("ar", "ja"):
+        client.cookies.clear()
+        as_annotator(client, make_session(make_annotator(pool)))
+        choose(client, code)
+        pages[code] = client.get(reverse("annotation:items")).content.decode()
+    assert "من 1 إلى 3 كلمات." in pages["ar"] and "1〜3 語。" in pages["ja"]
+
+
+@pytest.mark.django_db
 def test_arabic_scripts_get_a_form_for_each_plural_category(client):
     choose(client, "ar")
     _, a, page = on_items(client, "culturalvqa-answer", texts={"question": "What is this?"})
@@ -89,7 +103,8 @@ def test_the_completion_page_in_arabic_keeps_its_code_and_counts_down_in_arabic(
     post(client, "consent", {"consent": "yes"})
     post(client, "eligibility", {k: "yes" for k, _ in pool.eligibility_questions()} | {"childhood": "no"})
     page = client.get(reverse("annotation:end")).content.decode()
-    assert f'رمز الإكمال الخاص بك هو <strong class="code" id="completion-code">{study.code_not_eligible}</strong>' in page
+    code = f'<strong class="code" id="completion-code">{study.code_not_eligible}</strong>'
+    assert f"رمز الإكمال الخاص بك هو {code}" in page
     assert 'ستعود إلى Prolific خلال <strong data-seconds>10</strong> ثوانٍ.' in page  # 10: Arabic's "few"
     assert "العودة إلى Prolific الآن" in page and "البقاء في هذه الصفحة" in page
     assert "<h1>شكرًا لك</h1>" in page

@@ -29,6 +29,7 @@ def test_the_consent_gate_in_japanese(client, pool, items):
     assert "<h1>始める前に</h1>" in page and "同意して続ける" in page and "本文へスキップ" in page
     assert "ステップ 1 / " in page and "再開コード:" in page
     assert "Before you start" not in page
+    assert '<option value="en" lang="en">English</option>' in page  # each language in its own words
 
 
 def test_the_eligibility_gate_in_hindi_names_the_country_in_hindi(client, pool, items):

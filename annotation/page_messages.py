@@ -60,6 +60,9 @@ COUNTED: dict[str, Callable[[int], str]] = {
     "chars": lambda n: ngettext("{n} character", "{n} characters", n),
     "chars_of": lambda n: ngettext("{have} of at least {n} character", "{have} of at least {n} characters", n),
     "words": lambda n: ngettext("{n} word", "{n} words", n),
+    "countdown": lambda n: ngettext(
+        "Taking you back to Prolific in {n} second.", "Taking you back to Prolific in {n} seconds.", n
+    ),
     "boxes_at_most": lambda n: ngettext("At most {n} box: clear it first.", "At most {n} boxes: clear one first.", n),
 }
 

@@ -8,7 +8,7 @@ TEST_STAMP := $(VENV)/.test-requirements-installed
 PYTEST_ARGS ?=
 PORT ?= 8000
 
-.PHONY: help install install-test demo check test migrate worker beat clean
+.PHONY: help install install-test demo check test migrate worker beat clean messages
 
 help:
 	@echo "make demo     create the venv, migrate, set up the demo study, run on http://127.0.0.1:8000 (PORT=...)"
@@ -17,6 +17,7 @@ help:
 	@echo "make migrate  apply migrations to the configured database"
 	@echo "make worker   run a Celery worker (needs CELERY_BROKER_URL)"
 	@echo "make beat     run Celery beat, the periodic scheduler (needs CELERY_BROKER_URL)"
+	@echo "make messages update the annotator pages' catalogs (locale/hi, ja, ar) from the code, then compile them"
 	@echo "make clean    remove var/ (local database, media, dev key) and .venv"
 
 $(BIN)/python:
@@ -55,6 +56,14 @@ check: $(TEST_STAMP)
 
 test: check
 	$(BIN)/pytest $(PYTEST_ARGS)
+
+# The annotator pages' words (GNU gettext needed): new strings land in locale/*/LC_MESSAGES/django.po
+# untranslated; translate them, run this again, and commit both the .po and the compiled .mo.
+MESSAGE_LANGUAGES := hi ja ar
+messages: $(STAMP)
+	DEBUG=1 $(BIN)/python manage.py makemessages $(addprefix -l ,$(MESSAGE_LANGUAGES)) \
+		--ignore=.venv --ignore=tests --ignore=bench --ignore=var
+	DEBUG=1 $(BIN)/python manage.py compilemessages --ignore=.venv
 
 # migrate, worker and beat default to DEBUG=1 (the development key in var/) like `make demo`;
 # set DEBUG=0 and SECRET_KEY in the environment to run them against a production configuration.

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core import signing
 from django.db.models import Exists, OuterRef, QuerySet
 from django.http import Http404
+from django.utils.translation import gettext
 
 from studies.models import CountryPool, ItemQuota
 
@@ -274,29 +275,31 @@ def ending_for(annotator: Annotator, session: Session) -> Ending | None:
     if outcome == Annotator.Outcome.NO_CONSENT:
         return Ending(
             study.code_no_consent,
-            "You did not consent",
-            "No problem: please return the study on Prolific; you will not be penalised. Thank you for your time.",
+            gettext("You did not consent"),
+            gettext(
+                "No problem: please return the study on Prolific; you will not be penalised. Thank you for your time."
+            ),
             returns=True,
         )
     if outcome == Annotator.Outcome.NOT_ELIGIBLE:
         return Ending(
             study.code_not_eligible,
-            "Thank you",
-            "This study is for people with a different background, so we cannot include you. "
-            "Thank you for your time.",
+            gettext("Thank you"),
+            gettext("This study is for people with a different background, so we cannot include you. "
+                    "Thank you for your time."),
         )
     if outcome == Annotator.Outcome.FAILED_MOCK:
         return Ending(
             study.code_failed_mock,
-            "The practice test was not passed",
-            "You used all attempts at the practice test, so the study ends here. Thank you for your time.",
+            gettext("The practice test was not passed"),
+            gettext("You used all attempts at the practice test, so the study ends here. Thank you for your time."),
         )
     if outcome == Annotator.Outcome.ALL_SKIPPED:
         return Ending(
             study.code_all_skipped,
-            "No item was answered",
-            "You skipped every item, so this session ends without answers. Thank you for your time.",
+            gettext("No item was answered"),
+            gettext("You skipped every item, so this session ends without answers. Thank you for your time."),
         )
     if session.completed_at:
-        return Ending(study.code_completed, "All done, thank you!", "Your answers are saved.")
+        return Ending(study.code_completed, gettext("All done, thank you!"), gettext("Your answers are saved."))
     return None

@@ -1,7 +1,13 @@
-"""ISO 3166-1 countries (alpha-2 code, English name), for the pool form's country picker.
+"""ISO 3166-1 countries (alpha-2 code, English name), for the pool form's country picker, and a
+country's name in the annotator's language (``country_name``, from the CLDR data Babel ships).
 
 Generated once from Debian's iso-codes (iso_3166-1.json, common names where it has one); data,
 not a dependency."""
+
+from __future__ import annotations
+
+from babel import Locale, UnknownLocaleError
+from django.utils import translation
 
 COUNTRIES: tuple[tuple[str, str], ...] = (
     ("AF", "Afghanistan"),
@@ -256,3 +262,16 @@ COUNTRIES: tuple[tuple[str, str], ...] = (
 )
 
 COUNTRY_NAMES: dict[str, str] = dict(COUNTRIES)
+
+
+def country_name(code: str, english: str, language: str | None = None) -> str:
+    """The country of ISO code ``code`` in ``language`` (default: the active one); ``english``, the
+    name the researcher stored, in English or when CLDR does not know the code or the language."""
+    language = language or translation.get_language() or "en"
+    if language.startswith("en"):
+        return english
+    try:
+        names = Locale.parse(translation.to_locale(language)).territories
+    except (UnknownLocaleError, ValueError):
+        return english
+    return names.get((code or "").upper(), english)

@@ -9,8 +9,10 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Lower
+from django.utils.translation import gettext
 
 from . import protocol as protocol_engine
+from .countries import country_name
 
 
 @lru_cache(maxsize=256)
@@ -139,15 +141,20 @@ class CountryPool(models.Model):
         return f"{self.study} · {self.country_name}"
 
     def eligibility_questions(self) -> list[tuple[str, str]]:
-        """The screening questions this pool asks, as (key, question); every answer must be yes."""
-        c = self.country_name
+        """The screening questions this pool asks, as (key, question) in the active language; every answer
+        must be yes."""
         asked = [
-            ("born", self.require_born, f"Were you born in {c}?"),
-            ("nationality", self.require_nationality, f"Are you a national (citizen) of {c}?"),
-            ("childhood", self.require_childhood, f"Did you spend most of your first 18 years in {c}?"),
-            ("resident", self.require_resident, f"Do you live in {c} now?"),
+            ("born", self.require_born, gettext("Were you born in {country}?")),
+            ("nationality", self.require_nationality, gettext("Are you a national (citizen) of {country}?")),
+            ("childhood", self.require_childhood, gettext("Did you spend most of your first 18 years in {country}?")),
+            ("resident", self.require_resident, gettext("Do you live in {country} now?")),
         ]
-        return [(key, question) for key, wanted, question in asked if wanted]
+        country = self.local_country_name()
+        return [(key, question.format(country=country)) for key, wanted, question in asked if wanted]
+
+    def local_country_name(self) -> str:
+        """The pool's country in the active language (the annotator's), else its stored English name."""
+        return country_name(self.country, self.country_name)
 
 
 STUDY_FILE_KINDS = ("items", "exports", "uploads", "imports")

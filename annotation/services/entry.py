@@ -65,7 +65,7 @@ def _enter(pool: CountryPool, params: dict[str, str]) -> tuple[Session, EntryVer
     if annotator is not None and annotator.blocked_at is not None:
         raise EntryRefused("blocked")
     if annotator is not None and annotator.pool_id != pool.id:
-        raise EntryRefused("wrong_pool", annotator.pool.country_name)
+        raise EntryRefused("wrong_pool", annotator.pool.local_country_name())
     if annotator is None:
         if not pool_has_room(pool=pool, annotator=None):
             raise EntryRefused("full")
@@ -76,7 +76,7 @@ def _enter(pool: CountryPool, params: dict[str, str]) -> tuple[Session, EntryVer
         except IntegrityError:  # created by a parallel request for the same PID
             annotator = Annotator.objects.get(study=study, prolific_pid=params["PROLIFIC_PID"])
         if annotator.pool_id != pool.id:
-            raise EntryRefused("wrong_pool", annotator.pool.country_name)
+            raise EntryRefused("wrong_pool", annotator.pool.local_country_name())
     try:
         session, _ = Session.objects.get_or_create(
             annotator=annotator,

@@ -8,6 +8,7 @@ from datetime import datetime
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from studies.models import ItemQuota
 from studies.protocol import SKIP, Validation, validate
@@ -47,8 +48,11 @@ def annotation_submit(*, assignment: Assignment, data, now: datetime | None = No
         if capped and _skip_cap_reached(assignment, study):
             cap = study.max_skips_per_session
             return SubmitResult(validation=Validation(errors={SKIP: (
-                f"You have skipped {cap} item{'s' if cap != 1 else ''}, the most this study allows in one session: "
-                "please answer this one."
+                ngettext(
+                    "You have skipped {cap} item, the most this study allows in one session: please answer this one.",
+                    "You have skipped {cap} items, the most this study allows in one session: please answer this one.",
+                    cap,
+                ).format(cap=cap)
             )}))
         claimed, surplus = _assignment_claim(assignment)
         if claimed:

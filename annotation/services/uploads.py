@@ -6,6 +6,7 @@ import io
 
 from django.conf import settings
 from django.core.files.base import ContentFile
+from django.utils.translation import gettext
 from PIL import Image, ImageOps
 
 from studies.importing import RowProblem, inspect_image
@@ -26,10 +27,11 @@ def upload_receive(*, assignment: Assignment, name: str, data: bytes, field: str
     Stored before the submit, so a refused form never asks for the image again.
     """
     if assignment.status == Assignment.Status.SUBMITTED:
-        raise UploadRefused("This item is already submitted.")
+        raise UploadRefused(gettext("This item is already submitted."))
     if len(data) > settings.IMAGE_MAX_BYTES:
         raise UploadRefused(
-            f"The image is {len(data) / 1e6:.1f} MB; the limit is {settings.IMAGE_MAX_BYTES / 1e6:.0f} MB."
+            gettext("The image is {size} MB; the limit is {limit} MB.").format(
+                size=f"{len(data) / 1e6:.1f}", limit=f"{settings.IMAGE_MAX_BYTES / 1e6:.0f}")
         )
     try:
         inspect_image(name, data, max_pixels=settings.IMAGE_MAX_PIXELS)

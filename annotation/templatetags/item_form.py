@@ -1,10 +1,11 @@
 """The item form's fields, each rendered by its type's template; a field whose empty markup is the
 same for every item of a protocol (``FieldType.markup_is_fixed``) is rendered once per process and
-protocol, then reused: most of an item page's rendering time went to the same radio buttons."""
+protocol and language, then reused: most of an item page's rendering time went to the same radio buttons."""
 
 from __future__ import annotations
 
 from django import template
+from django.utils import translation
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
@@ -13,7 +14,7 @@ from studies.protocol import Bound, Protocol
 register = template.Library()
 
 SPECS_KEPT = 64  # protocols whose markup a process keeps (each a few KB)
-_markup: dict[int, tuple[Protocol, dict[tuple[str, bool], SafeString]]] = {}
+_markup: dict[int, tuple[Protocol, dict[tuple[str, bool, str], SafeString]]] = {}
 
 
 def _fixed(bf: Bound) -> bool:
@@ -35,7 +36,7 @@ def field_markup(context, bf: Bound, spec: Protocol) -> SafeString:
         if len(_markup) >= SPECS_KEPT:
             _markup.clear()
         entry = _markup[id(spec)] = (spec, {})
-    key = (bf.name, bf.shown)
+    key = (bf.name, bf.shown, translation.get_language())  # the markup holds the page language's words
     html = entry[1].get(key)
     if html is None:
         html = entry[1][key] = _render(context, bf)

@@ -7,6 +7,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from studies.models import CountryPool
@@ -28,38 +29,55 @@ from ..selectors import (
 )
 
 BLOCKED = (
-    "You can no longer take part in this study",
-    "The researcher has stopped your participation. Please return the study on Prolific; what you submitted "
-    "so far is kept. If you think this is a mistake, contact the researcher through Prolific.",
+    gettext_lazy("You can no longer take part in this study"),
+    gettext_lazy(
+        "The researcher has stopped your participation. Please return the study on Prolific; what you submitted "
+        "so far is kept. If you think this is a mistake, contact the researcher through Prolific."
+    ),
 )
 
+# (title, message) of each refusal of the entry link; the message is formatted after translation.
 ENTRY_PROBLEMS = {
-    "missing": ("This link is incomplete", "The link is missing {detail}. Please open the study again from Prolific."),
-    "malformed": (
-        "This link is not valid",
-        "The link's {detail} is not in the expected form. Please open the study again from Prolific.",
+    "missing": (
+        gettext_lazy("This link is incomplete"),
+        gettext_lazy("The link is missing {detail}. Please open the study again from Prolific."),
     ),
-    "wrong_study": ("This link belongs to another study", "Please open the study again from Prolific."),
+    "malformed": (
+        gettext_lazy("This link is not valid"),
+        gettext_lazy("The link's {detail} is not in the expected form. Please open the study again from Prolific."),
+    ),
+    "wrong_study": (
+        gettext_lazy("This link belongs to another study"),
+        gettext_lazy("Please open the study again from Prolific."),
+    ),
     "closed": (
-        "This study is closed",
-        "It is not taking answers at the moment. Please return it on Prolific; you will not be penalised.",
+        gettext_lazy("This study is closed"),
+        gettext_lazy(
+            "It is not taking answers at the moment. Please return it on Prolific; you will not be penalised."
+        ),
     ),
     "full": (
-        "This study is full",
-        "Every item has enough answers already. Please return the study on Prolific; you will not be penalised.",
+        gettext_lazy("This study is full"),
+        gettext_lazy(
+            "Every item has enough answers already. Please return the study on Prolific; you will not be penalised."
+        ),
     ),
     "wrong_participant": (
-        "This link belongs to another participant",
-        "Prolific says this submission is not yours. Please open the study again from your own Prolific account.",
+        gettext_lazy("This link belongs to another participant"),
+        gettext_lazy(
+            "Prolific says this submission is not yours. Please open the study again from your own Prolific account."
+        ),
     ),
     "not_active": (
-        "This submission is no longer active",
-        "Prolific reports it as {detail}. If you want to take part, please start the study again on Prolific.",
+        gettext_lazy("This submission is no longer active"),
+        gettext_lazy(
+            "Prolific reports it as {detail}. If you want to take part, please start the study again on Prolific."
+        ),
     ),
     "blocked": BLOCKED,
     "wrong_pool": (
-        "You already take part in this study",
-        "You joined through the link for {detail}. Please use that link, from Prolific.",
+        gettext_lazy("You already take part in this study"),
+        gettext_lazy("You joined through the link for {detail}. Please use that link, from Prolific."),
     ),
 }
 
@@ -84,9 +102,11 @@ def annotator_required(step: str | None = None, *, assignment: str | None = None
             except NoAnnotatorSession:
                 with annotator_language(request) as code:
                     return language_response(render(request, "annotation/problem.html", {
-                        "title": "Please open the study from Prolific",
-                        "message": "We could not find your session in this browser. Open the study link from "
-                        "Prolific again: your work is kept and you will continue where you stopped.",
+                        "title": gettext("Please open the study from Prolific"),
+                        "message": gettext(
+                            "We could not find your session in this browser. Open the study link from "
+                            "Prolific again: your work is kept and you will continue where you stopped."
+                        ),
                     }, status=403), code)
             with annotator_language(request, session.annotator.pool, session.annotator.study) as code:
                 return language_response(respond(request, session, *args, **kwargs), code)
@@ -150,7 +170,7 @@ def entry(request, key):
         title, message = ENTRY_PROBLEMS[refused.reason]
         status = {"closed": 410, "full": 410, "blocked": 403}.get(refused.reason, 400)
         return render(request, "annotation/problem.html", {
-            "title": title, "message": message.format(detail=refused.detail)}, status=status)
+            "title": title, "message": str(message).format(detail=refused.detail)}, status=status)
     if admission.key is None:
         return resume_page(request, admission.session.pk, taken_over=False)
     if admission.rebound:
@@ -181,8 +201,8 @@ def resume_page(request, session_pk: int, *, taken_over: bool, error: str = "", 
 
 def resume_stale(request) -> HttpResponse:
     return render(request, "annotation/problem.html", {
-        "title": "Please open the study from Prolific",
-        "message": "This form is too old. Open the study link from Prolific again to be asked for your code.",
+        "title": gettext("Please open the study from Prolific"),
+        "message": gettext("This form is too old. Open the study link from Prolific again to be asked for your code."),
     }, status=400)
 
 
@@ -202,11 +222,19 @@ def resume(request):
             return resume_stale(request)
         if refused.reason == "locked":
             minutes = max(1, round((refused.until - timezone.now()).total_seconds() / 60))
-            error = (f"Too many wrong codes: this session's code is locked for {minutes} more minute"
-                     f"{'s' if minutes != 1 else ''}. Please wait, then try again.")
+            error = ngettext(
+                "Too many wrong codes: this session's code is locked for {minutes} more minute. "
+                "Please wait, then try again.",
+                "Too many wrong codes: this session's code is locked for {minutes} more minutes. "
+                "Please wait, then try again.",
+                minutes,
+            ).format(minutes=minutes)
             return resume_page(request, session_pk, taken_over=False, error=error, status=429)
-        tries = f"{refused.tries_left} tr{'ies' if refused.tries_left != 1 else 'y'}"
-        error = f"That is not this session's code. {tries} left before it is locked for a while."
+        error = ngettext(
+            "That is not this session's code. {tries} try left before it is locked for a while.",
+            "That is not this session's code. {tries} tries left before it is locked for a while.",
+            refused.tries_left,
+        ).format(tries=refused.tries_left)
         return resume_page(request, session_pk, taken_over=False, error=error, status=422)
     response = redirect("annotation:next")
     annotator_cookie_set(response, key.joined(browser_key(request)))
@@ -260,7 +288,7 @@ def eligibility_answers(post, questions) -> tuple[dict[str, bool], dict[str, str
         if value in ("yes", "no"):
             answers[key] = value == "yes"
         else:
-            errors[key] = "Please answer yes or no."
+            errors[key] = gettext("Please answer yes or no.")
     return answers, errors
 
 
@@ -306,7 +334,7 @@ def mock_answers(post, questions) -> tuple[dict[int, str], dict[int, str]]:
         if value in q.choices:
             chosen[q.pk] = value
         else:
-            errors[q.pk] = "Please choose an answer."
+            errors[q.pk] = gettext("Please choose an answer.")
     return chosen, errors
 
 

@@ -6,6 +6,7 @@ from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.templatetags.static import static
 from django.urls import reverse
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -36,6 +37,7 @@ class Part:
     label: str
     text: str = ""
     collapsed: bool = False
+    concept: bool = False  # the prompt is the concept the item is about: shown bare, not quoted
 
 
 def display_parts(
@@ -50,12 +52,13 @@ def display_parts(
     for name in dict.fromkeys((*display.show, *display.collapsed)):
         collapsed = name in display.collapsed
         if name in ITEM_TEXT_LABELS and texts.get(name, "").strip():
-            label = "Concept" if name == "prompt" and display.noun == "Concept" else ITEM_TEXT_LABELS[name]
-            parts.append(Part(name, label, texts[name], collapsed))
+            is_concept = name == "prompt" and display.noun == "Concept"
+            label = gettext("Concept") if is_concept else gettext(ITEM_TEXT_LABELS[name])
+            parts.append(Part(name, label, texts[name], collapsed, concept=is_concept))
         elif name == "documents" and documents and not has_per_document:
-            parts.append(Part(name, "Documents", collapsed=collapsed))
+            parts.append(Part(name, gettext("Documents"), collapsed=collapsed))
         elif name == "candidates" and candidates and not has_pick_one:
-            parts.append(Part(name, "Candidates", collapsed=collapsed))
+            parts.append(Part(name, gettext("Candidates"), collapsed=collapsed))
     return parts
 
 
@@ -166,18 +169,23 @@ def refused_data(data: dict[str, list[str]], draft: dict) -> dict[str, list[str]
 def _skip_label(skip, noun: str) -> str:
     if skip is None:
         return ""
-    return f"Skip this {noun.lower()}" if skip.label == "Skip this item" else skip.label
+    if skip.label != "Skip this item":
+        return skip.label
+    return gettext("Skip this {noun}").format(noun=noun.lower())
 
 
 NO_ITEMS_LEFT = {
-    "title": "No items are left for you",
-    "message": "Every item has enough answers already. Please return the study on Prolific; you will not be "
-    "penalised.",
+    "title": gettext_lazy("No items are left for you"),
+    "message": gettext_lazy(
+        "Every item has enough answers already. Please return the study on Prolific; you will not be penalised."
+    ),
 }
 RELEASED = {
-    "title": "This session has ended",
-    "message": "Prolific tells us your submission is no longer active (returned, timed out or rejected), so no "
-    "more items are shown. What you submitted is kept.",
+    "title": gettext_lazy("This session has ended"),
+    "message": gettext_lazy(
+        "Prolific tells us your submission is no longer active (returned, timed out or rejected), so no "
+        "more items are shown. What you submitted is kept."
+    ),
 }
 
 
@@ -239,7 +247,7 @@ def item_upload(request, session, pk):
     assignment = assignment_for_session(session, pk)
     file = request.FILES.get("file")
     if file is None:
-        return JsonResponse({"error": "Choose an image file to upload."}, status=400)
+        return JsonResponse({"error": gettext("Choose an image file to upload.")}, status=400)
     try:
         upload = services.upload_receive(assignment=assignment, name=file.name, data=file.read(UPLOAD_MAX_READ),
                                          field=request.POST.get("field", ""))

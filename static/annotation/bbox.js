@@ -13,6 +13,7 @@
 
   function clamp(v, lo, hi) { return Math.max(lo, Math.min(hi, v)); }
   function percent(ratio) { return Math.round(100 * ratio) + "%"; }
+  var T = window.TesseraText;  // the page's words (page.js)
 
   function Bbox(fs) {
     this.fs = fs;
@@ -101,17 +102,21 @@
     return this.maxRatio !== null && this.ratio(box) >= this.maxRatio;
   };
 
-  function boxName(boxes, i) { return boxes.length > 1 ? "Box " + (i + 1) : "The box"; }
+  function boxName(boxes, i) {
+    return boxes.length > 1 ? T.text("box_numbered", "Box {n}", { n: i + 1 }) : T.text("box_the", "The box");
+  }
 
   /* The status, neutral: "The box covers 12% of the image; less than 30% is allowed." Nothing while
    * a drawn box is too large: the problem line says so, once. */
   Bbox.prototype.describe = function (boxes, drawing) {
     var self = this;
-    if (!boxes.length) { this.status.textContent = "No box yet."; return; }
+    if (!boxes.length) { this.status.textContent = T.text("box_none", "No box yet."); return; }
     if (!drawing && this.tooBigText(boxes)) { this.status.textContent = ""; return; }
-    var rule = this.maxRatio !== null ? "; less than " + percent(this.maxRatio) + " is allowed" : "";
+    var most = this.maxRatio !== null ? percent(this.maxRatio) : null;
     this.status.textContent = boxes.map(function (b, i) {
-      return boxName(boxes, i) + " covers " + percent(self.ratio(b)) + " of the image" + rule + ".";
+      var values = { box: boxName(boxes, i), percent: percent(self.ratio(b)), most: most };
+      return most === null ? T.text("box_covers", "{box} covers {percent} of the image.", values)
+        : T.text("box_covers_rule", "{box} covers {percent} of the image; less than {most} is allowed.", values);
     }).join(" ");
   };
 
@@ -120,8 +125,9 @@
     var self = this;
     var i = boxes.findIndex(function (b) { return self.tooBig(b); });
     if (i < 0) return "";
-    return boxName(boxes, i) + " covers " + percent(this.ratio(boxes[i])) + " of the image; it must cover less than " +
-      percent(this.maxRatio) + ". Draw it tighter around the concept.";
+    return T.text("box_too_big",
+      "{box} covers {percent} of the image; it must cover less than {most}. Draw it tighter around the concept.",
+      { box: boxName(boxes, i), percent: percent(this.ratio(boxes[i])), most: percent(this.maxRatio) });
   };
 
   /* The boxes with a new one placed: it replaces the only box when at most one is allowed. */
@@ -134,7 +140,7 @@
   Bbox.prototype.add = function (box) {
     if (this.max > 1 && this.boxes.length >= this.max) {
       this.render();
-      this.say("At most " + this.max + " boxes: clear one first.");
+      this.say(T.counted("boxes_at_most", this.max, "At most {n} box: clear it first.", "At most {n} boxes: clear one first."));
       return;
     }
     this.boxes = this.placed(box);
@@ -175,13 +181,13 @@
       var box = boxFrom(start, end), least = self.least();
       if (Math.abs(end.sx - start.sx) < MIN_DRAG && Math.abs(end.sy - start.sy) < MIN_DRAG) {
         self.render();
-        self.say("No box drawn: press on the image and drag across what you mean to mark.");
+        self.say(T.text("box_no_drag", "No box drawn: press on the image and drag across what you mean to mark."));
         return;
       }
       if (box[2] < Math.max(1, least.w) || box[3] < Math.max(1, least.h)) {
         self.render();
-        self.say("That box is too small (" + box[2] + "×" + box[3] + " px; a box needs at least " +
-          least.w + "×" + least.h + " px): drag across the whole area you mean to mark.");
+        self.say(T.text("box_too_small", "That box is too small ({w}×{h} px; a box needs at least {least_w}×{least_h} px): " +
+          "drag across the whole area you mean to mark.", { w: box[2], h: box[3], least_w: least.w, least_h: least.h }));
         return;
       }
       self.add(box);

@@ -3,29 +3,53 @@
  * the code and the "Return to Prolific now" button are on the page. */
 (function () {
   "use strict";
+  /* The page's words (annotation/page_messages.py, the JSON of id "ui-messages"); English without them. */
+  var MESSAGES = (function () {
+    var el = document.getElementById("ui-messages");
+    try { return (el && JSON.parse(el.textContent)) || {}; } catch (e) { return {}; }
+  })();
+  function text(key, english, values) {
+    var message = typeof MESSAGES[key] === "string" ? MESSAGES[key] : english;
+    return message.replace(/\{(\w+)\}/g, function (whole, name) { return values && name in values ? values[name] : whole; });
+  }
+  /* The form of a counted message for n (its plural category in the page's language), "{n}" unfilled. */
+  function countedForm(key, n, one, other) {
+    var forms = MESSAGES[key], category = "other";
+    try { category = new Intl.PluralRules(document.documentElement.lang || "en").select(n); } catch (e) { /* old browser */ }
+    return (forms && typeof forms === "object" && (forms[category] || forms.other)) || (n === 1 ? one : other);
+  }
+  /* "Taking you back to Prolific in <strong data-seconds>n</strong> seconds.", the sentence in n's form. */
+  function showSeconds(sentence, n) {
+    var parts = countedForm("countdown", n, "Taking you back to Prolific in {n} second.",
+      "Taking you back to Prolific in {n} seconds.").split("{n}");
+    var seconds = document.createElement("strong");
+    seconds.dataset.seconds = "";
+    seconds.textContent = n;
+    sentence.replaceChildren(document.createTextNode(parts[0]), seconds, document.createTextNode(parts.slice(1).join(n)));
+  }
   function start() {
     var box = document.getElementById("countdown");
     var copy = document.getElementById("copy-code");
     if (!box) return;
-    var left = +box.dataset.countdown, shown = box.querySelector("[data-seconds]"), timer = null;
+    var left = +box.dataset.countdown, sentence = box.querySelector("[data-countdown-text]"), timer = null;
     function stop(why) {
       clearInterval(timer);
-      box.textContent = why + " Use “Return to Prolific now” when you are ready.";
+      box.textContent = text("end_stopped", "{why} Use “Return to Prolific now” when you are ready.", { why: why });
     }
     box.hidden = false;
     timer = setInterval(function () {
       left -= 1;
-      shown.textContent = left;
+      showSeconds(sentence, left);
       if (left <= 0) { clearInterval(timer); window.location.assign(box.dataset.url); }
     }, 1000);
-    box.querySelector("[data-stop]").addEventListener("click", function () { stop("You stay on this page."); });
-    document.addEventListener("copy", function () { stop("Code copied; you stay on this page."); });
+    box.querySelector("[data-stop]").addEventListener("click", function () { stop(text("end_stay", "You stay on this page.")); });
+    document.addEventListener("copy", function () { stop(text("end_copied", "Code copied; you stay on this page.")); });
     if (copy && navigator.clipboard) {
       copy.hidden = false;
       copy.addEventListener("click", function () {
         navigator.clipboard.writeText(copy.dataset.code).then(function () {
-          copy.textContent = "Copied";
-          stop("Code copied; you stay on this page.");
+          copy.textContent = text("copied", "Copied");
+          stop(text("end_copied", "Code copied; you stay on this page."));
         });
       });
     }

@@ -63,20 +63,26 @@
     return values;
   }
 
-  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+  var T = window.TesseraText;  // the page's words (page.js)
 
   function refreshCounters(f) {
     all(f, "[data-type=text] [data-min-chars]").forEach(function (t) {
       var counter = t.parentElement.querySelector(".counter");
       var need = +t.dataset.minChars, have = t.value.trim().length;
-      if (counter) counter.textContent = have >= need ? have + " characters" : have + " of at least " + need + " characters";
+      if (counter) counter.textContent = have >= need
+        ? T.counted("chars", have, "{n} character", "{n} characters")
+        : T.counted("chars_of", need, "{have} of at least {n} character", "{have} of at least {n} characters", { have: have });
     });
     all(f, "[data-type=text] [data-min-words], [data-type=text] [data-max-words]").forEach(function (t) {
       var counter = t.parentElement.querySelector(".counter");
       var words = t.value.trim() === "" ? 0 : t.value.trim().split(/\s+/).length;
       var min = +(t.dataset.minWords || 0), max = +(t.dataset.maxWords || 0);
-      var rule = min && max ? "write " + min + " to " + max : max ? "write at most " + max : "write at least " + min;
-      counter.textContent = plural(words, "word") + "; " + rule + ".";
+      var values = { min: min, max: max };
+      var rule = min && max ? T.text("write_between", "write {min} to {max}", values)
+        : max ? T.text("write_at_most", "write at most {max}", values) : T.text("write_at_least", "write at least {min}", values);
+      counter.textContent = T.text("words_rule", "{words}; {rule}.", {
+        words: T.counted("words", words, "{n} word", "{n} words"), rule: rule,
+      });
       counter.classList.toggle("over", (max && words > max) || (words > 0 && words < min));
     });
   }
@@ -170,11 +176,15 @@
         // refused (the session continues in another browser, or was stopped): the page says why
         if (r.status === 403) { window.location.reload(); return; }
         if (!status) return;
-        if (r.ok) { status.textContent = "Draft saved"; return; }
-        r.json().then(function (body) { status.textContent = "Draft not saved: " + (body.error || r.status); })
-          .catch(function () { status.textContent = "Draft not saved"; });
+        if (r.ok) { status.textContent = T.text("draft_saved", "Draft saved"); return; }
+        r.json().then(function (body) {
+          status.textContent = T.text("draft_not_saved_because", "Draft not saved: {error}", { error: body.error || r.status });
+        }).catch(function () { status.textContent = T.text("draft_not_saved", "Draft not saved"); });
       })
-      .catch(function () { dirty = true; if (status) status.textContent = "Draft not saved (offline?)"; });
+      .catch(function () {
+        dirty = true;
+        if (status) status.textContent = T.text("draft_offline", "Draft not saved (offline?)");
+      });
   }
 
   function scheduleDraft() {

@@ -10,6 +10,30 @@
   function isShown(el) { return !el.closest("[hidden]"); }
   function byId(id) { return document.getElementById(id); }
 
+  /* The scripts' words in the page's language: the JSON of id "ui-messages" (annotation/page_messages.py),
+   * English (the caller's) when a message is missing. text(key, english, {name: value}) fills the
+   * {name} placeholders; counted(key, n, englishOne, englishOther, values) picks the form of n's
+   * plural category (Intl.PluralRules of the page's language); {n} is n. */
+  var MESSAGES = (function () {
+    var el = document.getElementById("ui-messages");
+    try { return (el && JSON.parse(el.textContent)) || {}; } catch (e) { return {}; }
+  })();
+  function fill(message, values) {
+    return message.replace(/\{(\w+)\}/g, function (whole, name) {
+      return values && Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : whole;
+    });
+  }
+  function text(key, english, values) {
+    return fill(typeof MESSAGES[key] === "string" ? MESSAGES[key] : english, values);
+  }
+  function counted(key, n, one, other, values) {
+    var forms = MESSAGES[key], category = "other";
+    try { category = new Intl.PluralRules(document.documentElement.lang || "en").select(n); } catch (e) { /* old browser */ }
+    var form = forms && typeof forms === "object" ? forms[category] || forms.other : null;
+    var all = Object.assign({ n: n }, values || {});
+    return fill(form || (n === 1 ? one : other), all);
+  }
+
   /* A key typed into something that takes typing is never a shortcut: a text-like input (any input
    * but buttons, check boxes, radios, files, ranges and colours: text, search, email, url, password,
    * number, dates…), a textarea, a select or an editable element. Chords with Ctrl or ⌘ are not typing
@@ -221,6 +245,8 @@
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
     else init();
   }
+
+  window.TesseraText = { text: text, counted: counted };
 
   window.TesseraPage = {
     register: register, all: all, isShown: isShown, focusIn: focusIn, choose: choose, openDialog: openDialog,

@@ -11,13 +11,14 @@
   }
 
   function megabytes(bytes) { return (bytes / 1e6).toFixed(1) + " MB"; }
+  var T = window.TesseraText;  // the page's words (page.js)
 
   function showImage(fs, url, width, height, name) {
     var figure = fs.querySelector(".upload-figure");
     figure.innerHTML = "";
     var img = document.createElement("img");
     img.className = "upload-preview";
-    img.alt = "Your uploaded image";
+    img.alt = T.text("upload_alt", "Your uploaded image");
     img.src = url;
     img.dataset.width = width;
     img.dataset.height = height;
@@ -43,7 +44,7 @@
     error.hidden = true;
     progress.hidden = false;
     progress.removeAttribute("value");
-    status.textContent = "Uploading " + file.name + " (" + megabytes(file.size) + ")…";
+    status.textContent = T.text("uploading", "Uploading {name} ({size})…", { name: file.name, size: megabytes(file.size) });
     fs.classList.add("is-uploading");
     xhr.upload.addEventListener("progress", function (e) {
       if (e.lengthComputable) progress.value = Math.round(100 * e.loaded / e.total);
@@ -56,15 +57,15 @@
         var token = fs.querySelector("[data-upload-token]");
         token.value = body.token;
         showImage(fs, body.url, body.width, body.height, file.name);
-        status.textContent = "Uploaded.";
+        status.textContent = T.text("uploaded", "Uploaded.");
         fs.dispatchEvent(new CustomEvent("tessera:upload", { bubbles: false, detail: body }));
         token.dispatchEvent(new Event("input", { bubbles: true }));
         return;
       }
       status.textContent = "";
       error.textContent = body.error || (xhr.status === 0
-        ? "The upload failed: check your connection and try again."
-        : "The upload failed (error " + xhr.status + "). Try again, or choose another image.");
+        ? T.text("upload_offline", "The upload failed: check your connection and try again.")
+        : T.text("upload_failed", "The upload failed (error {status}). Try again, or choose another image.", { status: xhr.status }));
       error.hidden = false;
     });
     xhr.send(data);

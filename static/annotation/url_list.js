@@ -5,6 +5,8 @@
   "use strict";
   var types = window.TesseraFields = window.TesseraFields || {};
 
+  var T = window.TesseraText;  // the page's words (page.js)
+
   function rows(fs) { return Array.prototype.slice.call(fs.querySelectorAll(".url-rows > .url-row")); }
 
   /* Number the rows' accessible names, and say when there is none. */
@@ -12,9 +14,9 @@
     var list = rows(fs);
     list.forEach(function (row, i) {
       var n = i + 1;
-      row.querySelector("input[name$='.title']").setAttribute("aria-label", "Title of article " + n);
-      row.querySelector("input[name$='.url']").setAttribute("aria-label", "URL of article " + n);
-      row.querySelector("[data-url-remove]").setAttribute("aria-label", "Remove article " + n);
+      row.querySelector("input[name$='.title']").setAttribute("aria-label", T.text("article_title", "Title of article {n}", { n: n }));
+      row.querySelector("input[name$='.url']").setAttribute("aria-label", T.text("article_url", "URL of article {n}", { n: n }));
+      row.querySelector("[data-url-remove]").setAttribute("aria-label", T.text("article_remove", "Remove article {n}", { n: n }));
     });
     fs.querySelector(".url-empty").hidden = list.length > 0;
     var max = +(fs.dataset.max || 0);

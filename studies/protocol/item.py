@@ -7,12 +7,15 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from .words import gettext_noop
+
 # Every text an item may carry, by name (a field's ``over``, the display's ``show``, an import
 # column), with the label the page gives it. Every item has a prompt and a caption; the others are
 # its further named texts.
 ITEM_TEXT_LABELS = {
-    "prompt": "Prompt", "caption": "Caption", "question": "Question", "background": "Background",
-    "reference": "Reference answers", "answer": "Answer",
+    "prompt": gettext_noop("Prompt"), "caption": gettext_noop("Caption"), "question": gettext_noop("Question"),
+    "background": gettext_noop("Background"), "reference": gettext_noop("Reference answers"),
+    "answer": gettext_noop("Answer"),
 }
 ITEM_TEXTS = tuple(ITEM_TEXT_LABELS)
 ITEM_FURTHER_TEXTS = tuple(name for name in ITEM_TEXTS if name not in ("prompt", "caption"))

@@ -16,6 +16,7 @@ from .conditions import evaluate
 from .item import DocumentRef, ItemContext, Token
 from .safetext import value_problem
 from .spec import Field, Protocol
+from .words import gettext
 
 SKIP = "_skip"
 Data = Mapping[str, Sequence[Any]]
@@ -26,7 +27,7 @@ def raw_problem(raw: Sequence[Any]) -> str | None:
     """Why a field's posted values cannot be stored (a NUL or a broken character, a value too
     long for any answer), or None: the same for every field type, before it parses them."""
     if any(len(str(v)) > ANSWER_MAX_CHARS for v in raw):
-        return f"This answer is too long (at most {ANSWER_MAX_CHARS:,} characters)."
+        return gettext("This answer is too long (at most {n} characters).").format(n=f"{ANSWER_MAX_CHARS:,}")
     return value_problem(list(raw))
 
 
@@ -82,7 +83,7 @@ def walk(protocol: Protocol, data: Data, ctx: ItemContext) -> tuple[Validation, 
         if reason in protocol.skip.reasons:
             out.answers = {SKIP: reason}
         else:
-            out.errors[SKIP] = "Choose one of the reasons to skip."
+            out.errors[SKIP] = gettext("Choose one of the reasons to skip.")
         return out, shown
     out.answers = _walk(protocol.fields, data, ctx, "", out, shown)
     return out, shown

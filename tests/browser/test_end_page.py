@@ -4,6 +4,7 @@ stopped to copy the code; declining consent asks to return the study, with no co
 import pytest
 
 from annotation.models import Annotator
+from studies.models import CountryPool
 from tests import factories as f
 from tests.factories import add_items, entry_url, spec_study
 
@@ -36,6 +37,23 @@ def test_the_completion_page_counts_down_then_goes_back_to_prolific(page, ended)
     assert page.url == ended.split("/join/")[0] + "/a/end/"  # still here, with time to copy the code
     page.clock.run_for(6000)
     page.wait_for_url(PROLIFIC_DONE + "NOTELIG")
+
+
+def test_the_countdown_counts_in_the_page_s_language(page, ended):
+    """Arabic says 10, 3 and 2 seconds each in its own form; the sentence keeps the number in bold."""
+    CountryPool.objects.update(language="ar")  # the ended annotator's pool
+    page.route("https://app.prolific.com/**", lambda route: route.fulfill(status=200, body="Prolific"))
+    page.clock.install()
+    page.goto(ended)
+    countdown = page.locator("#countdown")
+    assert countdown.inner_text().startswith("ستعود إلى Prolific خلال 10 ثوانٍ.")
+    page.clock.run_for(7000)
+    assert countdown.inner_text().startswith("ستعود إلى Prolific خلال 3 ثوانٍ.")
+    page.clock.run_for(1000)
+    assert countdown.inner_text().startswith("ستعود إلى Prolific خلال 2 ثانيتين.")
+    assert countdown.locator("strong[data-seconds]").inner_text() == "2"
+    page.get_by_role("button", name="البقاء في هذه الصفحة").click()
+    assert countdown.inner_text().startswith("ستبقى في هذه الصفحة.")
 
 
 def test_stay_on_this_page_stops_the_countdown(page, ended):

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Any
 from ..item import CandidateRef, ItemContext, Token, UploadRef
 from ..safetext import text_problem
 from ..values import Choice, value_token
+from ..words import gettext, gettext_noop
 
 if TYPE_CHECKING:
     from ..spec import Field
 
-ANSWER_REQUIRED = "This question needs an answer."
+ANSWER_REQUIRED = gettext_noop("This question needs an answer.")
 
 
 # --- cells ------------------------------------------------------------------------------------
@@ -174,7 +175,7 @@ class FieldType:
 
     def required_message(self, f: Field) -> str:
         """What the annotator is told when the field is required and left blank."""
-        return f.required_message or self.required_text
+        return f.required_message or gettext(self.required_text)
 
     def tokens(self, f: Field, ctx: ItemContext) -> list[Token]:
         """The words the page offers to select (none but for a highlight field)."""

@@ -6,6 +6,7 @@ import math
 
 from ..gold import at_least, box_iou, one_to_one, share_problem
 from ..jsonbounds import json_bounded
+from ..words import gettext, gettext_noop, ngettext
 from .base import FieldType, ShownAnswer, json_cell, mappings
 
 SIDES = ("x", "y", "w", "h")  # what the export keeps of a box, in pixels
@@ -41,7 +42,7 @@ class BboxType(FieldType):
     shortcuts = frozenset({"boxes"})
     draws_boxes = True
     plain_export = False
-    required_text = "Draw a box on the image."
+    required_text = gettext_noop("Draw a box on the image.")
     script = "annotation/bbox.js"
 
     def spec_errors(self, f, earlier):
@@ -84,34 +85,36 @@ class BboxType(FieldType):
             (answers[f.over]["width"], answers[f.over]["height"]) if f.over in answers else None
         )
         if size is None:
-            raise ValueError("Upload the image first, then draw the box on it.")
+            raise ValueError(gettext("Upload the image first, then draw the box on it."))
         width, height = size
         try:
             boxes = json_bounded(raw[0], max_depth=2, max_chars=100_000)
             boxes = [[float(v) for v in box] for box in boxes]
             assert all(len(box) == 4 and all(math.isfinite(v) for v in box) for box in boxes)
         except (ValueError, TypeError, AssertionError):
-            raise ValueError("Draw the box again: it could not be read.") from None
+            raise ValueError(gettext("Draw the box again: it could not be read.")) from None
         if f.min and len(boxes) < f.min:
-            raise ValueError(f"Draw at least {f.min} box{'es' if f.min > 1 else ''}.")
+            raise ValueError(ngettext("Draw at least {n} box.", "Draw at least {n} boxes.", f.min).format(n=f.min))
         if f.max and len(boxes) > f.max:
-            raise ValueError(f"Draw at most {f.max} box{'es' if f.max > 1 else ''} (you drew {len(boxes)}).")
+            raise ValueError(ngettext(
+                "Draw at most {n} box (you drew {drawn}).", "Draw at most {n} boxes (you drew {drawn}).", f.max,
+            ).format(n=f.max, drawn=len(boxes)))
         least_w, least_h = min_box(self.min_side(f), width, height)
         out = []
         for x, y, w, h in boxes:
             if w <= 0 or h <= 0 or x < 0 or y < 0 or x + w > width + 0.5 or y + h > height + 0.5:
-                raise ValueError("Each box must lie inside the image.")
+                raise ValueError(gettext("Each box must lie inside the image."))
             if w < least_w or h < least_h:
-                raise ValueError(
-                    f"The box is too small: {w:g}×{h:g} px, and a box needs at least {least_w}×{least_h} px. "
+                raise ValueError(gettext(
+                    "The box is too small: {w}×{h} px, and a box needs at least {least_w}×{least_h} px. "
                     "Drag across the whole area you mean to mark."
-                )
+                ).format(w=f"{w:g}", h=f"{h:g}", least_w=least_w, least_h=least_h))
             ratio = (w * h) / (width * height)
             if f.max_area_ratio is not None and ratio >= f.max_area_ratio:
-                raise ValueError(
-                    f"The box covers {ratio:.0%} of the image; it must cover less than {f.max_area_ratio:.0%}. "
+                raise ValueError(gettext(
+                    "The box covers {ratio} of the image; it must cover less than {most}. "
                     "Draw it tighter around the concept."
-                )
+                ).format(ratio=f"{ratio:.0%}", most=f"{f.max_area_ratio:.0%}"))
             x, y, w, h = round(x), round(y), round(min(w, width - x)), round(min(h, height - y))
             out.append({"x": x, "y": y, "w": w, "h": h, "nx": x / width, "ny": y / height,
                         "nw": w / width, "nh": h / height, "area_ratio": round(ratio, 6)})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..words import gettext
 from .base import FieldType, ShownAnswer, choice_label
 
 
@@ -18,7 +19,7 @@ class ChoiceType(FieldType):
 
     def parse(self, f, raw, ctx, answers):
         if len(raw) != 1 or f.choice_for(raw[0]) is None:
-            raise ValueError("Choose one of the options.")
+            raise ValueError(gettext("Choose one of the options."))
         return f.choice_for(raw[0]).value
 
     def domain(self, f):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..gold import at_least, f1, share_problem
 from ..item import ITEM_TEXTS, tokenize
+from ..words import gettext, gettext_noop, ngettext
 from .base import FieldType, ShownAnswer, mappings
 
 
@@ -15,7 +16,7 @@ class HighlightType(FieldType):
     name = "highlight"
     shortcuts = frozenset({"words"})
     plain_export = False
-    required_text = "Select the words."
+    required_text = gettext_noop("Select the words.")
 
     def spec_errors(self, f, earlier):
         if f.over not in ITEM_TEXTS:
@@ -33,11 +34,11 @@ class HighlightType(FieldType):
         try:
             picked = sorted({int(r) for r in raw})
         except ValueError:
-            raise ValueError("Select words of the text shown.") from None
+            raise ValueError(gettext("Select words of the text shown.")) from None
         if any(i < 0 or i >= len(tokens) for i in picked):
-            raise ValueError("Select words of the text shown.")
+            raise ValueError(gettext("Select words of the text shown."))
         if f.max and len(picked) > f.max:
-            raise ValueError(f"Select at most {f.max} words.")
+            raise ValueError(ngettext("Select at most {n} word.", "Select at most {n} words.", f.max).format(n=f.max))
         return [{"index": t.index, "start": t.start, "end": t.end, "text": t.text} for t in (tokens[i] for i in picked)]
 
     def gold_tolerance_problem(self, f, tolerance):

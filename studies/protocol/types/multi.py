@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..gold import at_least, jaccard, share_problem
 from ..values import value_token
+from ..words import gettext, ngettext
 from .base import FieldType, ShownAnswer, choice_label
 
 SEPARATOR = "|"  # between the values of one answer in a CSV cell
@@ -23,11 +24,13 @@ class MultiType(FieldType):
     def parse(self, f, raw, ctx, answers):
         chosen = [f.choice_for(token) for token in dict.fromkeys(raw)]
         if None in chosen:
-            raise ValueError("Tick only the options shown.")
+            raise ValueError(gettext("Tick only the options shown."))
         if f.min and len(chosen) < f.min:
-            raise ValueError(f.required_message or f"Tick at least {f.min}.")
+            raise ValueError(
+                f.required_message or ngettext("Tick at least {n}.", "Tick at least {n}.", f.min).format(n=f.min)
+            )
         if f.max and len(chosen) > f.max:
-            raise ValueError(f"Tick at most {f.max}.")
+            raise ValueError(ngettext("Tick at most {n}.", "Tick at most {n}.", f.max).format(n=f.max))
         return [c.value for c in chosen]
 
     def gold_votes(self, f, value):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..values import Choice, value_token
+from ..words import gettext
 from .base import FieldType, ShownAnswer, cell_text
 
 
@@ -27,7 +28,7 @@ class PickOneType(FieldType):
     def parse(self, f, raw, ctx, answers):
         ids = [c.id for c in ctx.candidates]
         if len(raw) != 1 or raw[0] not in ids:
-            raise ValueError("Choose one of the options.")
+            raise ValueError(gettext("Choose one of the options."))
         return {"choice": raw[0], "order": ids}
 
     def options(self, f, candidates):

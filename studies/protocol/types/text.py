@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..gold import normalised_text
+from ..words import gettext_noop, ngettext
 from .base import FieldType
 
 
@@ -14,7 +15,7 @@ class TextType(FieldType):
     shortcuts = frozenset({"typing"})
     free_text = True
     importable = True
-    required_text = "Write an answer."
+    required_text = gettext_noop("Write an answer.")
 
     def gold_matches(self, f, given, expected, tolerance):
         """The same text once normalised (Unicode NFKC, case, runs of spaces); a gold answer may be
@@ -26,11 +27,21 @@ class TextType(FieldType):
         text = raw[0].strip()
         words = len(text.split())
         if f.min_chars and len(text) < f.min_chars:
-            raise ValueError(f"Write at least {f.min_chars} characters.")
+            raise ValueError(ngettext(
+                "Write at least {n} character.", "Write at least {n} characters.", f.min_chars,
+            ).format(n=f.min_chars))
         if f.max_chars and len(text) > f.max_chars:
-            raise ValueError(f"Write at most {f.max_chars} characters (you wrote {len(text)}).")
+            raise ValueError(ngettext(
+                "Write at most {n} character (you wrote {wrote}).", "Write at most {n} characters (you wrote {wrote}).",
+                f.max_chars,
+            ).format(n=f.max_chars, wrote=len(text)))
         if f.min_words and words < f.min_words:
-            raise ValueError(f"Write at least {f.min_words} word{'s' if f.min_words > 1 else ''}.")
+            raise ValueError(ngettext(
+                "Write at least {n} word.", "Write at least {n} words.", f.min_words,
+            ).format(n=f.min_words))
         if f.max_words and words > f.max_words:
-            raise ValueError(f"Write at most {f.max_words} word{'s' if f.max_words > 1 else ''} (you wrote {words}).")
+            raise ValueError(ngettext(
+                "Write at most {n} word (you wrote {wrote}).", "Write at most {n} words (you wrote {wrote}).",
+                f.max_words,
+            ).format(n=f.max_words, wrote=words))
         return text

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..item import UploadRef
+from ..words import gettext, gettext_noop
 from .base import FieldType, ShownAnswer, cell_text
 
 PARTS = ("sha256", "width", "height", "name")  # what the export keeps of an upload
@@ -19,7 +20,7 @@ class UploadType(FieldType):
 
     name = "upload"
     plain_export = False
-    required_text = "Upload an image."
+    required_text = gettext_noop("Upload an image.")
     supplies_image = True
     script = "annotation/upload.js"
 
@@ -42,7 +43,7 @@ class UploadType(FieldType):
     def parse(self, f, raw, ctx, answers):
         upload = ctx.uploads.get(raw[-1])
         if upload is None:
-            raise ValueError("Upload the image again: the upload was not found.")
+            raise ValueError(gettext("Upload the image again: the upload was not found."))
         problem = image_size_problem(self.min_image_size(f), upload.width, upload.height)
         if problem:
             raise ValueError(problem)
@@ -90,5 +91,6 @@ def image_size_problem(least: tuple[int, int] | None, width: int, height: int) -
     """Why an image of ``width`` × ``height`` pixels is too small for ``least`` (width, height), or None."""
     if least is None or (width >= least[0] and height >= least[1]):
         return None
-    return (f"The image is {width}×{height} pixels; this question needs one at least "
-            f"{least[0]}×{least[1]} pixels. Upload a larger image.")
+    return gettext("The image is {width}×{height} pixels; this question needs one at least "
+                   "{least_width}×{least_height} pixels. Upload a larger image.").format(
+        width=width, height=height, least_width=least[0], least_height=least[1])

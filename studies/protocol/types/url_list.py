@@ -6,6 +6,7 @@ from urllib.parse import urlsplit
 
 from ..gold import at_least, jaccard, share_problem
 from ..web import web_address
+from ..words import gettext, gettext_noop, ngettext
 from .base import FieldType, ShownAnswer, json_cell, mappings
 
 
@@ -16,7 +17,7 @@ class UrlListType(FieldType):
     name = "url_list"
     shortcuts = frozenset({"typing"})
     plain_export = False
-    required_text = "Give at least one article."
+    required_text = gettext_noop("Give at least one article.")
     script = "annotation/url_list.js"
 
     def form_names(self, name):
@@ -33,14 +34,18 @@ class UrlListType(FieldType):
         out = []
         for n, (title, url) in enumerate(raw, start=1):
             if not title:
-                raise ValueError(f"Row {n}: give the article's title.")
+                raise ValueError(gettext("Row {n}: give the article's title.").format(n=n))
             if web_address(url) is None:
-                raise ValueError(f"Row {n}: '{url}' is not a web address (it starts with https://).")
+                raise ValueError(
+                    gettext("Row {n}: '{url}' is not a web address (it starts with https://).").format(n=n, url=url)
+                )
             out.append({"title": title, "url": url})
         if f.min and len(out) < f.min:
-            raise ValueError(f"Give at least {f.min} article{'s' if f.min > 1 else ''}.")
+            raise ValueError(
+                ngettext("Give at least {n} article.", "Give at least {n} articles.", f.min).format(n=f.min)
+            )
         if f.max and len(out) > f.max:
-            raise ValueError(f"Give at most {f.max} articles.")
+            raise ValueError(ngettext("Give at most {n} article.", "Give at most {n} articles.", f.max).format(n=f.max))
         return out
 
     def gold_tolerance_problem(self, f, tolerance):

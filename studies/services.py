@@ -362,7 +362,7 @@ def study_translations_save(
     with transaction.atomic():
         locked = Study.objects.select_for_update().get(pk=study.pk)
         if language == locked.language:
-            name = dict(django_settings.LANGUAGES)[language]
+            name = translations.LANGUAGE_NAMES[language]
             raise WorkspaceError(f"{name} is the study's own language: its texts are edited in the settings and "
                                  "the protocol, not translated.", field="language")
         known = {t.key: t for t in translations.texts_of(locked)}

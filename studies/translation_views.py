@@ -1,7 +1,6 @@
 """The researcher's translations of a study's texts: the languages with how much of the study each has,
 and one page per language with each text beside the study's own words."""
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
@@ -61,5 +60,5 @@ def _refusal(study, language: str) -> str:
     if language == study.language:
         return (f"{NAMES[language]} is the study's own language: its texts are edited in the settings "
                 "and the protocol. Choose another language to translate them into.")
-    offered = ", ".join(f"{name} ({code})" for code, name in settings.LANGUAGES)
+    offered = ", ".join(f"{name} ({code})" for code, name in NAMES.items())
     return f"“{language[:20]}” is not a language the platform offers ({offered})."

@@ -31,7 +31,8 @@ from .markdown import MARKDOWN_MAX_CHARS
 from .protocol import Field, Protocol
 from .protocol.values import Choice
 
-LANGUAGE_NAMES = dict(settings.LANGUAGES)
+# The workspace's English names of the annotators' languages ("Japanese"; settings.LANGUAGES has their own).
+LANGUAGE_NAMES = {code: translation.get_language_info(code)["name"] for code, _ in settings.LANGUAGES}
 CONSENT, INSTRUCTIONS = "consent_md", "instructions_md"
 LINE_MAX_CHARS = 1_000  # a label
 PARAGRAPH_MAX_CHARS = 10_000  # a help text, a choice's description
@@ -296,7 +297,7 @@ def language_rows(study, pools) -> list[LanguageRow]:
     then the rest."""
     used = pool_languages(study, pools)
     rows = []
-    for code, name in settings.LANGUAGES:
+    for code, name in LANGUAGE_NAMES.items():
         if code == study.language:
             continue
         shown = localized(study, code)

@@ -245,7 +245,8 @@ class TranslationForm(forms.Form):
                 widget = forms.Textarea(attrs={"rows": 3})
             else:
                 widget = forms.TextInput()
-            self.fields[t.key] = forms.CharField(label=t.name, required=False, max_length=t.max_chars, widget=widget)
+            self.fields[t.key] = forms.CharField(label=t.short or t.name, required=False, max_length=t.max_chars,
+                                                 widget=widget)
 
     def typed(self) -> dict[str, str]:
         """Each text's translation as typed ("" for none)."""

@@ -51,7 +51,7 @@ def translation_edit(request, pk: int, language: str):
         "study": study, "form": form, "language": language, "refused": refused,
         "language_name": NAMES.get(language, language),
         "source_name": NAMES.get(study.language, study.language),
-        "rows": [(t, form[t.key], render_markdown(form[t.key].value() or "") if t.markdown else "") for t in texts],
+        "sections": _sections(form, texts),
         "unused": translations.unused_keys(study, language) if language in NAMES else [],
     }, status=404 if language not in NAMES else 400 if refused or form.errors else 200)
 
@@ -62,3 +62,18 @@ def _refusal(study, language: str) -> str:
                 "and the protocol. Choose another language to translate them into.")
     offered = ", ".join(f"{name} ({code})" for code, name in NAMES.items())
     return f"“{language[:20]}” is not a language the platform offers ({offered})."
+
+
+def _sections(form, texts) -> list[dict]:
+    """The form's texts as the page shows them: the consent and the instructions each alone (with the
+    rendered Markdown), then each question's texts together under its words."""
+    sections: list[dict] = []
+    for t in texts:
+        field = form[t.key]
+        row = {"text": t, "field": field, "html": render_markdown(field.value() or "") if t.markdown else ""}
+        if t.group and sections and sections[-1]["group"] == t.group:
+            sections[-1]["rows"].append(row)
+        else:
+            sections.append({"group": t.group, "heading": f"Question “{t.field_label}”" if t.group else "",
+                             "rows": [row]})
+    return sections

@@ -55,6 +55,8 @@ class Text:
     max_chars: int = LINE_MAX_CHARS
     field_label: str = ""  # the question it belongs to, in the study's language ("" for consent, instructions)
     is_choice: bool = False
+    group: str = ""  # the question's path ("" for consent, instructions): a form shows a question's texts together
+    short: str = ""  # its name within its question ("Definition", "Choice “No”"); ``name`` outside it
 
 
 def field_key(path: str, part: str) -> str:
@@ -67,18 +69,23 @@ def choice_key(path: str, choice: Choice, part: str) -> str:
 
 def _field_texts(f: Field, path: str) -> Iterable[Text]:
     question = f"“{f.label}”"
-    yield Text(field_key(path, "label"), f"Question {question}", f.label, PAGE_ITEMS, field_label=f.label)
+
+    def text(key: str, name: str, source: str, short: str, paragraph: bool = False, is_choice: bool = False) -> Text:
+        return Text(key, name, source, PAGE_ITEMS, multiline=paragraph,
+                    max_chars=PARAGRAPH_MAX_CHARS if paragraph else LINE_MAX_CHARS,
+                    field_label=f.label, is_choice=is_choice, group=path, short=short)
+
+    yield text(field_key(path, "label"), f"Question {question}", f.label, "Question")
     if f.help:
-        yield Text(field_key(path, "help"), f"Definition of {question}", f.help, PAGE_ITEMS, field_label=f.label,
-                   multiline=True, max_chars=PARAGRAPH_MAX_CHARS)
+        yield text(field_key(path, "help"), f"Definition of {question}", f.help, "Definition (the question's “i”)",
+                   paragraph=True)
     for c in f.choices:
         if c.label != c.token:  # a bare value is its own label: no words to translate
-            yield Text(choice_key(path, c, "label"), f"Choice “{c.label}” of {question}", c.label, PAGE_ITEMS,
-                       field_label=f.label, is_choice=True)
+            yield text(choice_key(path, c, "label"), f"Choice “{c.label}” of {question}", c.label,
+                       f"Choice “{c.label}”", is_choice=True)
         if c.description:
-            yield Text(choice_key(path, c, "description"), f"Description of “{c.label}” of {question}",
-                       c.description, PAGE_ITEMS, multiline=True, max_chars=PARAGRAPH_MAX_CHARS,
-                       field_label=f.label, is_choice=True)
+            yield text(choice_key(path, c, "description"), f"Description of “{c.label}” of {question}",
+                       c.description, f"Description of “{c.label}”", paragraph=True, is_choice=True)
     for sub in f.fields:
         yield from _field_texts(sub, f"{path}/{sub.key}")
 
@@ -246,20 +253,31 @@ def shown_study(study) -> StudyShown:
     return StudyShown(study, localized(study, page_language()))
 
 
+NAMED_QUESTIONS = 3  # questions a summary names; the rest are counted
+
+
 def fallback_summary(fallbacks: Iterable[Text]) -> list[str]:
-    """The fallen-back texts as a researcher reads them: "Instructions", "the question “Relevance”"
-    (its label or definition), "2 choices" (their labels or descriptions)."""
+    """The fallen-back texts as a researcher reads them: "Instructions", "question “Relevance”" (its
+    words fell back, its definition too or not), "the definition of “Relevance”" (only that), past three
+    questions "4 more questions", and "2 choices" (their labels or descriptions)."""
     words: list[str] = []
-    questions: dict[str, None] = {}
+    questions: dict[str, set[str]] = {}  # a question's path: which of its own texts fell back
+    labels: dict[str, str] = {}
     choices: set[str] = set()
     for t in fallbacks:
         if t.is_choice:
             choices.add(t.key.rsplit(".", 1)[0])
-        elif t.field_label:
-            questions.setdefault(f"question “{t.field_label}”")
+        elif t.group:
+            questions.setdefault(t.group, set()).add(t.key.rsplit(".", 1)[1])
+            labels[t.group] = t.field_label
         else:
             words.append(t.name)
-    words.extend(questions)
+    named = [f"question “{labels[g]}”" if "label" in parts else f"the definition of “{labels[g]}”"
+             for g, parts in questions.items()]
+    words.extend(named[:NAMED_QUESTIONS])
+    if len(named) > NAMED_QUESTIONS:
+        more = len(named) - NAMED_QUESTIONS
+        words.append(f"{more} more question{'s' if more != 1 else ''}")
     if choices:
         words.append(f"{len(choices)} choice{'s' if len(choices) != 1 else ''}")
     return words

@@ -133,8 +133,8 @@ def test_the_walk_lists_the_texts_shown_in_the_study_s_language_with_the_way_to_
     walking.post(preview(study, japanese, "mock"), {f"q{question.pk}": "No"})
     items = html.unescape(walking.get(preview(study, japanese, "items")).content.decode())
     assert "Shown in English, no Japanese text:" in items
-    assert "question “Image quality”" in items and "question “Does the image match the prompt?”" in items
-    assert " choices." in items
+    assert "the definition of “Does the image match the prompt?”, question “What is missing or incorrect?”" in items
+    assert "5 more questions, 15 choices." in items
     assert reverse("studies:translation-edit", args=[study.pk, "ja"]) in items
     assert JA["field.alignment.label"] in items  # and the page itself is the annotators'
 

@@ -238,13 +238,13 @@ class TranslationForm(forms.Form):
         for t in texts:
             if t.markdown:
                 widget = forms.Textarea(attrs={
-                    "rows": 8, "hx-post": reverse_lazy("studies:markdown-preview"),
+                    "rows": 8, "dir": "auto", "hx-post": reverse_lazy("studies:markdown-preview"),
                     "hx-trigger": "input changed delay:400ms", "hx-target": f"#preview-{t.key}", "hx-swap": "innerHTML",
                 })
             elif t.multiline:
-                widget = forms.Textarea(attrs={"rows": 3})
+                widget = forms.Textarea(attrs={"rows": 3, "dir": "auto"})
             else:
-                widget = forms.TextInput()
+                widget = forms.TextInput(attrs={"dir": "auto"})  # Arabic reads right to left, English left to right
             self.fields[t.key] = forms.CharField(label=t.short or t.name, required=False, max_length=t.max_chars,
                                                  widget=widget)
 

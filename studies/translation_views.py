@@ -22,6 +22,8 @@ def translation_list(request, pk: int):
         "study": study, "rows": translations.language_rows(study, pools),
         "source_name": NAMES.get(study.language, study.language),
         "own_pools": translations.pool_languages(study, pools).get(study.language, []),
+        # translations into what became the study's own language: kept, never shown
+        "own_kept": len((study.translations or {}).get(study.language) or {}),
     })
 
 

@@ -164,7 +164,7 @@ def test_the_list_puts_the_pools_languages_first_with_how_much_is_translated(cli
     assert f"Japanese: 3 of {total} texts; annotators see English for {total - 3}" in page
     assert page.index(">Japanese <") < page.index(">Arabic <") < page.index(">Hindi <")  # the pool's first
     assert "India" in page and edit_url(ja_study) in page
-    assert ">English (en)<" not in page  # the study's own language is not offered
+    assert '>English <span class="muted">(en)</span>' not in page  # the study's own language is not offered
 
 
 def test_the_language_page_shows_each_text_beside_the_study_s_own(client, owner, ja_study):
@@ -249,3 +249,13 @@ def test_no_warning_once_every_text_is_translated(client, owner, study, pool):
     page = login(client, owner).get(reverse("studies:pool-list", args=[study.pk])).content.decode()
     assert "Untranslated" not in page
     assert "complete" in client.get(reverse("studies:translation-list", args=[study.pk])).content.decode()
+
+
+def test_translations_into_what_became_the_study_s_language_are_kept_and_said_unused(client, owner, ja_study):
+    ja_study.language = "ja"
+    ja_study.save()
+    assert localized(ja_study, "ja").fallbacks == () and localized(ja_study, "ja").spec is ja_study.spec
+    response = login(client, owner).get(reverse("studies:translation-list", args=[ja_study.pk]))
+    page = html.unescape(response.content.decode())
+    assert "3 Japanese translations are kept from before Japanese became the study's language" in page
+    assert '>English <span class="muted">(en)</span>' in page  # English is now a language to translate into

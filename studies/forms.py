@@ -232,9 +232,12 @@ class TranslationForm(forms.Form):
         label="Delete the translations of texts the protocol no longer has", required=False,
     )
 
-    def __init__(self, *args, texts, **kwargs):
+    confirmed = forms.MultipleChoiceField(required=False)  # outdated translations still right for the new text
+
+    def __init__(self, *args, texts, outdated=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.texts = texts
+        self.fields["confirmed"].choices = [(key, key) for key in outdated]
         for t in texts:
             if t.markdown:
                 widget = forms.Textarea(attrs={

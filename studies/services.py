@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -349,12 +350,14 @@ def study_set_status(*, study: Study, status: str) -> Study:
 
 
 def study_translations_save(
-    *, study: Study, language: str, texts: dict[str, str], drop_unused: bool = False
+    *, study: Study, language: str, texts: dict[str, str], drop_unused: bool = False, confirmed: Iterable[str] = ()
 ) -> Study:
     """Store the study's texts in ``language``: each key of ``texts`` is one of the study's texts
     (``translations.texts_of``), an empty text removes its translation (the study's own shows). The
     translations of texts the protocol no longer has are kept (a question may come back) unless
-    ``drop_unused``. ``WorkspaceError`` names the text (``field``: its key, or "language") that is
+    ``drop_unused``. A translation typed anew, or ``confirmed`` (keys), is marked as made from the study's
+    text as it is now (``translations.source_mark``), so it is outdated once that text changes.
+    ``WorkspaceError`` names the text (``field``: its key, or "language") that is
     refused: a language not offered or the study's own, an unknown key, a text too long, Markdown that
     cannot be rendered, a character that cannot be stored; nothing changes then."""
     if language not in dict(django_settings.LANGUAGES):
@@ -378,12 +381,19 @@ def study_translations_save(
                 raise WorkspaceError(problem, field=key)
         everything = dict(locked.translations) if isinstance(locked.translations, dict) else {}
         stored = everything.get(language)
-        kept = {k: v for k, v in stored.items() if k in known or not drop_unused} if isinstance(stored, dict) else {}
+        kept = {
+            k: v for k, v in stored.items() if not drop_unused or k.removeprefix(translations.SOURCE_PREFIX) in known
+        } if isinstance(stored, dict) else {}
+        confirmed = set(confirmed)
         for key, text in texts.items():
-            if text.strip():
-                kept[key] = text.strip()
-            else:
+            text, mark = text.strip(), translations.SOURCE_PREFIX + key
+            if not text:
                 kept.pop(key, None)
+                kept.pop(mark, None)
+                continue
+            if kept.get(key) != text or key in confirmed or mark not in kept:
+                kept[mark] = translations.source_mark(known[key].source)
+            kept[key] = text
         if kept:
             everything[language] = kept
         else:

@@ -33,14 +33,16 @@ def translation_edit(request, pk: int, language: str):
     study = study_for_user(request.user, pk, write=request.method == "POST")
     texts = translations.texts_of(study)
     stored = translations.translations_in(study, language)
-    form = TranslationForm(request.POST or None, texts=texts, initial=stored)
+    outdated = translations.outdated_keys(study, language)
+    form = TranslationForm(request.POST or None, texts=texts, outdated=outdated, initial=stored)
     refused = ""
     if language not in NAMES or language == study.language:
         refused = _refusal(study, language)
     elif request.method == "POST" and form.is_valid():
         try:
             services.study_translations_save(study=study, language=language, texts=form.typed(),
-                                             drop_unused=form.cleaned_data["drop_unused"])
+                                             drop_unused=form.cleaned_data["drop_unused"],
+                                             confirmed=form.cleaned_data["confirmed"])
         except services.WorkspaceError as problem:
             if problem.field in form.fields:
                 form.add_error(problem.field, str(problem))
@@ -53,7 +55,7 @@ def translation_edit(request, pk: int, language: str):
         "study": study, "form": form, "language": language, "refused": refused,
         "language_name": NAMES.get(language, language),
         "source_name": NAMES.get(study.language, study.language),
-        "sections": _sections(form, texts),
+        "sections": _sections(form, texts, outdated),
         "unused": translations.unused_keys(study, language) if language in NAMES else [],
     }, status=404 if language not in NAMES else 400 if refused or form.errors else 200)
 
@@ -66,13 +68,14 @@ def _refusal(study, language: str) -> str:
     return f"“{language[:20]}” is not a language the platform offers ({offered})."
 
 
-def _sections(form, texts) -> list[dict]:
+def _sections(form, texts, outdated) -> list[dict]:
     """The form's texts as the page shows them: the consent and the instructions each alone (with the
     rendered Markdown), then each question's texts together under its words."""
     sections: list[dict] = []
     for t in texts:
         field = form[t.key]
-        row = {"text": t, "field": field, "html": render_markdown(field.value() or "") if t.markdown else ""}
+        row = {"text": t, "field": field, "html": render_markdown(field.value() or "") if t.markdown else "",
+               "outdated": t.key in outdated}
         if t.group and sections and sections[-1]["group"] == t.group:
             sections[-1]["rows"].append(row)
         else:

@@ -16,10 +16,13 @@ its value is its label), has nothing to translate. Only words change: keys, valu
 reports keep reading the protocol as written, so an answer given in any language is the same answer.
 
 A translation whose key the protocol no longer has (a question removed in a later version) is kept,
-reported as unused, and never shown."""
+reported as unused, and never shown. Beside each translation its language keeps ``_source.<key>``, a
+fingerprint of the study's text it was made from (``source_mark``): once that text changes, the
+translation is still shown but reported as outdated until it is changed or confirmed."""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -36,6 +39,8 @@ LANGUAGE_NAMES = {code: translation.get_language_info(code)["name"] for code, _ 
 CONSENT, INSTRUCTIONS = "consent_md", "instructions_md"
 LINE_MAX_CHARS = 1_000  # a label
 PARAGRAPH_MAX_CHARS = 10_000  # a help text, a choice's description
+
+SOURCE_PREFIX = "_source."  # a translation's fingerprint of the text it translates, beside it
 
 # The annotator's pages that show the researcher's texts, and which of them (``Text.page``).
 PAGE_CONSENT, PAGE_INSTRUCTIONS, PAGE_ITEMS = "consent", "instructions", "items"
@@ -120,7 +125,24 @@ def translations_in(study, language: str) -> dict[str, str]:
     stored = (study.translations or {}).get(language)
     if not isinstance(stored, Mapping):
         return {}
-    return {k: v for k, v in stored.items() if isinstance(k, str) and isinstance(v, str) and v.strip()}
+    return {k: v for k, v in stored.items()
+            if isinstance(k, str) and isinstance(v, str) and v.strip() and not k.startswith(SOURCE_PREFIX)}
+
+
+def source_mark(text: str) -> str:
+    """A short fingerprint of a study's text, kept with its translation to tell when the text changed."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def outdated_keys(study, language: str) -> list[str]:
+    """Keys translated into ``language`` whose study text changed since (still shown), in the study's order.
+    A translation stored without a fingerprint is not judged."""
+    stored = (study.translations or {}).get(language) if language != study.language else None
+    if not isinstance(stored, Mapping):
+        return []
+    have = translations_in(study, language)
+    return [t.key for t in texts_of(study) if t.key in have
+            and stored.get(SOURCE_PREFIX + t.key) not in (None, source_mark(t.source))]
 
 
 def unused_keys(study, language: str) -> list[str]:
@@ -296,6 +318,7 @@ class LanguageRow:
     total: int
     pools: list  # the study's pools whose annotators see it first
     unused: int  # translations of texts the protocol no longer has
+    outdated: int  # translations whose study text changed since
 
     @property
     def missing(self) -> int:
@@ -320,7 +343,7 @@ def language_rows(study, pools) -> list[LanguageRow]:
             continue
         shown = localized(study, code)
         rows.append(LanguageRow(code, name, shown.translated, shown.total, used.get(code, []),
-                                len(unused_keys(study, code))))
+                                len(unused_keys(study, code)), len(outdated_keys(study, code))))
     return sorted(rows, key=lambda r: (not r.pools, not r.translated, r.name))
 
 

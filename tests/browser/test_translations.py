@@ -7,6 +7,7 @@ import pytest
 from django.urls import reverse
 
 from studies.models import Study
+from studies.translations import translations_in
 from tests import factories as f
 from tests.browser.helpers import log_in
 
@@ -53,5 +54,5 @@ def test_the_translation_page_by_the_keyboard_on_a_phone(browser, live_server):
     finally:
         context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
-    assert Study.objects.get(pk=study.pk).translations == {
-        "ja": {"consent_md": "**同意**します。", "field.quality.label": "画像の品質"}}
+    assert translations_in(Study.objects.get(pk=study.pk), "ja") == {
+        "consent_md": "**同意**します。", "field.quality.label": "画像の品質"}

@@ -179,14 +179,14 @@ def test_the_owner_saves_and_an_unknown_field_of_the_form_is_ignored(client, own
     data = {"consent_md": "同意します。", "field.alignment.label": "一致？", "field.nope.label": "x"}
     response = login(client, owner).post(edit_url(ja_study), data)
     assert response.status_code == 302 and response.url == reverse("studies:translation-list", args=[ja_study.pk])
-    stored = Study.objects.get(pk=ja_study.pk).translations["ja"]
+    stored = translations.translations_in(Study.objects.get(pk=ja_study.pk), "ja")
     assert stored == {"consent_md": "同意します。", "field.alignment.label": "一致？"}  # the rest left empty: removed
 
 
 def test_an_editor_saves(client, ja_study):
     editor = f.make_member(ja_study, "ed", "editor")
     assert login(client, editor).post(edit_url(ja_study), {"consent_md": "同意"}).status_code == 302
-    assert Study.objects.get(pk=ja_study.pk).translations["ja"] == {"consent_md": "同意"}
+    assert translations.translations_in(Study.objects.get(pk=ja_study.pk), "ja") == {"consent_md": "同意"}
 
 
 def test_a_viewer_reads_but_cannot_save(client, ja_study):
@@ -259,3 +259,31 @@ def test_translations_into_what_became_the_study_s_language_are_kept_and_said_un
     page = html.unescape(response.content.decode())
     assert "3 Japanese translations are kept from before Japanese became the study's language" in page
     assert '>English <span class="muted">(en)</span>' in page  # English is now a language to translate into
+
+
+def test_a_translation_is_outdated_once_the_study_s_text_changes_until_retyped_or_confirmed(client, owner, study):
+    study_translations_save(study=study, language="ja", texts={"consent_md": "同意", "instructions_md": "説明"})
+    assert translations.outdated_keys(study, "ja") == []
+    study.consent_md, study.instructions_md = "A new consent.", "New instructions."
+    study.save()
+    assert translations.outdated_keys(study, "ja") == ["consent_md", "instructions_md"]
+    assert localized(study, "ja").consent_md == "同意"  # still shown meanwhile
+    login(client, owner)
+    listing = html.unescape(client.get(reverse("studies:translation-list", args=[study.pk])).content.decode())
+    assert "2 outdated" in listing
+    page = html.unescape(client.get(edit_url(study)).content.decode())
+    assert page.count("English changed since") == 2 and 'name="confirmed" value="consent_md"' in page
+    # the consent confirmed as it is, the instructions kept unconfirmed: only the consent is up to date
+    client.post(edit_url(study), {"consent_md": "同意", "instructions_md": "説明", "confirmed": ["consent_md"]})
+    assert translations.outdated_keys(Study.objects.get(pk=study.pk), "ja") == ["instructions_md"]
+    client.post(edit_url(study), {"consent_md": "同意", "instructions_md": "新しい説明"})  # retyped
+    assert translations.outdated_keys(Study.objects.get(pk=study.pk), "ja") == []
+
+
+def test_the_fingerprints_are_neither_texts_nor_unused(ja_study):
+    study_translations_save(study=ja_study, language="ja", texts={"consent_md": "同意"})
+    saved = Study.objects.get(pk=ja_study.pk)
+    assert "_source.consent_md" in saved.translations["ja"]
+    assert unused_keys(saved, "ja") == [] and "_source.consent_md" not in translations.translations_in(saved, "ja")
+    with pytest.raises(WorkspaceError):
+        study_translations_save(study=saved, language="ja", texts={"_source.consent_md": "x"})

@@ -287,3 +287,9 @@ def test_the_fingerprints_are_neither_texts_nor_unused(ja_study):
     assert unused_keys(saved, "ja") == [] and "_source.consent_md" not in translations.translations_in(saved, "ja")
     with pytest.raises(WorkspaceError):
         study_translations_save(study=saved, language="ja", texts={"_source.consent_md": "x"})
+
+
+def test_an_unstorable_character_is_refused_by_the_form_and_nothing_is_saved(client, owner, ja_study):
+    response = login(client, owner).post(edit_url(ja_study), {"consent_md": "同意\x00", "instructions_md": "説明"})
+    assert response.status_code == 400 and "Null characters are not allowed" in response.content.decode()
+    assert Study.objects.get(pk=ja_study.pk).translations == {"ja": JA}

@@ -196,7 +196,7 @@ STORAGES = {
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        else "config.staticfiles.MinifiedStaticFilesStorage"  # hashed, minified, gzipped copies
     },
 }
 

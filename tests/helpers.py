@@ -6,9 +6,13 @@ import os
 import subprocess
 import sys
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
+from django.conf import settings
+from django.core.management import call_command
 from django.db import connection
+from django.test import override_settings
 from django.urls import reverse
 
 from annotation.browser import secret_hash
@@ -20,6 +24,17 @@ from tests import factories as f
 from tests.factories import AS_GIVEN, add_items, entry_url, preset_study
 
 HX = {"HTTP_HX_REQUEST": "true"}
+PRODUCTION_STATIC = "config.staticfiles.MinifiedStaticFilesStorage"  # config/settings.py when not DEBUG
+
+
+@contextmanager
+def production_static(root: Path):
+    """Static files as in production: collected into ``root`` by the production storage (hashed
+    names, minified, gzip copies), which ``{% static %}`` then names."""
+    storages = {**settings.STORAGES, "staticfiles": {"BACKEND": PRODUCTION_STATIC}}
+    with override_settings(STATIC_ROOT=root, STORAGES=storages):
+        call_command("collectstatic", interactive=False, verbosity=0)
+        yield root
 
 
 def login(client, user):

@@ -4,13 +4,14 @@ from dataclasses import dataclass
 
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from studies.files import image_response, stored_image_response
 from studies.models import Item
-from studies.protocol import FIELD_SCRIPTS, SKIP, bind
+from studies.protocol import SKIP, bind
 from studies.protocol.spec import ITEM_TEXT_LABELS
 from studies.translations import localized, page_language
 
@@ -110,7 +111,7 @@ def panel_context(study, assignment: Assignment, *, raw, errors, done: int, tota
     return {
         "study": study,
         "spec": spec,
-        "field_scripts": FIELD_SCRIPTS,
+        "scripts": [static(path) for path in spec.scripts()],  # the page loads them; a swapped panel names them
         "display": display,
         "noun": display.noun.lower(),
         "assignment": assignment,

@@ -5,7 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import render
 
-from studies.protocol import FIELD_SCRIPTS, parse_spec
+from studies.protocol import parse_spec
 from studies.services import preset_get
 
 from ..preview import SAMPLE_ITEM, sample_fields
@@ -25,5 +25,4 @@ def preset_preview(request, name: str):
         "spec": spec,
         "fields": sample_fields(spec),
         "texts": SAMPLE_ITEM.texts,
-        "field_scripts": FIELD_SCRIPTS,
     })

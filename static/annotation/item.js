@@ -5,7 +5,8 @@
  * window.TesseraFields as {init(fieldset), value(fieldset)}. */
 (function () {
   "use strict";
-  var evaluate = window.TesseraConditions.evaluate;
+  // conditions.js is loaded only where a field has a condition (Protocol.scripts)
+  function evaluate(condition, values) { return window.TesseraConditions.evaluate(condition, values); }
   var types = window.TesseraFields = window.TesseraFields || {};
   var all = TesseraPage.all, isShown = TesseraPage.isShown;
   var draftTimer = null;

@@ -120,9 +120,30 @@
     });
   }
 
+  /* A panel names the scripts its fields need, in order (data-scripts: Protocol.scripts). One swapped
+   * in under a protocol version published since the page loaded may need a script the page has not:
+   * each missing one is loaded once, then the panel is set up. */
+  var loading = 0;
+
+  function loadMissing(panel) {
+    var have = all(document, "script[src]").map(function (s) { return s.getAttribute("src"); });
+    var missing = (panel.dataset.scripts || "").split(" ").filter(function (src) {
+      return src && have.indexOf(src) < 0;
+    });
+    missing.forEach(function (src) {
+      var script = document.createElement("script");
+      script.src = src;
+      script.async = false;  // run in the order named
+      script.onload = script.onerror = function () { loading -= 1; if (!loading) init(); };
+      loading += 1;
+      document.head.appendChild(script);
+    });
+    return missing.length > 0;
+  }
+
   function init() {
     var panel = page && byId(page.panel);
-    if (!panel || panel.dataset.ready) return;
+    if (!panel || panel.dataset.ready || loading || loadMissing(panel)) return;
     var f = byId(page.form);
     if (f) {
       if (page.init) page.init(f);

@@ -32,11 +32,12 @@ from .kappa import (
     fleiss_kappa,
     percent_agreement,
 )
-from .krippendorff_alpha import Alpha, alpha, coincidences
+from .krippendorff_alpha import Alpha, alpha, coincidences, mid_ranks, ratio_differences
 
 __all__ = [
     "LEVELS", "REASON_ALL_RESAMPLES_UNDEFINED", "REASON_FEW_UNITS", "REASON_NO_PAIRS", "REASON_NO_RESAMPLES",
     "REASON_NO_UNITS", "REASON_NO_VARIATION", "REASON_SINGLE_CATEGORY", "WEIGHTS",
     "Alpha", "CheckerKappa", "Fleiss", "Kappa", "PercentAgreement",
-    "alpha", "checker_kappa", "coincidences", "cohen_kappa", "fleiss_kappa", "percent_agreement",
+    "alpha", "checker_kappa", "coincidences", "cohen_kappa", "fleiss_kappa", "mid_ranks", "percent_agreement",
+    "ratio_differences",
 ]

@@ -82,9 +82,7 @@ class Patterns:
         elif level == "interval":
             self.observed = self._within(values)
         elif level == "ratio":
-            total = values[:, None] + values[None, :]
-            ratio = np.divide(values[:, None] - values[None, :], total, out=np.zeros_like(total), where=total != 0)
-            self.delta = ratio**2
+            self.delta = ratio_differences(values)
             self.observed = ((self.rows_f @ self.delta) * self.rows_f).sum(axis=1) / (self.m - 1)
 
     def _within(self, x: np.ndarray) -> np.ndarray:
@@ -99,7 +97,7 @@ class Patterns:
         if self.level == "ordinal":
             # δ_ck = (Σ_{g=c..k} n_g - (n_c + n_k)/2)² = (r_c - r_k)² with the mid-ranks r_c below: ordinal
             # alpha is interval alpha on mid-ranks, which move with the marginals of each resample.
-            ranks = np.cumsum(marginals, axis=1) - marginals / 2
+            ranks = mid_ranks(marginals)
             ranks -= ((marginals * ranks).sum(axis=1) / n)[:, None]  # centred: fewer digits lost
             if exact:  # centred within each pattern too (the point estimate: one row of weights)
                 observed = np.array([w @ self._within(r) for w, r in zip(weights, ranks)])
@@ -117,6 +115,18 @@ class Patterns:
             else:
                 expected = ((marginals @ self.delta) * marginals).sum(axis=1)
         return n, observed, expected, (marginals > 0).sum(axis=1) >= 2
+
+
+def mid_ranks(marginals: np.ndarray) -> np.ndarray:
+    """Ordinal mid-ranks r_c = Σ_{g<c} n_g + n_c / 2 of the marginals n_c (along the last axis), so
+    that ordinal δ²_ck = (Σ_{g=c..k} n_g − (n_c + n_k)/2)² = (r_c − r_k)²."""
+    return np.cumsum(marginals, axis=-1) - marginals / 2
+
+
+def ratio_differences(values: np.ndarray) -> np.ndarray:
+    """Ratio δ²_ck = ((c − k) / (c + k))², 0 where c + k = 0 (as the ``krippendorff`` package does): V × V."""
+    total = values[:, None] + values[None, :]
+    return np.divide(values[:, None] - values[None, :], total, out=np.zeros_like(total), where=total != 0) ** 2
 
 
 def _spread(counts: np.ndarray, m: np.ndarray, x: np.ndarray) -> np.ndarray:

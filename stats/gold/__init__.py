@@ -3,6 +3,7 @@
 - ``fields``: per field, by its level of measurement, one row per (item, country) and per item
   (``field_gold``).
 - ``dawid_skene``: a competence-weighted label per unit and each annotator's competence.
+- ``mace``: MACE (Hovy et al. 2013): each annotator's chance of not spamming, and a label per unit.
 - ``papers``: each paper's published gold, one function per report kind (``GOLD``).
 - ``study``: all of a study's gold tables from its annotations as columns (``study_gold``; the
   input's shape is in its docstring).
@@ -10,9 +11,10 @@
 
 from .dawid_skene import DawidSkene, dawid_skene
 from .fields import ANNOTATOR_COLUMNS, GOLD_COLUMNS, FieldGold, field_gold, pair_agreement, plain_rows, t_interval
+from .mace import Mace, mace
 from .papers import COLUMNS, GOLD, fused_box
 from .study import StudyGold, gold_keys, study_gold
 
-__all__ = ["ANNOTATOR_COLUMNS", "COLUMNS", "DawidSkene", "FieldGold", "GOLD", "GOLD_COLUMNS", "StudyGold",
-           "dawid_skene", "field_gold", "fused_box", "gold_keys", "pair_agreement", "plain_rows", "study_gold",
+__all__ = ["ANNOTATOR_COLUMNS", "COLUMNS", "DawidSkene", "FieldGold", "GOLD", "GOLD_COLUMNS", "Mace", "StudyGold",
+           "dawid_skene", "field_gold", "fused_box", "gold_keys", "mace", "pair_agreement", "plain_rows", "study_gold",
            "t_interval"]

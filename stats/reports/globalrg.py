@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
+from studies.protocol.gold import box_iou
+
 from .common import number
 from .kinds import AS_STORED, Reader, ReportData, implement
 
@@ -48,14 +50,9 @@ def box_xywh(box: Any, *, normalised: bool = True) -> tuple[float, float, float,
 def iou(a: Any, b: Any, *, normalised: bool = True) -> float:
     """Intersection over union of two boxes, in [0, 1]: 1 for identical boxes, 0 for disjoint boxes
     or boxes that only touch along an edge, area(inner) / area(outer) for one inside the other.
-    Two boxes of zero area have IoU 0 (there is no union to divide by)."""
-    ax, ay, aw, ah = box_xywh(a, normalised=normalised)
-    bx, by, bw, bh = box_xywh(b, normalised=normalised)
-    ix = max(0.0, min(ax + aw, bx + bw) - max(ax, bx))
-    iy = max(0.0, min(ay + ah, by + bh) - max(ay, by))
-    inter = ix * iy
-    union = aw * ah + bw * bh - inter
-    return inter / union if union > 0 else 0.0
+    Two boxes of zero area have IoU 0 (there is no union to divide by). The arithmetic is the
+    engine's (``studies.protocol.gold.box_iou``, what a gold box is matched by)."""
+    return box_iou(box_xywh(a, normalised=normalised), box_xywh(b, normalised=normalised))
 
 
 @dataclass(frozen=True)

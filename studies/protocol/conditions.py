@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 COMPARATORS = ("eq", "ne", "lt", "le", "gt", "ge", "in", "contains")
+SCRIPT = "annotation/conditions.js"  # the item page's evaluator, loaded where a field has a condition
 
 
 def _number(value: Any) -> bool:

@@ -6,8 +6,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .conditions import SCRIPT as CONDITIONS_SCRIPT
 from .conditions import condition_errors
 from .item import ITEM_FURTHER_TEXTS, ITEM_TEXT_LABELS, ITEM_TEXTS  # noqa: F401 (names of the spec)
+from .quality import Quality, parse_quality
 from .reports import ReportSpec, parse_reports, report_field_types
 from .types import FIELD_TYPES, FieldType
 from .values import Choice, value_token
@@ -92,6 +94,7 @@ class Protocol:
     display: Display = field(default_factory=Display)
     skip: Skip | None = None
     reports: tuple[ReportSpec, ...] = ()  # what the study's paper reports (``reports.REPORT_KINDS``)
+    quality: Quality = field(default_factory=Quality)  # quality control in a session (``quality``): off by default
 
     def field(self, key: str) -> Field:
         return next(f for f in self.fields if f.key == key)
@@ -108,6 +111,16 @@ class Protocol:
     def shortcuts(self) -> frozenset[str]:
         """The item page's keys its fields (sub-fields included) answer to (``FieldType.shortcuts``)."""
         return frozenset(key for f in self.fields for g in (f, *f.fields) for key in g.kind.shortcuts)
+
+    def scripts(self) -> tuple[str, ...]:
+        """The static scripts the item page loads for these fields (sub-fields included), before its
+        own: the conditions' evaluator where a field has a condition, then each type's script
+        (``FieldType.script``) once, in the registry's order."""
+        used = [g for f in self.fields for g in (f, *f.fields)]
+        conditions = any(g.show_if is not None or g.required_if is not None for g in used)
+        types = {g.type for g in used}
+        return (*([CONDITIONS_SCRIPT] if conditions else []),
+                *(t.script for name, t in FIELD_TYPES.items() if t.script and name in types))
 
 
 _SETTINGS = set(Field.__dataclass_fields__) | {"choices", "fields"}
@@ -243,13 +256,16 @@ def parse_spec(spec: Any) -> Protocol:
     if not isinstance(spec, dict):
         raise SpecError(["a protocol is an object with a non-empty 'fields' list"])
     errors: list[str] = []
-    unknown = set(spec) - {"title", "fields", "display", "skip", "reports"}
+    unknown = set(spec) - {"title", "fields", "display", "skip", "reports", "quality"}
     if unknown:
         errors.append(f"unknown protocol setting(s) {', '.join(sorted(unknown))}")
     fields = _parse_fields(spec.get("fields"), errors, where="protocol", nested=False)
     display = _parse_display(spec.get("display"), errors)
     skip = _parse_skip(spec.get("skip"), errors)
     reports = parse_reports(spec.get("reports"), report_field_types(fields), errors)
+    quality = parse_quality(spec.get("quality"), fields, errors)
     if errors:
         raise SpecError(errors)
-    return Protocol(fields=fields, title=str(spec.get("title", "")), display=display, skip=skip, reports=reports)
+    return Protocol(
+        fields=fields, title=str(spec.get("title", "")), display=display, skip=skip, reports=reports, quality=quality,
+    )

@@ -34,7 +34,9 @@ class SpecText:
 
 # The order a spec reads best in. PostgreSQL's jsonb keeps keys in its own order (shorter keys
 # first), so the editor puts them back in this one; a key not listed keeps its place after these.
-PROTOCOL_ORDER = ("title", "display", "skip", "fields", "reports")
+PROTOCOL_ORDER = ("title", "display", "skip", "fields", "reports", "quality")
+QUALITY_ORDER = ("attention", "gold", "speed", "outcomes", "estimated_minutes")
+ATTENTION_ORDER = ("on", "placement", "count", "every")
 FIELD_ORDER = tuple(Field.__dataclass_fields__)
 REPORT_ORDER = ("kind",)
 CHOICE_ORDER = ("value", "label", "description")
@@ -74,6 +76,11 @@ def _ordered_protocol(spec: object) -> object:
         protocol["fields"] = [_ordered_field(f) for f in protocol["fields"]]
     if isinstance(protocol.get("reports"), list):
         protocol["reports"] = [_ordered(r, REPORT_ORDER) for r in protocol["reports"]]
+    if isinstance(protocol.get("quality"), dict):
+        quality = _ordered(protocol["quality"], QUALITY_ORDER)
+        if isinstance(quality, dict) and "attention" in quality:
+            quality["attention"] = _ordered(quality["attention"], ATTENTION_ORDER)
+        protocol["quality"] = quality
     return protocol
 
 

@@ -69,6 +69,30 @@ def test_the_item_page_scripts_come_from_the_types_and_exist():
     assert all((ROOT / "static" / script).is_file() for script in FIELD_SCRIPTS)
 
 
+def test_the_item_page_loads_only_the_scripts_of_the_types_a_protocol_uses_once_each_in_registry_order():
+    assert SPEC.scripts() == ("annotation/url_list.js", "annotation/upload.js", "annotation/bbox.js")
+    boxes = parse_spec({"fields": [
+        {"key": "spot", "type": "bbox", "over": "image"},
+        {"key": "more", "type": "bbox", "over": "image", "required": False},
+        {"key": "photo", "type": "upload", "required": False}]})
+    assert boxes.scripts() == ("annotation/upload.js", "annotation/bbox.js")
+    plain = parse_spec({"fields": [{"key": "fits", "type": "choice", "choices": YES_NO}]})
+    assert plain.scripts() == ()
+    assert set(FIELD_SCRIPTS) >= {s for spec in (SPEC, boxes) for s in spec.scripts()}
+
+
+def test_the_conditions_script_comes_first_where_a_field_has_a_condition_sub_fields_included():
+    shown_if = parse_spec({"fields": [
+        {"key": "fits", "type": "choice", "choices": YES_NO},
+        {"key": "sources", "type": "url_list", "show_if": {"field": "fits", "eq": "no"}}]})
+    assert shown_if.scripts() == ("annotation/conditions.js", "annotation/url_list.js")
+    nested = parse_spec({"fields": [{"key": "docs", "type": "per_document", "fields": [
+        {"key": "topic", "type": "choice", "choices": YES_NO},
+        {"key": "why", "type": "text", "required": False, "required_if": {"field": "topic", "eq": "no"}}]}]})
+    assert nested.scripts() == ("annotation/conditions.js",)
+    assert (ROOT / "static" / "annotation" / "conditions.js").is_file()
+
+
 def test_the_item_page_names_the_keys_of_the_types_a_protocol_uses_sub_fields_included():
     known = {"numbers", "words", "boxes", "typing"}
     assert all(t.shortcuts <= known for t in FIELD_TYPES.values())

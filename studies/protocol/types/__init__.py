@@ -34,8 +34,7 @@ FIELD_TYPES: dict[str, FieldType] = {
     )
 }
 
-# The item page's scripts, one per type that has one; all are loaded, so a panel swapped in
-# under a newer protocol version finds its fields' scripts.
+# Every type's script, one per type that has one; a page loads only its protocol's (``Protocol.scripts``).
 FIELD_SCRIPTS: tuple[str, ...] = tuple(t.script for t in FIELD_TYPES.values() if t.script)
 
 __all__ = [

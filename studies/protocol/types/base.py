@@ -3,9 +3,9 @@ export methods share.
 
 A field type owns everything that depends on its type: how it is checked in a spec, read from a
 form and parsed; what it needs of an item; its required message; its value domain and answer
-token for agreement; its review-form value; how a legacy CSV cell is read; its export columns,
-cells, typed values and Arrow types (pyarrow imported only when an export asks); and its text on
-the review page. Code outside this package asks the type
+token for agreement; how an answer compares with a gold one; its review-form value; how a legacy
+CSV cell is read; its export columns, cells, typed values and Arrow types (pyarrow imported only
+when an export asks); and its text on the review page. Code outside this package asks the type
 (``f.kind.export_cells(f, value)``) instead of testing ``f.type``.
 """
 
@@ -84,6 +84,10 @@ def choice_label(f: Field, value: Any) -> str:
     """The label of the choice ``value`` is, else the value itself."""
     choice = f.choice_for(value_token(value))
     return choice.label if choice else str(value)
+
+
+def _a(word: str) -> str:
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
 
 
 # --- the review page --------------------------------------------------------------------------
@@ -219,6 +223,22 @@ class FieldType:
         token = self.answer_token(f, value)
         domain = self.domain(f) or ()
         return next((float(i) for i, c in enumerate(domain, start=1) if c.token == token), None)
+
+    # --- gold answers (``..gold``) ------------------------------------------------------------
+
+    def gold_problem(self, f: Field) -> str | None:
+        """Why the field cannot have a gold answer (no answer is known in advance), or None."""
+        return None
+
+    def gold_tolerance_problem(self, f: Field, tolerance: Any) -> str | None:
+        """Why ``tolerance`` does not fit the field's gold comparison, or None. By default the
+        answers are compared exactly and no tolerance is taken."""
+        return f"{_a(self.name)} field is compared exactly: it takes no gold tolerance"
+
+    def gold_matches(self, f: Field, given: Any, expected: Any, tolerance: Any) -> bool:
+        """Does a given answer match the gold one (both given; ``tolerance`` None for the default,
+        else one ``gold_tolerance_problem`` accepts)? By default their answer tokens are equal."""
+        return self.answer_token(f, given) == self.answer_token(f, expected)
 
     def form_values(self, f: Field, value: Any) -> list[str]:
         """A stored answer as the form posts it (what pre-sets a review form to it)."""

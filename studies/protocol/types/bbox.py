@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import math
 
+from ..gold import at_least, box_iou, one_to_one, share_problem
 from ..jsonbounds import json_bounded
 from .base import FieldType, ShownAnswer, json_cell, mappings
 
 SIDES = ("x", "y", "w", "h")  # what the export keeps of a box, in pixels
+NORMALISED = ("nx", "ny", "nw", "nh")  # a stored box's sides as shares of its image's
+GOLD_IOU = 0.5  # the least IoU of a box with its gold box, unless the protocol says otherwise
 MIN_SIDE = 0.02  # the default smallest side of a box, as a share of the image's side (8 px of 400)
 
 
@@ -114,6 +117,26 @@ class BboxType(FieldType):
                         "nw": w / width, "nh": h / height, "area_ratio": round(ratio, 6)})
         return out
 
+    def gold_problem(self, f):
+        if f.over != "image":
+            return "a bbox field over an upload cannot have a gold answer: each annotator draws on their own image"
+        return None
+
+    def gold_tolerance_problem(self, f, tolerance):
+        return share_problem(tolerance, "the least IoU of a box with its gold box")
+
+    def gold_matches(self, f, given, expected, tolerance):
+        """As many boxes as the gold, each paired with a different gold box at an IoU of at least
+        the tolerance (``GOLD_IOU`` by default). Boxes compare by their shares of the image when
+        both answers have them, else by their pixels; an unreadable box matches nothing."""
+        threshold = GOLD_IOU if tolerance is None else tolerance
+        every = [*given, *expected] if isinstance(given, list) and isinstance(expected, list) else []
+        sides = NORMALISED if all(isinstance(b, dict) and _has(b, NORMALISED) for b in every) else SIDES
+        mine, gold = _boxes(given, sides), _boxes(expected, sides)
+        if mine is None or gold is None:
+            return False
+        return one_to_one(mine, gold, lambda a, b: at_least(box_iou(a, b), threshold))
+
     def export_columns(self, f):
         return [f.key, f"{f.key}_count"]
 
@@ -144,3 +167,23 @@ class BboxType(FieldType):
             f"{b.get('area_ratio', 0):.0%} of the image"
             for b in boxes
         ) or "no box")
+
+
+def _has(box, sides) -> bool:
+    return all(_number(box.get(side)) is not None for side in sides)
+
+
+def _boxes(value, sides):
+    """The boxes of an answer as (x, y, w, h) by ``sides``; a box may also be a bare [x, y, w, h].
+    None when any is unreadable."""
+    if not isinstance(value, list):
+        return None
+    out = []
+    for box in value:
+        if isinstance(box, dict) and _has(box, sides):
+            out.append(tuple(float(box[side]) for side in sides))
+        elif isinstance(box, (list, tuple)) and len(box) == 4 and all(_number(v) is not None for v in box):
+            out.append(tuple(float(v) for v in box))
+        else:
+            return None
+    return out

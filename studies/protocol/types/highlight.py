@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..gold import at_least, f1, share_problem
 from ..item import ITEM_TEXTS, tokenize
 from .base import FieldType, ShownAnswer, mappings
 
@@ -39,6 +40,14 @@ class HighlightType(FieldType):
             raise ValueError(f"Select at most {f.max} words.")
         return [{"index": t.index, "start": t.start, "end": t.end, "text": t.text} for t in (tokens[i] for i in picked)]
 
+    def gold_tolerance_problem(self, f, tolerance):
+        return share_problem(tolerance, "the least F1 of the words selected against the gold words")
+
+    def gold_matches(self, f, given, expected, tolerance):
+        """The same words (by token index); with a tolerance, an F1 against the gold words at least it."""
+        score = f1(_indices(given), _indices(expected))
+        return score == 1.0 if tolerance is None else at_least(score, tolerance)
+
     def export_columns(self, f):
         return [f.key, f"{f.key}_indices"]
 
@@ -64,3 +73,13 @@ class HighlightType(FieldType):
 
     def show_answer(self, f, value, *, candidates=()):
         return ShownAnswer(text=" · ".join(str(w.get("text", "")) for w in value if isinstance(w, dict)) or "no words")
+
+
+def _indices(value) -> set[int]:
+    """The token indices of a stored highlight (or of a bare list of indices); an unreadable entry
+    counts as no word (-1), which no gold word has."""
+    out = set()
+    for word in value if isinstance(value, list) else []:
+        index = word.get("index") if isinstance(word, dict) else word
+        out.add(index if isinstance(index, int) and not isinstance(index, bool) else -1)
+    return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..gold import at_least, jaccard, share_problem
 from ..values import value_token
 from .base import FieldType, ShownAnswer, choice_label
 
@@ -36,6 +37,14 @@ class MultiType(FieldType):
         ticked = {value_token(v) for v in value}
         return {c.token: "1" if c.token in ticked else "0" for c in f.choices}
 
+    def gold_tolerance_problem(self, f, tolerance):
+        return share_problem(tolerance, "the least Jaccard overlap of the options ticked")
+
+    def gold_matches(self, f, given, expected, tolerance):
+        """The same options ticked; with a tolerance, a Jaccard overlap (shared over either) at least it."""
+        overlap = jaccard(_ticked(given), _ticked(expected))
+        return overlap == 1.0 if tolerance is None else at_least(overlap, tolerance)
+
     def import_value(self, f, cell, ctx):
         return self.parse(f, [v.strip() for v in cell.split(SEPARATOR)], ctx, {})
 
@@ -46,3 +55,7 @@ class MultiType(FieldType):
 
     def show_answer(self, f, value, *, candidates=()):
         return ShownAnswer(text=", ".join(choice_label(f, v) for v in value) or "none")
+
+
+def _ticked(value) -> set[str]:
+    return {value_token(v) for v in value} if isinstance(value, list) else {value_token(value)}

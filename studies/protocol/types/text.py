@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+from ..gold import normalised_text
 from .base import FieldType
 
 
 class TextType(FieldType):
     """A text the annotator writes, with optional bounds in characters and words; stored and
-    exported as the text, stripped."""
+    exported as the text, stripped. Its gold answer is a text or a list of accepted texts."""
 
     name = "text"
     shortcuts = frozenset({"typing"})
     free_text = True
     importable = True
     required_text = "Write an answer."
+
+    def gold_matches(self, f, given, expected, tolerance):
+        """The same text once normalised (Unicode NFKC, case, runs of spaces); a gold answer may be
+        a list of accepted texts, any of which matches."""
+        accepted = expected if isinstance(expected, list) else [expected]
+        return normalised_text(given) in {normalised_text(a) for a in accepted}
 
     def parse(self, f, raw, ctx, answers):
         text = raw[0].strip()

@@ -23,6 +23,12 @@ class UploadType(FieldType):
     supplies_image = True
     script = "annotation/upload.js"
 
+    def gold_problem(self, f):
+        return "an upload field cannot have a gold answer: each annotator supplies their own image"
+
+    def gold_matches(self, f, given, expected, tolerance):
+        return False  # never compared (``gold_problem``)
+
     def item_parts(self, f):
         return frozenset({"uploads"})
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
+from ..gold import at_least, jaccard, share_problem
 from ..web import web_address
 from .base import FieldType, ShownAnswer, json_cell, mappings
 
@@ -40,6 +43,15 @@ class UrlListType(FieldType):
             raise ValueError(f"Give at most {f.max} articles.")
         return out
 
+    def gold_tolerance_problem(self, f, tolerance):
+        return share_problem(tolerance, "the least Jaccard overlap of the web addresses given")
+
+    def gold_matches(self, f, given, expected, tolerance):
+        """The same web addresses, titles aside (``address_key``: scheme and host in any case, no
+        "#part", no closing "/"); with a tolerance, a Jaccard overlap of the addresses at least it."""
+        overlap = jaccard(_addresses(given), _addresses(expected))
+        return overlap == 1.0 if tolerance is None else at_least(overlap, tolerance)
+
     def export_cells(self, f, value):
         if value is None:
             return {}
@@ -58,3 +70,18 @@ class UrlListType(FieldType):
     def show_answer(self, f, value, *, candidates=()):
         links = tuple((str(e.get("title", "")), str(e.get("url", ""))) for e in value if isinstance(e, dict))
         return ShownAnswer(text="" if links else "none", links=links)
+
+
+def address_key(url: str) -> str:
+    """A web address as gold compares it: scheme and host lower case, without its "#part" or a
+    closing "/"."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return url.strip()
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{parts.path.rstrip('/')}{query}"
+
+
+def _addresses(value) -> set[str]:
+    return {address_key(str(r.get("url", ""))) for r in mappings(value)}

@@ -155,8 +155,8 @@ def _translated_field(f: Field, path: str, texts: Mapping[str, str]) -> Field:
     def word(key: str, own: str) -> str:
         return texts.get(key) or own
 
-    choices = tuple(
-        replace(c, label=word(choice_key(path, c, "label"), c.label),
+    choices = tuple(  # only the texts ``_field_texts`` names: a translation of any other key is unused
+        replace(c, label=word(choice_key(path, c, "label"), c.label) if c.label != c.token else c.label,
                 description=word(choice_key(path, c, "description"), c.description) if c.description else "")
         for c in f.choices
     )
@@ -203,8 +203,8 @@ def localize(protocol: Protocol, *, consent_md: str, instructions_md: str, sourc
         return Localized(language, source_language, consent_md, instructions_md, protocol, (), len(every))
     return Localized(
         language, source_language,
-        consent_md=texts.get(CONSENT) or consent_md,
-        instructions_md=texts.get(INSTRUCTIONS) or instructions_md,
+        consent_md=(texts.get(CONSENT) or consent_md) if consent_md.strip() else consent_md,
+        instructions_md=(texts.get(INSTRUCTIONS) or instructions_md) if instructions_md.strip() else instructions_md,
         spec=translated_protocol(protocol, texts),
         fallbacks=tuple(t for t in every if not texts.get(t.key)),
         total=len(every),

@@ -293,3 +293,11 @@ def test_an_unstorable_character_is_refused_by_the_form_and_nothing_is_saved(cli
     response = login(client, owner).post(edit_url(ja_study), {"consent_md": "同意\x00", "instructions_md": "説明"})
     assert response.status_code == 400 and "Null characters are not allowed" in response.content.decode()
     assert Study.objects.get(pk=ja_study.pk).translations == {"ja": JA}
+
+
+def test_a_translation_of_a_text_the_study_does_not_have_is_never_shown(study):
+    study.consent_md = ""
+    study.translations = {"ja": {"consent_md": "同意", "field.overall.choice.3.label": "三"}}
+    shown = localized(study, "ja")
+    assert shown.consent_md == "" and [c.label for c in shown.spec.field("overall").choices][2] == "3"
+    assert unused_keys(study, "ja") == ["consent_md", "field.overall.choice.3.label"]

@@ -301,3 +301,16 @@ def test_a_translation_of_a_text_the_study_does_not_have_is_never_shown(study):
     shown = localized(study, "ja")
     assert shown.consent_md == "" and [c.label for c in shown.spec.field("overall").choices][2] == "3"
     assert unused_keys(study, "ja") == ["consent_md", "field.overall.choice.3.label"]
+
+
+def test_a_per_document_field_s_sub_questions_are_named_by_their_path():
+    from studies.protocol import parse_spec
+    from studies.services import preset_load
+    from studies.translations import study_texts, translated_protocol
+
+    spec = parse_spec(preset_load("ravenea-doc-relevance"))
+    keys = [t.key for t in study_texts(spec, consent_md="", instructions_md="")]
+    assert "field.documents/country.label" in keys and "field.documents/country.choice.yes.label" in keys
+    shown = translated_protocol(spec, {"field.documents/country.choice.yes.label": "はい"})
+    country = next(sub for sub in shown.field("documents").fields if sub.key == "country")
+    assert [c.label for c in country.choices][0] == "はい" and country.choices[0].value == "yes"

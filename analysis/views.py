@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation import seeding
 from annotation import services as annotation_services
 from studies.selectors import study_for_user
+from studies.translations import translation_warnings
 
 from . import annotators, dashboard, metrics, selectors, services
 from .fingerprint import data_fingerprint, staleness
@@ -23,9 +24,11 @@ from .models import DEFAULT_RESAMPLES, MAX_RESAMPLES
 @require_GET
 def study_dashboard(request, pk: int):
     study = study_for_user(request.user, pk)
+    pools = dashboard.dashboard_pools(study=study)
     context = {
         "study": study,
-        "pools": dashboard.dashboard_pools(study=study),
+        "pools": pools,
+        **translation_warnings(study, [row.pool for row in pools]),
         "latest_run": selectors.analysis_latest(study=study),
         "feeds": seeding.study_feeds(study.spec),
     }

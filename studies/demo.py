@@ -12,7 +12,7 @@ from django.conf import settings
 
 from studies.importing import ImportReport, ItemImportError, items_import
 from studies.models import CountryPool, Item, MockQuestion, Study
-from studies.services import study_create_from_preset
+from studies.services import WorkspaceError, study_create_from_preset, study_translations_save
 
 DEFAULT_FIXTURES = Path(settings.BASE_DIR) / "fixtures" / "demo"
 ORDER = (  # CulturalFrames first: the README and the browser test walk through it (study id 1)
@@ -67,10 +67,21 @@ def demos_load(fixtures: Path) -> list[Demo]:
     return [Demo(folder, json.loads((folder / "study.json").read_text(encoding="utf-8"))) for folder in folders]
 
 
+def _text(value):
+    """A text of study.json: a string, or a list of lines (Markdown reads better so)."""
+    return "\n".join(value) if isinstance(value, list) else value
+
+
 def study_build(*, demo: Demo, owner) -> tuple[Study, ImportReport]:
-    fields = {key: "\n".join(v) if isinstance(v, list) else v for key, v in demo.spec["study"].items()}
+    fields = {key: _text(v) for key, v in demo.spec["study"].items()}
     name, preset = fields.pop("name"), fields.pop("protocol_preset")
+    translated = fields.pop("translations", {})
     study = study_create_from_preset(owner=owner, preset=preset, name=name, **fields)
+    for language, texts in translated.items():  # checked as the Translations page checks them
+        try:
+            study_translations_save(study=study, language=language, texts={k: _text(v) for k, v in texts.items()})
+        except WorkspaceError as exc:
+            raise DemoError(f"{name}: the {language} texts: {exc}") from None
     for pool in demo.spec["pools"]:
         CountryPool.objects.create(study=study, **pool)
     try:

@@ -221,3 +221,36 @@ class InviteForm(forms.Form):
 
 class MemberRoleForm(forms.Form):
     role = forms.ChoiceField(choices=[(r.value, r.label) for r in StudyMember.MEMBER_ROLES])
+
+
+class TranslationForm(forms.Form):
+    """The study's texts in one language: one input per text (``studies.translations.Text``), named by
+    its key, the study's own words beside it; an empty input falls back to them. The service checks
+    what is stored (sizes, Markdown, keys); the form only reads what was typed."""
+
+    drop_unused = forms.BooleanField(
+        label="Delete the translations of texts the protocol no longer has", required=False,
+    )
+
+    confirmed = forms.MultipleChoiceField(required=False)  # outdated translations still right for the new text
+
+    def __init__(self, *args, texts, outdated=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.texts = texts
+        self.fields["confirmed"].choices = [(key, key) for key in outdated]
+        for t in texts:
+            if t.markdown:
+                widget = forms.Textarea(attrs={
+                    "rows": 8, "dir": "auto", "hx-post": reverse_lazy("studies:markdown-preview"),
+                    "hx-trigger": "input changed delay:400ms", "hx-target": f"#preview-{t.key}", "hx-swap": "innerHTML",
+                })
+            elif t.multiline:
+                widget = forms.Textarea(attrs={"rows": 3, "dir": "auto"})
+            else:
+                widget = forms.TextInput(attrs={"dir": "auto"})  # Arabic reads right to left, English left to right
+            self.fields[t.key] = forms.CharField(label=t.short or t.name, required=False, max_length=t.max_chars,
+                                                 widget=widget)
+
+    def typed(self) -> dict[str, str]:
+        """Each text's translation as typed ("" for none)."""
+        return {t.key: self.cleaned_data.get(t.key) or "" for t in self.texts}

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.conf import settings as django_settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import F
 
 from . import protocol as protocol_engine
+from . import translations
+from .markdown import markdown_problem
 from .models import STUDY_FILE_KINDS, CountryPool, Item, ItemQuota, ProtocolVersion, Study, study_files_prefix
 
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
@@ -339,4 +343,61 @@ def study_set_status(*, study: Study, status: str) -> Study:
     if not moved:
         raise WorkspaceError("The study's status changed meanwhile; see its page.")
     study.status = status
+    return study
+
+
+# --- the researcher's texts in other languages (``studies.translations``) ---
+
+
+def study_translations_save(
+    *, study: Study, language: str, texts: dict[str, str], drop_unused: bool = False, confirmed: Iterable[str] = ()
+) -> Study:
+    """Store the study's texts in ``language``: each key of ``texts`` is one of the study's texts
+    (``translations.texts_of``), an empty text removes its translation (the study's own shows). The
+    translations of texts the protocol no longer has are kept (a question may come back) unless
+    ``drop_unused``. A translation typed anew, or ``confirmed`` (keys), is marked as made from the study's
+    text as it is now (``translations.source_mark``), so it is outdated once that text changes.
+    ``WorkspaceError`` names the text (``field``: its key, or "language") that is
+    refused: a language not offered or the study's own, an unknown key, a text too long, Markdown that
+    cannot be rendered, a character that cannot be stored; nothing changes then."""
+    if language not in dict(django_settings.LANGUAGES):
+        raise WorkspaceError(f"“{language}” is not a language the platform offers.", field="language")
+    with transaction.atomic():
+        locked = Study.objects.select_for_update().get(pk=study.pk)
+        if language == locked.language:
+            name = translations.LANGUAGE_NAMES[language]
+            raise WorkspaceError(f"{name} is the study's own language: its texts are edited in the settings and "
+                                 "the protocol, not translated.", field="language")
+        known = {t.key: t for t in translations.texts_of(locked)}
+        for key, text in texts.items():
+            item = known.get(key)
+            if item is None:
+                raise WorkspaceError(f"The study has no text “{key[:80]}” (its protocol changed?): reload the page.")
+            problem = protocol_engine.text_problem(text) or (
+                f"Write at most {item.max_chars:,} characters (this has {len(text):,})."
+                if len(text) > item.max_chars else None
+            ) or (markdown_problem(text) if item.markdown else None)
+            if problem:
+                raise WorkspaceError(problem, field=key)
+        everything = dict(locked.translations) if isinstance(locked.translations, dict) else {}
+        stored = everything.get(language)
+        kept = {
+            k: v for k, v in stored.items() if not drop_unused or k.removeprefix(translations.SOURCE_PREFIX) in known
+        } if isinstance(stored, dict) else {}
+        confirmed = set(confirmed)
+        for key, text in texts.items():
+            text, mark = text.strip(), translations.SOURCE_PREFIX + key
+            if not text:
+                kept.pop(key, None)
+                kept.pop(mark, None)
+                continue
+            if kept.get(key) != text or key in confirmed or mark not in kept:
+                kept[mark] = translations.source_mark(known[key].source)
+            kept[key] = text
+        if kept:
+            everything[language] = kept
+        else:
+            everything.pop(language, None)
+        Study.objects.filter(pk=study.pk).update(translations=everything)
+    study.translations = everything
     return study

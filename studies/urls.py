@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import member_views, practice_views, protocol_views, views
+from . import member_views, practice_views, protocol_views, translation_views, views
 
 app_name = "studies"
 urlpatterns = [
@@ -26,6 +26,9 @@ urlpatterns = [
     path("<int:pk>/practice/<int:question_pk>/delete", practice_views.practice_delete, name="practice-delete"),
     path("<int:pk>/practice/attempts", practice_views.practice_attempts, name="practice-attempts"),
     path("<int:pk>/practice/examples", practice_views.practice_example, name="practice-example"),
+    # The researcher's texts in other languages (``studies.translations``).
+    path("<int:pk>/translations", translation_views.translation_list, name="translation-list"),
+    path("<int:pk>/translations/<str:language>", translation_views.translation_edit, name="translation-edit"),
     path("<int:pk>/members", member_views.member_list, name="members"),
     path("<int:pk>/members/<int:member_pk>/role", member_views.member_role, name="member-role"),
     path("<int:pk>/members/<int:member_pk>/remove", member_views.member_remove, name="member-remove"),

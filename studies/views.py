@@ -21,6 +21,7 @@ from .selectors import (
     studies_for_user,
     study_for_user,
 )
+from .translations import translation_warnings
 
 ITEMS_PER_PAGE = 50
 
@@ -149,7 +150,9 @@ def markdown_preview(request):
 @login_required
 def pool_list(request, pk: int):
     study = study_for_user(request.user, pk)
-    return render(request, "studies/pool_list.html", {"study": study, "plans": pool_plans(study)})
+    plans = pool_plans(study)
+    return render(request, "studies/pool_list.html", {
+        "study": study, "plans": plans, **translation_warnings(study, [plan.pool for plan in plans])})
 
 
 @login_required

@@ -82,6 +82,7 @@ def build_world(media: str) -> World:
         "position": 1,
         "step": "setup",
         "verb": "pause",
+        "language": "ja",
         "key": pool.entry_key,
         "invitation": invitation_token,
         # named by a route's ``args``

@@ -141,6 +141,8 @@ MATRIX: dict[str, Route] = {
     "studies:members": route(GET=STUDY_READ),
     "studies:protocol-edit": route(GET=STUDY_READ, POST=STUDY_WRITE),
     "studies:protocol-check": route(POST=STUDY_READ),  # a check of typed text: nothing is stored
+    "studies:translation-list": route(GET=STUDY_READ),
+    "studies:translation-edit": route(GET=STUDY_READ, POST=STUDY_WRITE),
     "studies:practice": route(GET=STUDY_READ),
     "studies:practice-add": route(GET=STUDY_READ, POST=STUDY_WRITE),
     "studies:practice-edit": route(GET=STUDY_READ, POST=STUDY_WRITE),
@@ -315,7 +317,7 @@ def admin_matrix() -> dict[str, Route]:
 MATRIX |= admin_matrix()
 
 STUDY_KINDS = {STUDY_READ, STUDY_WRITE, STUDY_OWNER, REVIEW}
-NOT_OBJECTS = {"pk", "position", "step", "verb"}  # the parameters of a study's address that name no row
+NOT_OBJECTS = {"pk", "position", "step", "verb", "language"}  # the parameters of a study's address that name no row
 
 
 @functools.cache

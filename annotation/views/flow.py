@@ -11,6 +11,7 @@ from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from studies.models import CountryPool
+from studies.translations import shown_study
 
 from .. import services
 from ..browser import code_shown
@@ -271,7 +272,7 @@ def consent(request, session):
         services.annotator_consent(annotator=annotator, agree=request.POST.get("consent") == "yes")
         return step_redirect(annotator)
     return render(request, "annotation/consent.html", {
-        "study": annotator.study, "step": step_of("consent", pool=annotator.pool)})
+        "study": shown_study(annotator.study), "step": step_of("consent", pool=annotator.pool)})
 
 
 def step_of(step: str, *, pool) -> StepCount:
@@ -323,7 +324,7 @@ def instructions(request, session):
         services.annotator_read_instructions(annotator=annotator)
         return step_redirect(annotator)
     return render(request, "annotation/instructions.html", {
-        "study": annotator.study, "step": step_of("instructions", pool=annotator.pool)})
+        "study": shown_study(annotator.study), "step": step_of("instructions", pool=annotator.pool)})
 
 
 def mock_answers(post, questions) -> tuple[dict[int, str], dict[int, str]]:
@@ -349,7 +350,8 @@ def mock_page(
         "image_url": image_url(q) if q.item_id else "",
     } for q in questions]
     return render(request, "annotation/mock.html", {
-        "study": study, "rows": rows, "attempt": attempt, "attempts_left": study.mock_attempts_allowed - attempts_used,
+        "study": shown_study(study), "rows": rows, "attempt": attempt,
+        "attempts_left": study.mock_attempts_allowed - attempts_used,
         "step": path_step("mock", pool=pool, has_practice=True), **(extra or {}),
     }, status=422 if errors or attempt else 200)
 

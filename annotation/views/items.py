@@ -14,6 +14,7 @@ from studies.files import image_response, stored_image_response
 from studies.models import Item
 from studies.protocol import SKIP, bind
 from studies.protocol.spec import ITEM_TEXT_LABELS
+from studies.translations import localized, page_language
 
 from .. import services
 from ..context import assignment_context, shown_candidates, shown_documents
@@ -100,8 +101,9 @@ def panel_template(request) -> str:
 def panel_context(study, assignment: Assignment, *, raw, errors, done: int, total: int) -> dict:
     """What the item page shows of ``assignment``'s item, its form bound to ``raw`` (with ``errors``),
     at ``done`` of ``total`` items; the caller adds the image's and the form's addresses
-    (``image_url``, ``submit_url``, ``draft_url``, ``upload_url``)."""
-    spec = study.spec
+    (``image_url``, ``submit_url``, ``draft_url``, ``upload_url``). The questions' words are in the page's
+    language where the study translated them (``studies.translations``); keys and values are the spec's."""
+    spec = localized(study, page_language()).spec
     display = spec.display
     context = assignment_context(assignment, spec)
     fields = bind(spec, raw, context, errors)

@@ -14,6 +14,16 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from studies.protocol import validate
 from studies.selectors import pool_for_user
+from studies.translations import (
+    LANGUAGE_NAMES,
+    PAGE_CONSENT,
+    PAGE_INSTRUCTIONS,
+    PAGE_ITEMS,
+    fallback_summary,
+    localized,
+    page_language,
+    shown_study,
+)
 
 from ..context import assignment_context
 from ..languages import annotator_language, language_response
@@ -49,12 +59,21 @@ def _step_redirect(preview: PathPreview):
     return redirect(_url(STEP_URLS[preview.step], preview))
 
 
-def _banner(preview: PathPreview) -> dict:
-    """The banner's context, on every page of the walk."""
+def _banner(preview: PathPreview, *pages: str) -> dict:
+    """The banner's context, on every page of the walk; ``pages``: which of the researcher's texts the
+    page shows (``studies.translations.PAGE_*``), those shown in the study's language for lack of a
+    translation into the page's then listed, with the way to their translation (the researcher's
+    eyes only: the annotator's own pages never say it)."""
+    study, language = preview.study, page_language()
+    missing = localized(study, language).fallbacks_on(*pages) if pages else []
     return {"path_preview": {
         "pool": preview.pool,
-        "exit_url": reverse("studies:pool-list", args=[preview.study.pk]),
+        "exit_url": reverse("studies:pool-list", args=[study.pk]),
         "restart_url": _url("annotation:path-preview", preview),
+        "fallbacks": fallback_summary(missing),
+        "source_name": LANGUAGE_NAMES.get(study.language, study.language),
+        "language_name": LANGUAGE_NAMES.get(language, language),
+        "translate_url": reverse("studies:translation-edit", args=[study.pk, language]) if missing else "",
     }}
 
 
@@ -94,7 +113,8 @@ def consent(request, preview):
         preview_save(request, preview)
         return _step_redirect(preview)
     return render(request, "annotation/consent.html", {
-        "study": preview.study, "step": step_of("consent", pool=preview.pool), **_banner(preview)})
+        "study": shown_study(preview.study), "step": step_of("consent", pool=preview.pool),
+        **_banner(preview, PAGE_CONSENT)})
 
 
 @require_http_methods(["GET", "POST"])
@@ -120,7 +140,8 @@ def instructions(request, preview):
         preview_save(request, preview)
         return _step_redirect(preview)
     return render(request, "annotation/instructions.html", {
-        "study": preview.study, "step": step_of("instructions", pool=preview.pool), **_banner(preview)})
+        "study": shown_study(preview.study), "step": step_of("instructions", pool=preview.pool),
+        **_banner(preview, PAGE_INSTRUCTIONS)})
 
 
 @require_http_methods(["GET", "POST"])
@@ -142,7 +163,7 @@ def mock(request, preview):
     return mock_page(request, study=study, pool=preview.pool, questions=questions, chosen=chosen, errors=errors,
                      attempt=attempt, attempts_used=annotator.mock_attempts,
                      image_url=lambda q: reverse("studies:item-image", args=[study.pk, q.item_id]),
-                     extra=_banner(preview))
+                     extra=_banner(preview, PAGE_INSTRUCTIONS))
 
 
 def _panel(request, preview: PathPreview, item, data=None, errors=None, status=200):
@@ -158,7 +179,7 @@ def _panel(request, preview: PathPreview, item, data=None, errors=None, status=2
         submit_url=_url("annotation:path-preview-item-submit", preview, position),
         draft_url=_url("annotation:path-preview-item-draft", preview, position),
         upload_url=_url("annotation:path-preview-item-upload", preview, position),
-        **_banner(preview),
+        **_banner(preview, PAGE_ITEMS),
     )
     return render(request, panel_template(request), context, status=status)
 

@@ -15,6 +15,7 @@ from studies.demo import demos_load
 from studies.demo_images import images_generate
 from studies.models import CountryPool, Document, Item, ItemQuota, MockQuestion, Study
 from studies.services import presets_list
+from studies.translations import localized
 
 pytestmark = pytest.mark.django_db
 
@@ -86,6 +87,17 @@ def test_it_builds_the_culturalframes_demo_study(fixtures):
     assert not Item.objects.filter(study=study).exclude(caption="").exists()  # the banner is not a caption
     assert "Imported 20 items (IN: 10, JP: 10), 2 of them mock-test examples" in out
     assert study.pk == Study.objects.order_by("pk").first().pk  # created first: id 1 on a fresh database
+
+
+def test_the_culturalframes_demo_s_japan_pool_sees_every_text_in_japanese(fixtures):
+    demo_setup(fixtures)
+
+    study = Study.objects.get(name="CulturalFrames demo")
+    assert study.pools.get(country="JP").language == "ja" and study.pools.get(country="IN").language == ""
+    shown = localized(study, "ja")
+    assert shown.fallbacks == () and shown.total > 30  # nothing falls back to English
+    assert shown.spec.field("alignment").label == "画像はプロンプトに合っていますか？"
+    assert "## 画像の評価のしかた" in shown.instructions_md and "\n" in shown.consent_md  # lines joined
 
 
 def test_mock_questions_ask_about_examples_with_a_right_answer_among_the_choices(fixtures):

@@ -90,7 +90,7 @@ def test_a_refused_submit_names_the_question_in_the_page_s_language(annotating, 
     response = annotating.post(reverse("annotation:item-submit", args=[a.pk]), {"alignment": ["0.5"]}, **HX)
     shown = html.unescape(response.content.decode())
     assert response.status_code == 422 and not Annotation.objects.exists()
-    assert 'data-error-link>何が欠けているか、間違っていますか？</a>' in shown  # the error banner's link
+    assert 'data-error-link><bdi>何が欠けているか、間違っていますか？</bdi></a>' in shown  # the error banner's link
     assert 'value="0.5" data-v="0.5" checked' in shown  # the answer kept by its value, not its word
 
 

@@ -16,12 +16,13 @@ until the study has gold items and attention checks (``attention`` and ``expecte
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC
 from typing import Any
 
 import pandas as pd
-from django.db.models import Q
+from django.db.models import Count, Q
 
-from annotation.models import Annotation, Annotator, Review
+from annotation.models import Annotation, Annotator, Review, pseudonym_for
 from stats.annotators import agreement_with_without, annotator_scores
 from stats.jsonsafe import plain
 from studies.models import Study
@@ -35,6 +36,27 @@ QUALITY_VERSION = 1
 READ = ~Q(review__outcome=Review.Outcome.FLAGGED) & (
     Q(withdrawn=False) | Q(annotator__excluded_at__isnull=False, assignment__session__withdrawn_at__isnull=True)
 )
+
+
+def excluded_annotators(*, study: Study, max_id: int) -> list[dict[str, Any]]:
+    """The study's excluded annotators, in the order they were excluded: id, pseudonym, reason,
+    when (UTC, ISO), and ``annotations``: how many of theirs up to ``max_id`` the exclusion leaves
+    out (not flagged by a checker, not of a withdrawn session: those are out anyway). Two queries."""
+    people = list(
+        Annotator.objects.filter(study=study, excluded_at__isnull=False)
+        .order_by("excluded_at", "pk").values_list("pk", "public_id", "excluded_reason", "excluded_at")
+    )
+    if not people:
+        return []
+    left_out = dict(
+        Annotation.objects.filter(READ, study=study, id__lte=max_id, annotator_id__in=[p[0] for p in people])
+        .order_by().values("annotator_id").annotate(n=Count("id")).values_list("annotator_id", "n")
+    )
+    return [
+        {"annotator_id": pk, "pseudonym": pseudonym_for(public_id), "reason": reason,
+         "excluded_at": when.astimezone(UTC).isoformat().replace("+00:00", "Z"), "annotations": left_out.get(pk, 0)}
+        for pk, public_id, reason, when in people
+    ]
 
 
 def scored_fields(study: Study) -> list[Field]:
@@ -76,9 +98,8 @@ def quality_result(
     with and without the excluded annotators (None when none is excluded)."""
     speed = study.spec.quality.speed
     excluded = {
-        pk: {"annotator_id": pk, "pseudonym": Annotator(public_id=public_id).pseudonym, "reason": reason}
-        for pk, public_id, reason in Annotator.objects.filter(study=study, excluded_at__isnull=False)
-        .order_by("pk").values_list("pk", "public_id", "excluded_reason")
+        e["annotator_id"]: {k: e[k] for k in ("annotator_id", "pseudonym", "reason")}
+        for e in excluded_annotators(study=study, max_id=max_id)
     }
     fields = []
     for n, f in enumerate(scored_fields(study), start=1):

@@ -69,8 +69,11 @@ def _domain(f: Field) -> list[str] | None:
     return [c.token for c in domain] if f.level == "ordinal" and domain else None
 
 
-def _frame(study: Study, max_id: int, f: Field) -> pd.DataFrame:
-    """unit (item within pool), pool, annotator (id), value (the answer's token), seconds."""
+def _frame(study: Study, max_id: int, f: Field, domain: list[str] | None) -> pd.DataFrame:
+    """unit (item within pool), pool, annotator (id), value (the answer's token), seconds. An
+    answer outside the field's current ``domain`` (given under an older version) is left out, as
+    the agreement leaves it out."""
+    allowed = set(domain) if domain is not None else None
     rows = (
         Annotation.objects.filter(READ, study=study, id__lte=max_id, skipped=False)
         .order_by("id")
@@ -80,7 +83,7 @@ def _frame(study: Study, max_id: int, f: Field) -> pd.DataFrame:
     out: dict[str, list[Any]] = {"unit": [], "pool": [], "annotator": [], "value": [], "seconds": []}
     for pool_id, item_id, annotator_id, spent, value in rows:
         token = answer_token(f, value)
-        if token is None:
+        if token is None or (allowed is not None and token not in allowed):
             continue
         out["unit"].append(f"{pool_id}:{item_id}")
         out["pool"].append(pool_id)
@@ -103,14 +106,18 @@ def quality_result(
     }
     fields = []
     for n, f in enumerate(scored_fields(study), start=1):
-        frame = _frame(study, max_id, f)
         domain = _domain(f)
+        frame = _frame(study, max_id, f, domain)
         pools = []
         for pool_id, answers in frame.groupby("pool", sort=True):
-            scores = annotator_scores(
-                answers, level=f.level or "nominal", value_domain=domain, too_fast_seconds=speed.min_seconds,
-                too_fast_fraction=speed.median_share, competence="mace", seed=seed,
-            )
+            try:
+                scores = annotator_scores(
+                    answers, level=f.level or "nominal", value_domain=domain, too_fast_seconds=speed.min_seconds,
+                    too_fast_fraction=speed.median_share, competence="mace", seed=seed,
+                )
+            except ValueError as exc:  # the scores are not computable here; the rest of the analysis stands
+                pools.append({"pool_id": int(pool_id), "alpha": None, "rows": [], "error": str(exc)})
+                continue
             rows = scores.rows()
             for row in rows:
                 row["annotator_id"] = int(row.pop("annotator"))

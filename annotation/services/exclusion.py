@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from ..models import EXCLUDED_REASON_MAX, Annotator
 from .blocking import annotator_block
-from .withdrawal import annotation_rows, annotations_count
+from .withdrawal import annotation_rows, annotations_settle
 
 
 class ExclusionRefused(ValueError):
@@ -49,7 +49,7 @@ def annotator_exclude(*, annotator: Annotator, by: AbstractBaseUser | None, reas
             return 0
     annotator.excluded_at, annotator.excluded_reason, annotator.excluded_by = now, reason, user
     annotator_block(annotator=annotator)
-    return annotations_count(annotations=annotation_rows(Q(annotator=annotator), withdrawn=False), withdrawn=True)
+    return annotations_settle(annotations=annotation_rows(Q(annotator=annotator), withdrawn=False))
 
 
 def annotator_include(*, annotator: Annotator) -> int:
@@ -62,5 +62,4 @@ def annotator_include(*, annotator: Annotator) -> int:
             annotator.refresh_from_db(fields=["excluded_at", "excluded_reason", "excluded_by"])
             return 0
     annotator.excluded_at, annotator.excluded_reason, annotator.excluded_by = None, "", None
-    where = Q(annotator=annotator, assignment__session__withdrawn_at__isnull=True)
-    return annotations_count(annotations=annotation_rows(where, withdrawn=True), withdrawn=False)
+    return annotations_settle(annotations=annotation_rows(Q(annotator=annotator), withdrawn=True))

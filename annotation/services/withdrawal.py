@@ -5,9 +5,10 @@ withdraw them, and ``Annotation.withdrawn`` is true while either holds:
   (``Session.withdrawn_at``; ``session_annotations_withdraw``, called by recruitment);
 - the researcher excluded the annotator (``Annotator.excluded_at``; ``services.exclusion``).
 
-Both move the quota the same way (``annotations_count``): withdrawing an annotation that held a
-slot gives the slot back; counting it again takes a slot if the quota has room and marks it surplus
-otherwise, so a quota is never counted past what it wants.
+Each cause is a mark (set with the annotator's row locked); ``annotations_settle`` then brings each
+annotation to what the marks say and moves the quota the same way for both: withdrawing an
+annotation that held a slot gives the slot back; counting it again takes a slot if the quota has
+room and marks it surplus otherwise, so a quota is never counted past what it wants.
 """
 
 from __future__ import annotations
@@ -27,35 +28,42 @@ from .submit import quota_count_late
 Row = tuple[int, int, int, int, int]  # annotation, assignment, item, pool, annotator
 
 
-def annotations_count(*, annotations: Iterable[Row], withdrawn: bool) -> int:
-    """Withdraw (``withdrawn``) or count again each annotation of ``annotations`` (``Row``s);
-    returns how many changed, a repeat changing nothing.
+def annotations_settle(*, annotations: Iterable[Row]) -> int:
+    """Bring each annotation of ``annotations`` (``Row``s) to what its causes say: withdrawn while
+    its annotator is excluded or its session withdrawn, counted otherwise. Returns how many changed;
+    a repeat changes nothing.
 
-    An annotation counts again only while neither cause holds: its annotator not excluded, its
-    session not withdrawn, read with the annotator's row locked (both marks are set under that
-    lock, so a mark set meanwhile is seen). A surplus annotation holds no slot, and a flagged one's
-    slot was reopened by its review: neither moves the quota. The lock order is the annotator's
-    row (counting again), the assignment's, then the quota, one short transaction per annotation."""
+    Both marks are set with the annotator's row locked, and each annotation here is settled with
+    that row locked too, so the causes read are the latest: an exclusion and an inclusion (or a
+    session counted again) running at once end as the last mark says, whatever the interleaving.
+    A surplus annotation holds no slot, and a flagged one's slot was reopened by its review:
+    neither moves the quota. Withdrawing one that held a slot gives it back; counting one again
+    takes a slot while the quota has room and keeps it as surplus otherwise. The lock order is the
+    annotator's row, the assignment's, then the quota, one short transaction per annotation."""
     changed = 0
     for pk, assignment_id, item_id, pool_id, annotator_id in annotations:
         with transaction.atomic():
-            row = Annotation.objects.filter(pk=pk, withdrawn=not withdrawn)
-            if not withdrawn:
-                free = Annotator.objects.select_for_update().filter(pk=annotator_id, excluded_at__isnull=True)
-                if free.values_list("pk", flat=True).first() is None:
-                    continue
-                row = row.filter(assignment__session__withdrawn_at__isnull=True)
+            excluded = (
+                Annotator.objects.select_for_update().filter(pk=annotator_id)
+                .values_list("excluded_at", flat=True).first()
+            )
             assignment_lock(Assignment(pk=assignment_id))
-            current = row.values_list("surplus", "review__outcome").first()
-            if current is None or not Annotation.objects.filter(pk=pk, withdrawn=not withdrawn).update(
-                withdrawn=withdrawn
+            current = (
+                Annotation.objects.filter(pk=pk)
+                .values_list("withdrawn", "surplus", "review__outcome", "assignment__session__withdrawn_at").first()
+            )
+            if current is None:
+                continue
+            withdrawn, surplus, outcome, session_withdrawn = current
+            target = excluded is not None or session_withdrawn is not None
+            if withdrawn == target or not Annotation.objects.filter(pk=pk, withdrawn=withdrawn).update(
+                withdrawn=target
             ):
-                continue  # changed meanwhile, or a cause still holds
+                continue
             changed += 1
-            surplus, outcome = current
             if surplus or outcome == Review.Outcome.FLAGGED:
                 continue
-            if withdrawn:
+            if target:
                 ItemQuota.objects.filter(item_id=item_id, pool_id=pool_id, done__gt=0).update(done=F("done") - 1)
             elif not quota_count_late(item_id=item_id, pool_id=pool_id):
                 Annotation.objects.filter(pk=pk).update(surplus=True)
@@ -77,14 +85,7 @@ def session_annotations_withdraw(*, session: Session, withdrawn: bool = True) ->
     an excluded annotator withdrawn (they count again when the annotator is included). The
     annotator's row is locked while the mark is set, so an exclusion at the same moment waits."""
     with transaction.atomic():
-        excluded = (
-            Annotator.objects.select_for_update().filter(pk=session.annotator_id)
-            .values_list("excluded_at", flat=True).first()
-        )
+        Annotator.objects.select_for_update().filter(pk=session.annotator_id).values_list("pk").first()
         Session.objects.filter(pk=session.pk).update(withdrawn_at=timezone.now() if withdrawn else None)
     session.withdrawn_at = timezone.now() if withdrawn else None
-    if not withdrawn and excluded is not None:
-        return 0
-    return annotations_count(
-        annotations=annotation_rows(Q(assignment__session=session), withdrawn=not withdrawn), withdrawn=withdrawn
-    )
+    return annotations_settle(annotations=annotation_rows(Q(assignment__session=session), withdrawn=not withdrawn))

@@ -16,6 +16,7 @@ from annotation.services import (
 )
 from studies.models import ItemQuota
 from tests import factories as f
+from tests.helpers import run_in_threads
 
 
 def done(item, pool):
@@ -113,3 +114,50 @@ def test_counting_a_session_again_leaves_an_excluded_annotator_out(full, pool, o
     assert Annotation.objects.filter(annotator=annotator, withdrawn=True).count() == 3
     assert annotator_include(annotator=annotator) == 3  # the session counts again, so they do
     assert all(done(a.item, pool) == 1 for a in annotations)
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_an_exclusion_and_an_inclusion_at_once_end_as_the_last_mark_says(study, pool, owner):
+    f.make_items(study, "IN", 3)
+    ItemQuota.objects.filter(pool=pool).update(wanted=1)
+    annotator = f.annotate_pool(pool)[0].annotator
+    for _ in range(5):
+        annotator_exclude(annotator=annotator, by=owner, reason="first")
+        run_in_threads(
+            lambda job: job(),
+            [(lambda: annotator_include(annotator=Annotator.objects.get(pk=annotator.pk)),),
+             (lambda: session_annotations_withdraw(session=annotator.sessions.get(), withdrawn=False),)],
+        )
+        run_in_threads(
+            lambda job: job(),
+            [(lambda: annotator_exclude(annotator=Annotator.objects.get(pk=annotator.pk), by=owner, reason="x"),),
+             (lambda: annotator_include(annotator=Annotator.objects.get(pk=annotator.pk)),)],
+        )
+        excluded = Annotator.objects.get(pk=annotator.pk).excluded_at is not None
+        withdrawn = set(Annotation.objects.filter(annotator=annotator).values_list("withdrawn", flat=True))
+        assert withdrawn == {excluded}
+        counted = Annotation.objects.filter(annotator=annotator, withdrawn=False, surplus=False).count()
+        assert sum(ItemQuota.objects.filter(pool=pool).values_list("done", flat=True)) == counted
+        if excluded:
+            annotator_include(annotator=annotator)
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_a_reopened_slot_goes_to_one_newcomer_while_the_annotator_is_included_again(study, pool, owner):
+    for _ in range(5):
+        (item,) = f.make_items(study, "IN", 1)
+        ItemQuota.objects.filter(pool=pool, item=item).update(wanted=1)
+        annotator = f.annotate_pool(pool)[0].annotator  # the only item with room is the new one
+        annotator_exclude(annotator=annotator, by=owner, reason="first")
+        newcomer = f.make_session(f.make_annotator(pool))
+        run_in_threads(
+            lambda job: job(),
+            [(lambda a=annotator: annotator_include(annotator=Annotator.objects.get(pk=a.pk)),),
+             (lambda s=newcomer: assignment_current(session=s),)],
+        )
+        quota = ItemQuota.objects.get(pool=pool, item=item)
+        assert quota.done + quota.leased == 1  # one of them holds the slot, never both
+        mine = Annotation.objects.get(annotator=annotator)
+        assert not mine.withdrawn and mine.surplus == (quota.leased == 1)

@@ -58,8 +58,10 @@ def annotator_block(request, pk: int, annotator_pk: int):
 def annotator_unblock(request, pk: int, annotator_pk: int):
     study = study_for_user(request.user, pk, write=True)
     annotator = annotators.annotator_of_study(study=study, pk=annotator_pk)
-    annotation_services.annotator_unblock(annotator=annotator)
-    messages.success(request, f"{annotator.pseudonym} may take part again.")
+    if annotation_services.annotator_unblock(annotator=annotator):
+        messages.success(request, f"{annotator.pseudonym} may take part again.")
+    else:
+        messages.error(request, f"{annotator.pseudonym} is excluded, so they stay blocked: include them again first.")
     return _back_to_annotators(request, study, annotator)
 
 

@@ -3,8 +3,8 @@ them back. Their annotations are kept, and withdrawn (``services.withdrawal``): 
 the analysis and the export, so the slots they took are served to someone else.
 
 Excluding also blocks them (``annotator_block``): their open item is released at once and they
-take no more, so nothing they send later slips into the counts. Including them again does not
-unblock them (the researcher does that on its own, if wanted).
+take no more, so nothing they send later slips into the counts. They cannot be unblocked while
+excluded; including them again does not unblock them (the researcher does that on its own).
 
 The quota rule on inclusion: each annotation counts again if its (item, pool) quota still has
 room, and is kept as surplus otherwise (its slot was taken meanwhile by someone else). A quota is

@@ -11,6 +11,7 @@ from annotation.services import (
     annotation_submit,
     annotator_exclude,
     annotator_include,
+    annotator_unblock,
     assignment_current,
     session_annotations_withdraw,
 )
@@ -161,3 +162,14 @@ def test_a_reopened_slot_goes_to_one_newcomer_while_the_annotator_is_included_ag
         assert quota.done + quota.leased == 1  # one of them holds the slot, never both
         mine = Annotation.objects.get(annotator=annotator)
         assert not mine.withdrawn and mine.surplus == (quota.leased == 1)
+
+
+def test_an_excluded_annotator_stays_blocked_until_included(full, owner):
+    annotator, _ = full
+    annotator_exclude(annotator=annotator, by=owner, reason="too fast")
+    assert annotator_unblock(annotator=annotator) is False
+    assert Annotator.objects.get(pk=annotator.pk).blocked_at is not None
+    annotator_include(annotator=annotator)
+    assert Annotator.objects.get(pk=annotator.pk).blocked_at is not None  # including does not unblock
+    assert annotator_unblock(annotator=annotator) is True
+    assert Annotator.objects.get(pk=annotator.pk).blocked_at is None

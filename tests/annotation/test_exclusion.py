@@ -173,3 +173,15 @@ def test_an_excluded_annotator_stays_blocked_until_included(full, owner):
     assert Annotator.objects.get(pk=annotator.pk).blocked_at is not None  # including does not unblock
     assert annotator_unblock(annotator=annotator) is True
     assert Annotator.objects.get(pk=annotator.pk).blocked_at is None
+
+
+def test_the_migration_marks_the_sessions_withdrawn_before_it(full):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    annotator, _ = full
+    Annotation.objects.filter(annotator=annotator).update(withdrawn=True)  # as a withdrawal left them
+    import_module("annotation.migrations.0015_annotator_excluded").mark_withdrawn_sessions(apps, None)
+    assert annotator.sessions.get().withdrawn_at is not None
+    assert annotator_include(annotator=annotator) == 0  # never excluded: the session stays withdrawn

@@ -184,4 +184,4 @@ def test_the_migration_marks_the_sessions_withdrawn_before_it(full):
     Annotation.objects.filter(annotator=annotator).update(withdrawn=True)  # as a withdrawal left them
     import_module("annotation.migrations.0015_annotator_excluded").mark_withdrawn_sessions(apps, None)
     assert annotator.sessions.get().withdrawn_at is not None
-    assert annotator_include(annotator=annotator) == 0  # never excluded: the session stays withdrawn
+    assert annotator_include(annotator=annotator) == 0  # not excluded: nothing changes

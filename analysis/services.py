@@ -1,7 +1,8 @@
 """State changes of analysis runs: start one (``analysis_start``) and run it (``analysis_run``, the
 Celery task's body). The run reads the study's annotations once (``reader.annotation_columns``) and
 hands the columns to the pure ``stats`` package for agreement, to ``reports`` for the protocol's
-reports and to ``metrics`` for the metric correlation.
+reports and to ``metrics`` for the metric correlation; ``quality`` scores the annotators and gives
+agreement with and without the excluded ones.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from .jobs import (
 )
 from .metrics import human_field, metric_result
 from .models import DEFAULT_RESAMPLES, MAX_RESAMPLES, AnalysisRun
+from .quality import quality_result, scored_fields
 from .reader import (
     annotation_columns,
     complete_prompts_of,
@@ -188,7 +190,12 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
     result["metrics"] = metric_result(
         study=study, max_id=fingerprint.max_id, columns=columns, protocols=protocols, complete=complete, items=names
     )
-    job_progress(AnalysisRun, run.pk, 95)
+    job_progress(AnalysisRun, run.pk, 92)
+    scored = max(len(scored_fields(study)), 1)
+    result["quality"] = quality_result(
+        study=study, max_id=fingerprint.max_id, resamples=run.resamples, seed=run.seed,
+        on_field=lambda n: job_progress(AnalysisRun, run.pk, 92 + 3 * n // scored),
+    )
     result["reports"] = protocol_reports(
         study=study, protocols=protocols, columns=columns, pools=pools, complete=complete, items=names
     )

@@ -1,21 +1,19 @@
-"""Researcher pages: the study dashboard (its live progress, the pools' annotators, blocking), the analysis
-and its metric upload. Every lookup is scoped."""
+"""Researcher pages: the study dashboard (its live progress), the analysis and its metric upload (a
+pool's annotators are in ``annotator_views``). Every lookup is scoped."""
 
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation import seeding
-from annotation import services as annotation_services
 from studies.selectors import study_for_user
 from studies.translations import translation_warnings
 
-from . import annotators, dashboard, metrics, selectors, services
+from . import dashboard, metrics, selectors, services
 from .fingerprint import data_fingerprint, staleness
 from .models import DEFAULT_RESAMPLES, MAX_RESAMPLES
 
@@ -42,42 +40,6 @@ def study_progress(request, pk: int):
     study = study_for_user(request.user, pk)
     return render(request, "analysis/_dashboard_progress.html", {
         "study": study, "pools": dashboard.dashboard_pools(study=study)})
-
-
-@login_required
-@require_GET
-def pool_annotators(request, pk: int, pool_pk: int):
-    study = study_for_user(request.user, pk)
-    pool = annotators.pool_of_study(study=study, pk=pool_pk)
-    page = annotators.pool_annotators(pool=pool, page=request.GET.get("page"))
-    return render(request, "analysis/annotators.html", {"study": study, "pool": pool, "page": page})
-
-
-@login_required
-@require_POST
-def annotator_block(request, pk: int, annotator_pk: int):
-    study = study_for_user(request.user, pk, write=True)
-    annotator = annotators.annotator_of_study(study=study, pk=annotator_pk)
-    released = annotation_services.annotator_block(annotator=annotator)
-    messages.success(request, f"{annotator.pseudonym} is blocked" + (
-        "; their open item was given back." if released else "."))
-    return _back_to_annotators(request, study, annotator)
-
-
-@login_required
-@require_POST
-def annotator_unblock(request, pk: int, annotator_pk: int):
-    study = study_for_user(request.user, pk, write=True)
-    annotator = annotators.annotator_of_study(study=study, pk=annotator_pk)
-    annotation_services.annotator_unblock(annotator=annotator)
-    messages.success(request, f"{annotator.pseudonym} may take part again.")
-    return _back_to_annotators(request, study, annotator)
-
-
-def _back_to_annotators(request, study, annotator):
-    page = request.POST.get("page", "")
-    url = reverse("analysis:pool-annotators", args=[study.pk, annotator.pool_id])
-    return redirect(f"{url}?page={page}" if page.isdigit() else url)
 
 
 @login_required

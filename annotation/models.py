@@ -9,6 +9,8 @@ from django.db.models import Q
 from studies.models import CountryPool, Item, Study, stored_name, study_files_prefix
 from studies.protocol import SKIP
 
+EXCLUDED_REASON_MAX = 500
+
 
 class Annotator(models.Model):
     """One Prolific participant in one study, in one pool (chosen by their entry link, fixed)."""
@@ -39,10 +41,25 @@ class Annotator(models.Model):
         null=True, blank=True,
         help_text="Blocked by the researcher: refused at the entry link and on every annotator page.",
     )
+    # Excluded by the researcher (quality control): their annotations are kept but withdrawn (out of
+    # the quota, the analysis and the export) until they are included again. See services/exclusion.
+    excluded_at = models.DateTimeField(null=True, blank=True)
+    excluded_reason = models.CharField(
+        max_length=EXCLUDED_REASON_MAX, blank=True, default="", help_text="Why the researcher excluded them."
+    )
+    excluded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["study", "prolific_pid"], name="annotator_one_per_study")]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "prolific_pid"], name="annotator_one_per_study"),
+            # An exclusion always says why.
+            models.CheckConstraint(
+                condition=Q(excluded_at__isnull=True) | ~Q(excluded_reason=""), name="annotator_excluded_has_reason"
+            ),
+        ]
 
     def __str__(self):
         return self.pseudonym
@@ -82,6 +99,11 @@ class Session(models.Model):
     )
     resume_failures = models.PositiveSmallIntegerField(default=0, help_text="Wrong resume codes since the last lock.")
     resume_locked_until = models.DateTimeField(null=True, blank=True)
+    withdrawn_at = models.DateTimeField(
+        null=True, blank=True,
+        help_text="Its annotations are withdrawn (a returned submission the study does not count); the annotator's "
+        "exclusion withdraws them too, and including the annotator again leaves these withdrawn.",
+    )
 
     class Meta:
         constraints = [

@@ -29,6 +29,7 @@ from django.utils import timezone
 from analysis.fingerprint import Fingerprint, data_fingerprint, staleness
 from analysis.jobs import job_cancel, job_claim, job_enqueue, job_fail, job_finish, job_progress
 from analysis.models import AnalysisRun
+from analysis.quality import excluded_annotators
 from analysis.reader import protocol_set
 from analysis.selectors import analysis_latest_done
 from studies.models import Study, random_name, study_files_prefix
@@ -144,6 +145,13 @@ class Written:
     rows: int
 
 
+def excluded_of(study: Study, max_id: int) -> list[dict[str, Any]]:
+    """The annotators the researcher excluded, whose annotations the export leaves out: pseudonym,
+    reason, when, and how many of their annotations are left out (their ids stay ours)."""
+    excluded = excluded_annotators(study=study, max_id=max_id)
+    return [{k: v for k, v in e.items() if k != "annotator_id"} for e in excluded]
+
+
 def export_write(
     *, study: Study, analysis: AnalysisRun, fingerprint: Fingerprint, fmt: ExportFormat, folder: Path,
     on_chunk: Callable[[int], None] | None = None, chunk_size: int = CHUNK_SIZE,
@@ -186,7 +194,8 @@ def export_write(
     pulse.at(98)
     manifest = manifest_for(
         study_id=study.pk, study_name=study.name, format_name=fmt.name, analysis_id=analysis.pk,
-        data_fingerprint=fingerprint.text, files=files, created=created, notes=notes, on_block=pulse,
+        data_fingerprint=fingerprint.text, files=files, created=created,
+        notes={"excluded_annotators": excluded_of(study, fingerprint.max_id), **notes}, on_block=pulse,
     )
     return Written(files, manifest, package(files, manifest, folder, fmt.extension, on_block=pulse), rows=written)
 

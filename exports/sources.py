@@ -22,6 +22,7 @@ from django.db.models import Count
 
 from analysis.fingerprint import COUNTED, Fingerprint
 from analysis.models import AnalysisRun
+from analysis.quality import excluded_annotators
 from analysis.reader import annotation_columns, item_names, protocol_set
 from analysis.reports import gold_context
 from annotation.extensions import recruitment_facts
@@ -159,6 +160,10 @@ def datasheet(*, study: Study, analysis: AnalysisRun, fingerprint: Fingerprint) 
         "questions": _questions(study.spec),
         "versions": _versions(study, fingerprint.max_id),
         "agreement": _agreement(analysis.result),
+        "excluded": [
+            {k: e[k] for k in ("pseudonym", "reason", "annotations")}
+            for e in excluded_annotators(study=study, max_id=fingerprint.max_id)
+        ],
     }
 
 

@@ -157,6 +157,8 @@ MATRIX: dict[str, Route] = {
     "analysis:pool-annotators": route(GET=STUDY_READ),
     "analysis:annotator-block": route(POST=STUDY_WRITE),
     "analysis:annotator-unblock": route(POST=STUDY_WRITE),
+    "analysis:annotator-exclude": route(POST=STUDY_WRITE, data={"reason": "answers at random"}),
+    "analysis:annotator-include": route(POST=STUDY_WRITE),
     "analysis:analysis": route(GET=STUDY_READ, POST=STUDY_WRITE),
     "analysis:analysis-status": route(GET=STUDY_READ),
     "analysis:analysis-result": route(GET=STUDY_READ),

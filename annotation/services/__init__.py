@@ -2,13 +2,15 @@
 
 One module per job: ``entry`` (the entry link), ``binding`` (a session bound to its browser, the
 resume code), ``onboarding`` (consent, screening, instructions, mock test), ``blocking`` (a
-researcher stopping an annotator), ``leases`` (which item an annotator is on, and the session's
+researcher stopping an annotator), ``exclusion`` (a researcher leaving an annotator's answers out),
+``withdrawal`` (annotations kept but not counted), ``leases`` (which item an annotator is on, and the session's
 progress), ``submit`` (storing an annotation) and ``uploads`` (an annotator's image). Callers import from here.
 """
 
 from .binding import RESUME_LOCK, RESUME_TRIES, Admission, ResumeRefused, session_admit, session_resume
 from .blocking import annotator_block, annotator_unblock
 from .entry import EntryRefused, annotator_arrive, annotator_enter, pool_has_room
+from .exclusion import ExclusionRefused, annotator_exclude, annotator_include
 from .leases import (
     DraftRefused,
     assignment_current,
@@ -25,15 +27,15 @@ from .submit import (
     SubmitResult,
     annotation_submit,
     quota_count_late,
-    session_annotations_withdraw,
     session_skips_left,
 )
 from .uploads import UploadRefused, upload_receive
+from .withdrawal import session_annotations_withdraw
 
 __all__ = [
     "RESUME_LOCK", "RESUME_TRIES",
     "Admission", "DraftRefused", "EntryRefused", "ResumeRefused", "annotator_arrive", "session_admit", "session_resume",
-    "SubmitResult", "UploadRefused",
+    "ExclusionRefused", "SubmitResult", "UploadRefused", "annotator_exclude", "annotator_include",
     "annotation_submit", "annotator_block", "annotator_consent", "annotator_enter", "annotator_read_instructions",
     "annotator_screen", "annotator_unblock", "assignment_current", "assignment_save_draft", "assignments_expire",
     "draft_check", "lease_release", "mock_submit", "pool_has_room",

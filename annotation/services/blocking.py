@@ -22,8 +22,12 @@ def annotator_block(*, annotator: Annotator) -> int:
     return sum(lease_release(pk=pk) for pk in open_leases.values_list("pk", flat=True))
 
 
-def annotator_unblock(*, annotator: Annotator) -> None:
+def annotator_unblock(*, annotator: Annotator) -> bool:
     """Let the annotator back in: they continue where they stopped (a released item is leased
-    again if it still has room)."""
-    Annotator.objects.filter(pk=annotator.pk).update(blocked_at=None)
+    again if it still has room). An excluded annotator stays blocked (what they would submit would
+    count, though their other answers do not): False, nothing changed; include them first."""
+    if not Annotator.objects.filter(pk=annotator.pk, excluded_at__isnull=True).update(blocked_at=None):
+        annotator.refresh_from_db(fields=["blocked_at", "excluded_at"])
+        return False
     annotator.blocked_at = None
+    return True

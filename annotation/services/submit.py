@@ -14,7 +14,7 @@ from studies.models import ItemQuota
 from studies.protocol import SKIP, Validation, validate
 
 from ..context import assignment_context
-from ..models import Annotation, Assignment, Review, Session
+from ..models import Annotation, Assignment, Session
 from .leases import DraftRefused, assignment_lock, assignment_save_draft
 
 
@@ -134,36 +134,3 @@ def quota_count_late(*, item_id: int, pool_id: int) -> bool:
     imported one) in the quota of its (item, pool) while the quota has room; return whether it was
     counted. One that was not is kept as surplus, never lost."""
     return bool(ItemQuota.objects.with_room().filter(item_id=item_id, pool_id=pool_id).update(done=F("done") + 1))
-
-
-def session_annotations_withdraw(*, session: Session, withdrawn: bool = True) -> int:
-    """Stop counting the session's annotations (``withdrawn``: a participant who returned their
-    submission, in a study that does not count them), or count them again. Returns how many
-    changed; a repeat changes nothing.
-
-    An annotation is kept either way. Withdrawing one that held a slot gives the slot back (its
-    quota's ``done`` goes down, so another annotator may take it); counting it again takes a slot
-    if the quota has room and is kept as surplus otherwise. A surplus annotation holds no slot, and
-    a flagged one's slot was reopened by its review: neither moves the quota. Each annotation's
-    assignment row is locked first, then its quota (the order every quota change keeps).
-    """
-    changed = 0
-    rows = Annotation.objects.filter(assignment__session=session, withdrawn=not withdrawn).values_list(
-        "pk", "assignment_id", "item_id", "pool_id"
-    )
-    for pk, assignment_id, item_id, pool_id in list(rows):
-        with transaction.atomic():
-            assignment_lock(Assignment(pk=assignment_id))
-            row = Annotation.objects.filter(pk=pk, withdrawn=not withdrawn)
-            current = row.values_list("surplus", "review__outcome").first()
-            if current is None or not row.update(withdrawn=withdrawn):
-                continue  # changed meanwhile
-            changed += 1
-            surplus, outcome = current
-            if surplus or outcome == Review.Outcome.FLAGGED:
-                continue
-            if withdrawn:
-                ItemQuota.objects.filter(item_id=item_id, pool_id=pool_id, done__gt=0).update(done=F("done") - 1)
-            elif not quota_count_late(item_id=item_id, pool_id=pool_id):
-                Annotation.objects.filter(pk=pk).update(surplus=True)
-    return changed

@@ -161,6 +161,7 @@ def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license:
         countries = ", ".join(f"{c['country']}: {_number(c['alpha'])}" for c in a.get("countries", []))
         out.append(f"| {a['label'] or a['key']} (`{a['key']}`) | {a['level'] or '–'} | {_number(a['alpha'])} | "
                    f"{_number(a['n_units'])} | {countries or '–'} |")
+    out += excluded_text(sheet.get("excluded") or [])
     out += ["", "## Known limitations", "", *limitations(sheet),
             "- Annotators said where they were born, grew up and live; nothing verified it.",
             "- Annotations a checker flagged and withdrawn sessions are left out; the rest were not all reviewed.",
@@ -168,6 +169,25 @@ def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license:
             "- Dawid–Skene competences assume each annotator errs the same way on every item.",
             "- Annotators are named by pseudonyms; their answers may still be identifying in free text.", ""]
     return "\n".join(out)
+
+
+def excluded_text(excluded: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The card's section on the annotators the researcher excluded (none: no section)."""
+    if not excluded:
+        return []
+    total = sum(e.get("annotations") or 0 for e in excluded)
+    out = ["", "## Excluded annotators", "",
+           f"The researcher excluded {_count(len(excluded), 'annotator')} after quality control; their "
+           f"{_count(total, 'annotation')} are left out of this dataset and of the agreement above.", "",
+           "| Annotator | Annotations left out | Reason |", "|---|---|---|"]
+    out += [f"| `{e['pseudonym']}` | {e.get('annotations') or 0} | {_cell(str(e.get('reason') or ''))} |"
+            for e in excluded]
+    return out
+
+
+def _cell(text: str) -> str:
+    """Free text as one Markdown table cell."""
+    return " ".join(text.split()).replace("|", "\\|")
 
 
 def limitations(sheet: Mapping[str, Any]) -> list[str]:

@@ -1,0 +1,148 @@
+"""Quality control in the analysis: per pool and scored field, each annotator's scores
+(``stats.annotators.annotator_scores``), and agreement with and without the excluded annotators.
+
+Which fields are scored: the protocol's top-level fields whose answers are categories
+(``FieldType.gold_categorical``: nominal fields, and ordinal ones with a fixed domain such as a
+scale's points), at most ``MAX_FIELDS`` of them in the spec's order; a competence model (MACE)
+fits those. The speed threshold is the spec's ``quality.speed`` (none when unset).
+
+What is read: the annotations that count (none flagged by a checker) and, besides, those withdrawn
+only because their annotator is excluded, so an excluded annotator keeps their figures and the
+effect of leaving them out shows ("with" and "without"). Skips are not answers. A withdrawn
+session's annotations are read by neither side. Gold accuracy and attention checks stay empty
+until the study has gold items and attention checks (``attention`` and ``expected`` plug in here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC
+from typing import Any
+
+import pandas as pd
+from django.db.models import Count, Q
+
+from annotation.models import Annotation, Annotator, Review, pseudonym_for
+from stats.annotators import agreement_with_without, annotator_scores
+from stats.jsonsafe import plain
+from studies.models import Study
+from studies.protocol import Field, answer_token
+
+MAX_FIELDS = 3
+CHUNK_SIZE = 20_000
+QUALITY_VERSION = 1
+
+# Counted, or withdrawn only by the annotator's exclusion (their session was not withdrawn).
+READ = ~Q(review__outcome=Review.Outcome.FLAGGED) & (
+    Q(withdrawn=False) | Q(annotator__excluded_at__isnull=False, assignment__session__withdrawn_at__isnull=True)
+)
+
+
+def excluded_annotators(*, study: Study, max_id: int) -> list[dict[str, Any]]:
+    """The study's excluded annotators, in the order they were excluded: id, pseudonym, reason,
+    when (UTC, ISO), and ``annotations``: how many of theirs up to ``max_id`` the exclusion leaves
+    out (not flagged by a checker, not of a withdrawn session: those are out anyway). Two queries."""
+    people = list(
+        Annotator.objects.filter(study=study, excluded_at__isnull=False)
+        .order_by("excluded_at", "pk").values_list("pk", "public_id", "excluded_reason", "excluded_at")
+    )
+    if not people:
+        return []
+    left_out = dict(
+        Annotation.objects.filter(READ, study=study, id__lte=max_id, annotator_id__in=[p[0] for p in people])
+        .order_by().values("annotator_id").annotate(n=Count("id")).values_list("annotator_id", "n")
+    )
+    return [
+        {"annotator_id": pk, "pseudonym": pseudonym_for(public_id), "reason": reason,
+         "excluded_at": when.astimezone(UTC).isoformat().replace("+00:00", "Z"), "annotations": left_out.get(pk, 0)}
+        for pk, public_id, reason, when in people
+    ]
+
+
+def scored_fields(study: Study) -> list[Field]:
+    """The fields the annotators are scored on (see the module's docstring)."""
+    return [f for f in study.spec.fields if f.kind.gold_categorical(f)][:MAX_FIELDS]
+
+
+def _domain(f: Field) -> list[str] | None:
+    domain = f.kind.domain(f)
+    return [c.token for c in domain] if f.level == "ordinal" and domain else None
+
+
+def _frame(study: Study, max_id: int, f: Field, domain: list[str] | None) -> pd.DataFrame:
+    """unit (item within pool), pool, annotator (id), value (the answer's token), seconds. An
+    answer outside the field's current ``domain`` (given under an older version) is left out, as
+    the agreement leaves it out."""
+    allowed = set(domain) if domain is not None else None
+    rows = (
+        Annotation.objects.filter(READ, study=study, id__lte=max_id, skipped=False)
+        .order_by("id")
+        .values_list("pool_id", "item_id", "annotator_id", "time_spent_ms", f"answers__{f.key}")
+        .iterator(chunk_size=CHUNK_SIZE)
+    )
+    out: dict[str, list[Any]] = {"unit": [], "pool": [], "annotator": [], "value": [], "seconds": []}
+    for pool_id, item_id, annotator_id, spent, value in rows:
+        token = answer_token(f, value)
+        if token is None or (allowed is not None and token not in allowed):
+            continue
+        out["unit"].append(f"{pool_id}:{item_id}")
+        out["pool"].append(pool_id)
+        out["annotator"].append(annotator_id)
+        out["value"].append(token)
+        out["seconds"].append(spent / 1000)
+    return pd.DataFrame(out)
+
+
+def quality_result(
+    *, study: Study, max_id: int, resamples: int, seed: int, on_field: Callable[[int], None] | None = None
+) -> dict[str, Any]:
+    """The quality part of an analysis result: the excluded annotators, the speed threshold, and
+    per scored field its scores per pool (``rows``: one per annotator, by annotator id) and alpha
+    with and without the excluded annotators (None when none is excluded)."""
+    speed = study.spec.quality.speed
+    excluded = {
+        e["annotator_id"]: {k: e[k] for k in ("annotator_id", "pseudonym", "reason")}
+        for e in excluded_annotators(study=study, max_id=max_id)
+    }
+    fields = []
+    for n, f in enumerate(scored_fields(study), start=1):
+        domain = _domain(f)
+        frame = _frame(study, max_id, f, domain)
+        pools = []
+        for pool_id, answers in frame.groupby("pool", sort=True):
+            try:
+                scores = annotator_scores(
+                    answers, level=f.level or "nominal", value_domain=domain, too_fast_seconds=speed.min_seconds,
+                    too_fast_fraction=speed.median_share, competence="mace", seed=seed,
+                )
+            except ValueError as exc:  # the scores are not computable here; the rest of the analysis stands
+                pools.append({"pool_id": int(pool_id), "alpha": None, "rows": [], "error": str(exc)})
+                continue
+            rows = scores.rows()
+            for row in rows:
+                row["annotator_id"] = int(row.pop("annotator"))
+            pools.append({"pool_id": int(pool_id), "alpha": scores.alpha, "rows": rows})
+        with_without = None
+        if excluded and len(frame):
+            with_without = agreement_with_without(
+                frame, excluded, f.level or "nominal", value_domain=domain, n_resamples=resamples, seed=seed
+            ).as_dict()
+        fields.append({"key": f.key, "label": f.label, "level": f.level, "pools": pools, "with_without": with_without})
+        if on_field:
+            on_field(n)
+    return _plain({
+        "version": QUALITY_VERSION,
+        "excluded": list(excluded.values()),
+        "speed": {"min_seconds": speed.min_seconds, "median_share": speed.median_share},
+        "competence": "mace",
+        "fields": fields,
+    })
+
+
+def _plain(value: Any) -> Any:
+    """The result as JSON can hold it (numpy numbers unwrapped, NaN as None), all the way down."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return plain(value)

@@ -1,0 +1,92 @@
+"""Quality control in the analysis job: per pool and scored field, each annotator's scores; alpha
+with and without the excluded annotators. Excluding an annotator changes the analysis, including
+them again brings it back."""
+
+import pytest
+
+from analysis.models import AnalysisRun
+from analysis.quality import scored_fields
+from analysis.services import analysis_run
+from annotation.services import annotator_exclude, annotator_include
+from tests import factories as f
+from tests.annotations import annotate, annotators
+
+# Four items of India, rated by three annotators who mostly agree and a fourth who does not.
+ALIGNMENT = [[1, 1, 1, 0], [0, 0, 0, 1], [0.5, 0.5, 0, 1], [1, 1, 1, 0]]
+
+
+@pytest.fixture
+def rated(study, pool, items, owner):
+    items = items[:3] + f.make_items(study, "IN", 1)
+    raters = annotators(pool, 4)
+    for i, item in enumerate(items):
+        for r, annotator in enumerate(raters):
+            annotate(annotator, item, alignment=ALIGNMENT[i][r], time_spent_ms=2_000 if r == 3 else 40_000)
+    return raters
+
+
+def run_now(study, owner):
+    run = AnalysisRun.objects.create(study=study, requested_by=owner, resamples=0)
+    run = analysis_run(run_id=run.pk)
+    assert run.status == AnalysisRun.Status.DONE, run.error
+    return run
+
+
+def field_of(result, key):
+    return next(f for f in result["fields"] if f["key"] == key)
+
+
+def test_it_scores_the_categorical_fields(study):
+    assert [f.key for f in scored_fields(study)] == ["alignment", "stereotype", "quality"]
+
+
+def test_it_scores_each_annotator_of_each_pool(study, pool, owner, rated):
+    quality = run_now(study, owner).result["quality"]
+    alignment = field_of(quality, "alignment")
+    (india,) = alignment["pools"]
+    assert india["pool_id"] == pool.pk
+    rows = {r["annotator_id"]: r for r in india["rows"]}
+    assert set(rows) == {a.pk for a in rated}
+    odd = rows[rated[3].pk]
+    assert odd["answers"] == 4 and odd["median_seconds"] == 2.0
+    assert odd["agreement"] < min(rows[a.pk]["agreement"] for a in rated[:3])
+    assert odd["gold_accuracy"] is None and odd["attention_passed"] is None  # no gold, no checks yet
+    assert odd["too_fast_share"] is None  # the spec sets no speed threshold
+    assert 0 <= odd["competence"] <= 1
+    assert alignment["with_without"] is None and quality["excluded"] == []
+
+
+def test_excluding_changes_the_analysis_and_including_brings_it_back(study, owner, rated):
+    before = run_now(study, owner).result
+    odd = rated[3]
+    annotator_exclude(annotator=odd, by=owner, reason="Disagrees with everyone, answers in 2 s")
+    after = run_now(study, owner).result
+    assert after["annotations"] == before["annotations"] - 4
+    alpha = field_of(after, "alignment")["overall"]["alpha"]
+    assert alpha > field_of(before, "alignment")["overall"]["alpha"]
+    quality = after["quality"]
+    assert quality["excluded"] == [
+        {"annotator_id": odd.pk, "pseudonym": odd.pseudonym, "reason": "Disagrees with everyone, answers in 2 s"}
+    ]
+    both = field_of(quality, "alignment")["with_without"]
+    assert both["all"]["answers"] == 16 and both["without"]["answers"] == 12
+    assert both["without"]["alpha"] == pytest.approx(alpha)
+    assert both["all"]["alpha"] == pytest.approx(field_of(before, "alignment")["overall"]["alpha"])
+    rows = {r["annotator_id"] for r in field_of(quality, "alignment")["pools"][0]["rows"]}
+    assert odd.pk in rows  # an excluded annotator keeps their figures
+    annotator_include(annotator=odd)
+    again = run_now(study, owner).result
+    first = field_of(before, "alignment")["overall"]["alpha"]
+    assert field_of(again, "alignment")["overall"]["alpha"] == pytest.approx(first)
+    assert field_of(again["quality"], "alignment")["with_without"] is None
+
+
+def test_the_speed_threshold_comes_from_the_spec(study, owner, rated):
+    spec = {**study.protocol, "quality": {"speed": {"min_seconds": 3}}}
+    type(study).objects.filter(pk=study.pk).update(protocol=spec)
+    study.refresh_from_db()
+    quality = run_now(study, owner).result["quality"]
+    assert quality["speed"] == {"min_seconds": 3, "median_share": None}
+    rows = {r["annotator_id"]: r for r in field_of(quality, "alignment")["pools"][0]["rows"]}
+    assert rows[rated[3].pk]["too_fast_share"] == 1.0
+    assert rows[rated[0].pk]["too_fast_share"] == 0.0

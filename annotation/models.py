@@ -21,6 +21,7 @@ class Annotator(models.Model):
         NOT_ELIGIBLE = "not_eligible", "Not eligible"
         FAILED_MOCK = "failed_mock", "Failed the mock test"
         ALL_SKIPPED = "all_skipped", "Skipped every item"
+        FAILED_CHECK = "failed_check", "Failed attention checks"
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="annotators")
     pool = models.ForeignKey(CountryPool, on_delete=models.CASCADE, related_name="annotators")
@@ -103,6 +104,16 @@ class Session(models.Model):
         null=True, blank=True,
         help_text="Its annotations are withdrawn (a returned submission the study does not count); the annotator's "
         "exclusion withdraws them too, and including the annotator again leaves these withdrawn.",
+    )
+    # Quality control (``services.checks``): where the session's attention checks and gold items go,
+    # decided once when it starts, so that a reload or a second tab sees the same items in the same places.
+    schedule = models.JSONField(
+        default=list, blank=True,
+        help_text='The check and gold items of the session: [{"position": 3, "kind": "attention", "item": 12}, …] '
+        "(positions 1-based, counted with the ordinary items; items_target counts them too).",
+    )
+    check_warned_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the annotator was warned after a failed attention check (once).",
     )
 
     class Meta:
@@ -201,6 +212,30 @@ class Annotation(models.Model):
 
 def upload_path(upload, filename):
     return stored_name(study_files_prefix(upload.study_id, "uploads"), upload.sha256, upload.suffix)
+
+
+class CheckAnswer(models.Model):
+    """An answer to an attention check or a gold item: kept apart from the annotations, so it never
+    enters a quota, the agreement or an export; one per assignment, so a double submit stores one."""
+
+    assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="check_answer")
+    annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="check_answers")
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="check_answers", db_index=False)
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="check_answers")
+    kind = models.CharField(max_length=10)
+    answers = models.JSONField(default=dict)
+    skipped = models.BooleanField(default=False)
+    passed = models.BooleanField()
+    compared = models.JSONField(default=list, help_text="The fields compared, by key.")
+    matched = models.JSONField(default=list, help_text="The fields that matched, by key.")
+    time_spent_ms = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["session", "kind", "passed"])]
+
+    def __str__(self):
+        return f"{self.kind} {self.item_id} · {self.annotator} ({'passed' if self.passed else 'failed'})"
 
 
 class Upload(models.Model):

@@ -300,6 +300,13 @@ def ending_for(annotator: Annotator, session: Session) -> Ending | None:
             gettext("No item was answered"),
             gettext("You skipped every item, so this session ends without answers. Thank you for your time."),
         )
+    if outcome == Annotator.Outcome.FAILED_CHECK:
+        return Ending(
+            study.code_failed_check,
+            "This session has ended",
+            "Some answers did not follow the instructions given in the question, so the session ends here, as the "
+            "study's rules say. Thank you for your time.",
+        )
     if session.completed_at:
         return Ending(study.code_completed, gettext("All done, thank you!"), gettext("Your answers are saved."))
     return None

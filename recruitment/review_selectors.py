@@ -123,6 +123,7 @@ def code_meanings(study: Study) -> dict[str, str]:
         study.code_not_eligible: "not eligible",
         study.code_no_consent: "no consent",
         study.code_all_skipped: "skipped every item",
+        study.code_failed_check: "failed attention checks",
     }
 
 

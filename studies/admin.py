@@ -19,7 +19,10 @@ from .services import (
 
 BOUNDED_JSON = {models.JSONField: {"form_class": BoundedJSONField}}
 START_PRESET = "culturalframes-rating"  # the protocol the add form starts with
-CODE_FIELDS = ("code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent", "code_all_skipped")
+CODE_FIELDS = (
+    "code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent", "code_all_skipped",
+    "code_failed_check",
+)
 # Set by the service or the database, never taken from the add form.
 NOT_SETTINGS = {"id", "owner", "name", "protocol", "protocol_version", "created_at"}
 
@@ -93,8 +96,9 @@ class StudyForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         if "routing" in self.fields:  # an older form that does not post it keeps the study's routing
             self.fields["routing"].required = False
-        if "code_all_skipped" in self.fields:  # left empty: the study keeps its own (a fresh one when new)
-            self.fields["code_all_skipped"].required = False
+        for name in ("code_all_skipped", "code_failed_check"):  # left empty: the study keeps its own
+            if name in self.fields:
+                self.fields[name].required = False
         if self.instance.pk:
             del self.fields["preset"]
             return
@@ -105,6 +109,9 @@ class StudyForm(forms.ModelForm):
 
     def clean_code_all_skipped(self):
         return (self.cleaned_data.get("code_all_skipped") or "").strip() or self.instance.code_all_skipped
+
+    def clean_code_failed_check(self):
+        return (self.cleaned_data.get("code_failed_check") or "").strip() or self.instance.code_failed_check
 
     def clean_routing(self):
         return self.cleaned_data.get("routing") or self.instance.routing

@@ -12,7 +12,10 @@ from .markdown import markdown_problem
 from .models import CountryPool, Role, Study, StudyMember
 from .protocol import JsonRefused, json_bounded
 
-CODE_FIELDS = ("code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent", "code_all_skipped")
+CODE_FIELDS = (
+    "code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent", "code_all_skipped",
+    "code_failed_check",
+)
 
 MARKDOWN_HELP = "Markdown: ## for a heading, **bold**, a line starting with - for a list."
 
@@ -74,6 +77,7 @@ class StudyForm(forms.ModelForm):
             "code_not_eligible": "Not eligible",
             "code_no_consent": "No consent",
             "code_all_skipped": "Skipped every item",
+            "code_failed_check": "Failed attention checks",
             "max_skips_per_session": "Skips allowed per session",
             "language": "Language of these texts",
         }
@@ -100,6 +104,7 @@ class StudyForm(forms.ModelForm):
         for name in CODE_FIELDS:
             self.fields[name].widget.attrs.update(autocomplete="off", spellcheck="false")
         self.fields["code_all_skipped"].required = False  # left empty: the study keeps its own
+        self.fields["code_failed_check"].required = False
         self.fields["language"].required = False  # left out: the study keeps its own (English for a new one)
         self.fields["max_skips_per_session"].widget.attrs["min"] = 0
         for name in ("instructions_md", "consent_md"):
@@ -116,6 +121,9 @@ class StudyForm(forms.ModelForm):
 
     def clean_code_all_skipped(self):
         return (self.cleaned_data.get("code_all_skipped") or "").strip() or self.instance.code_all_skipped
+
+    def clean_code_failed_check(self):
+        return (self.cleaned_data.get("code_failed_check") or "").strip() or self.instance.code_failed_check
 
     def clean_instructions_md(self) -> str:
         return _markdown(self.cleaned_data["instructions_md"])

@@ -70,6 +70,10 @@ class Study(models.Model):
         "completion code: skipped every item", max_length=64, default=completion_code,
         help_text="Given to a session whose every item was skipped, instead of the completed code.",
     )
+    code_failed_check = models.CharField(
+        "completion code: failed attention checks", max_length=64, default=completion_code,
+        help_text="Given to a session ended by failed attention checks (the protocol's quality.outcomes).",
+    )
     max_skips_per_session = models.PositiveSmallIntegerField(
         "skips allowed per session", null=True, blank=True,
         help_text="How many items an annotator may skip in one session; blank: no limit.",
@@ -188,6 +192,14 @@ def _suffix(filename: str) -> str:
     return filename[dot:].lower() if dot != -1 else ""
 
 
+class CheckKind(models.TextChoices):
+    """What an item is for quality control (``Item.check_kind``); an ordinary item is none."""
+
+    NONE = "", "Ordinary item"
+    ATTENTION = "attention", "Attention check"
+    GOLD = "gold", "Gold item"
+
+
 class Item(models.Model):
     """One thing shown to annotators: here a prompt and the image a model drew for it."""
 
@@ -221,6 +233,16 @@ class Item(models.Model):
     height = models.PositiveIntegerField(null=True, blank=True)
     sha256 = models.CharField(max_length=64, blank=True, help_text="Of the image file; empty for an item without one.")
     is_example = models.BooleanField(default=False, help_text="Used by the mock test; never assigned.")
+    check_kind = models.CharField(
+        "quality check", max_length=10, choices=CheckKind.choices, default="", blank=True,
+        help_text="An attention check or a gold item: served by a session's schedule, never from a quota, and "
+        "never in the agreement or the exports.",
+    )
+    expected = models.JSONField(
+        null=True, blank=True,
+        help_text="A check item's answers by field key: the instructed answers of an attention check, the known "
+        "answers of a gold item.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -77,7 +77,7 @@ def study_create_from_preset(*, owner: AbstractBaseUser, preset: str, name: str 
 
 def completion_codes() -> dict[str, str]:
     """Fresh, distinct completion codes, one per outcome of a session."""
-    kinds = ("completed", "failed_mock", "not_eligible", "no_consent", "all_skipped")
+    kinds = ("completed", "failed_mock", "not_eligible", "no_consent", "all_skipped", "failed_check")
     codes: set[str] = set()
     while len(codes) < len(kinds):
         codes.add(secrets.token_hex(4).upper())
@@ -250,6 +250,7 @@ def pool_create(*, study: Study, country: str, country_name: str, **settings) ->
 STUDY_SETTINGS = (
     "routing", "consent_md", "instructions_md", "items_per_session", "lease_minutes",
     "code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent", "code_all_skipped",
+    "code_failed_check",
     "mock_attempts_allowed", "max_skips_per_session", "language", "translations",
 )
 POOL_SETTINGS = (

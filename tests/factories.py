@@ -44,6 +44,7 @@ def make_study(owner, *, name="CulturalFrames rating", status=Study.Status.OPEN,
         "code_not_eligible": "NOTELIG",
         "code_no_consent": "NOCONSENT",
         "code_all_skipped": "ALLSKIP",
+        "code_failed_check": "FAILCHECK",
         "mock_attempts_allowed": 2,
     }
     defaults.update(settings)

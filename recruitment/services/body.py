@@ -34,8 +34,7 @@ class Outcome:
 REVIEW = {"action": "MANUALLY_REVIEW"}
 APPROVE = {"action": "AUTOMATICALLY_APPROVE"}
 
-# Every outcome the platform has (annotation.selectors.ending_for), one line each; a later outcome
-# (a failed quality check) is one more line.
+# Every outcome the platform has (annotation.selectors.ending_for), one line each.
 OUTCOMES = (
     Outcome("completed", "code_completed", "COMPLETED", (REVIEW,)),
     Outcome("failed_mock", "code_failed_mock", "FAILED_ATTENTION_CHECK", (REVIEW,)),
@@ -48,6 +47,9 @@ OUTCOMES = (
         ({"action": "REQUEST_RETURN", "return_reason": "You did not consent to take part."},),
     ),
     Outcome("all_skipped", "code_all_skipped", "OTHER", (REVIEW,)),  # the researcher decides on pay
+    # Failed attention checks: reviewed by the researcher, who may reject with the pre-filled reason
+    # (never automatically).
+    Outcome("failed_check", "code_failed_check", "FAILED_ATTENTION_CHECK", (REVIEW,)),
 )
 
 

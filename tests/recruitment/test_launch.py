@@ -55,6 +55,8 @@ def test_it_creates_a_draft_with_the_issue_s_body(fake_prolific, owner, study, p
         {"code": "NOCONSENT", "code_type": "NO_CONSENT", "actor": "participant",
          "actions": [{"action": "REQUEST_RETURN", "return_reason": "You did not consent to take part."}]},
         {"code": "ALLSKIP", "code_type": "OTHER", "actions": [{"action": "MANUALLY_REVIEW"}], "actor": "participant"},
+        {"code": "FAILCHECK", "code_type": "FAILED_ATTENTION_CHECK", "actions": [{"action": "MANUALLY_REVIEW"}],
+         "actor": "participant"},
     ]
     # three items wanting three annotations each, five items a session: two participants
     assert body["total_available_places"] == 2

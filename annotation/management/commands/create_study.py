@@ -68,7 +68,7 @@ class Command(BaseCommand):
         for label, code in (
             ("completed", study.code_completed), ("failed mock test", study.code_failed_mock),
             ("not eligible", study.code_not_eligible), ("no consent", study.code_no_consent),
-            ("skipped every item", study.code_all_skipped),
+            ("skipped every item", study.code_all_skipped), ("failed attention checks", study.code_failed_check),
         ):
             write(f"    {label}: {code}")
         for pool in created:

@@ -13,6 +13,7 @@ from ..models import Annotator, Session
 from ..quota import PROLIFIC_PARAM_RE
 from ..selectors import idle_newcomer_leases, quotas_open_to
 from .binding import Admission, session_admit
+from .checks import session_schedule_make
 
 
 class EntryRefused(Exception):
@@ -78,13 +79,15 @@ def _enter(pool: CountryPool, params: dict[str, str]) -> tuple[Session, EntryVer
         if annotator.pool_id != pool.id:
             raise EntryRefused("wrong_pool", annotator.pool.local_country_name())
     try:
-        session, _ = Session.objects.get_or_create(
+        session, created = Session.objects.get_or_create(
             annotator=annotator,
             prolific_session_id=params["SESSION_ID"],
             defaults={"prolific_study_id": params["STUDY_ID"], "items_target": study.items_per_session},
         )
     except IntegrityError:
-        session = Session.objects.get(annotator=annotator, prolific_session_id=params["SESSION_ID"])
+        session, created = Session.objects.get(annotator=annotator, prolific_session_id=params["SESSION_ID"]), False
+    if created:
+        session_schedule_make(session=session, study=study)
     if verdict is not None and verdict.entered is not None:
         verdict.entered(session)
     return session, verdict

@@ -23,6 +23,7 @@ from ..selectors import (
     session_assignments,
     with_session_objects,
 )
+from .checks import check_lease, check_relet
 
 
 def assignments_expire(*, now: datetime | None = None, pool: CountryPool | None = None, limit: int = 1000) -> int:
@@ -147,6 +148,8 @@ def assignment_current(*, session: Session, now: datetime | None = None) -> Assi
         # any assignment or quota row, as the skip cap's check does.
         Session.objects.select_for_update().filter(pk=session.pk).values_list("pk").first()
         lease = _session_open_lease(session, now)
+        if lease is None and session.schedule:  # an attention check or a gold item planned here
+            lease = check_lease(session=session, position=position, now=now, lease_until=_lease_until(session, now))
         if lease is None:
             lease = _assignment_lease(session=session, now=now, position=position)
     return lease
@@ -182,6 +185,9 @@ def _assignment_renew(assignment: Assignment, now: datetime) -> bool:
         if status == Assignment.Status.LEASED:
             # Lapsed but not yet swept: the slot is still counted as leased; just extend it.
             Assignment.objects.filter(pk=assignment.pk).update(expires_at=until)
+        elif status == Assignment.Status.EXPIRED and assignment.item.check_kind:
+            if not check_relet(assignment, until):  # a check item holds no slot
+                return False
         elif status == Assignment.Status.EXPIRED:
             took = ItemQuota.objects.with_room().filter(item_id=assignment.item_id, pool_id=assignment.pool_id)
             if not took.update(leased=F("leased") + 1):

@@ -14,7 +14,8 @@ from studies.models import ItemQuota
 from studies.protocol import SKIP, Validation, validate
 
 from ..context import assignment_context
-from ..models import Annotation, Assignment, Session
+from ..models import Annotation, Assignment, CheckAnswer, Session
+from .checks import CheckResult, check_submit
 from .leases import DraftRefused, assignment_lock, assignment_save_draft
 
 
@@ -23,6 +24,7 @@ class SubmitResult:
     validation: Validation
     annotation: Annotation | None = None
     duplicate: bool = False
+    check: CheckResult | None = None  # the answer to an attention check or a gold item (no annotation)
 
 
 def annotation_submit(*, assignment: Assignment, data, now: datetime | None = None) -> SubmitResult:
@@ -33,6 +35,11 @@ def annotation_submit(*, assignment: Assignment, data, now: datetime | None = No
     keeps what was posted as the item's draft (``refused_draft_keep``), so a reload shows it.
     """
     now = now or timezone.now()
+    if assignment.status == Assignment.Status.SUBMITTED and assignment.item.check_kind:
+        stored = CheckAnswer.objects.filter(assignment=assignment).first()
+        if stored is not None:
+            return SubmitResult(validation=Validation(answers=stored.answers), duplicate=True,
+                                check=CheckResult(answer=stored, duplicate=True))
     if assignment.status == Assignment.Status.SUBMITTED:  # as loaded: a repeat of a stored submit
         existing = Annotation.objects.filter(assignment=assignment).first()
         if existing is not None:
@@ -43,6 +50,12 @@ def annotation_submit(*, assignment: Assignment, data, now: datetime | None = No
     if not validation.ok:
         refused_draft_keep(assignment=assignment, data=data)
         return SubmitResult(validation=validation)
+    if item.check_kind:  # an attention check or a gold item: checked, kept apart from the annotations
+        checked = check_submit(assignment=assignment, validation=validation, now=now)
+        return SubmitResult(
+            validation=Validation(answers=checked.answer.answers) if checked.duplicate else validation,
+            duplicate=checked.duplicate, check=checked,
+        )
     capped = validation.skipped and study.max_skips_per_session is not None
     with transaction.atomic():
         if capped and _skip_cap_reached(assignment, study):

@@ -72,9 +72,10 @@ def _show_documents_in_fields(fields, documents) -> None:
 
 
 def _panel(request, session, assignment: Assignment | None, data=None, errors=None, status=200,
-           already_submitted=False):
+           already_submitted=False, check_warning=False):
     """Render the item panel for ``assignment`` (None: the session is over); ``already_submitted``: it
-    follows a submit of an item stored before, whose answers sent again were not kept."""
+    follows a submit of an item stored before, whose answers sent again were not kept;
+    ``check_warning``: it follows a failed attention check that warns (once)."""
     if assignment is None:
         return None
     context = panel_context(
@@ -89,6 +90,7 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
         skips_left=services.session_skips_left(session_id=session.pk, study=session.annotator.study)
         if context["spec"].skip else None,
         already_submitted=already_submitted,
+        check_warning=check_warning,
     )
     return render(request, panel_template(request), context, status=status)
 
@@ -191,11 +193,11 @@ RELEASED = {
 }
 
 
-def _next(request, session, *, already_submitted=False):
+def _next(request, session, *, already_submitted=False, check_warning=False):
     """The next item's panel, or the way out once the session's work is done."""
     assignment = services.assignment_current(session=session)
     if assignment is not None:
-        return _panel(request, session, assignment, already_submitted=already_submitted)
+        return _panel(request, session, assignment, already_submitted=already_submitted, check_warning=check_warning)
     if session.released_at:
         return render(request, "annotation/problem.html", RELEASED, status=410)
     if services.session_submitted_count(session) == 0:
@@ -226,7 +228,8 @@ def item_submit(request, session, pk):
         response["HX-Reswap"] = "outerHTML"  # no jump to the top: the page shows the first error itself
         return response
     # A repeat (a page kept by the back button, a retried request): the stored answers stand, and it says so.
-    return _next(request, session, already_submitted=result.duplicate)
+    warned = result.check is not None and result.check.warn
+    return _next(request, session, already_submitted=result.duplicate, check_warning=warned)
 
 
 @never_cache

@@ -138,7 +138,7 @@ def annotation_columns(
 def complete_prompts_of(*, study: Study) -> CompletePrompts:
     """The study's prompts with an image from every model, and their items (one query); a prompt
     is (item country, prompt text). Example items of the practice test are not part of it."""
-    rows = study.items.filter(is_example=False).values_list("pk", "country", "prompt", "model_name")
+    rows = study.items.filter(is_example=False, check_kind="").values_list("pk", "country", "prompt", "model_name")
     return complete_prompts(
         (pk, (country, prompt), model) for pk, country, prompt, model in rows.iterator(chunk_size=20_000)
     )

@@ -83,6 +83,8 @@ def item_set_example(*, item: Item, example: bool) -> Item:
     """
     if example == item.is_example:
         return item
+    if example and item.check_kind:
+        raise WorkspaceError(f"Item {item.external_id} is a quality check item: make it ordinary first.", field="item")
     with transaction.atomic():
         if example:
             # ``assignments`` is the reverse of annotation.Assignment.item: asked, never imported.

@@ -156,7 +156,7 @@ def study_protocol_save(*, study: Study, protocol: dict) -> ProtocolSaved:
 
 
 def _routed_to(pool: CountryPool):
-    items = Item.objects.filter(study_id=pool.study_id, is_example=False)
+    items = Item.objects.filter(study_id=pool.study_id, is_example=False, check_kind="")
     if pool.study.routing == Study.Routing.COUNTRY:
         items = items.filter(country=pool.country)
     return items
@@ -196,7 +196,7 @@ def quotas_for_items(*, items: list[Item]) -> int:
     quotas = [
         ItemQuota(item=item, pool=pool, wanted=pool.annotations_per_item)
         for item in items
-        if not item.is_example
+        if not item.is_example and not item.check_kind
         for pool in (pools if study.routing == Study.Routing.ALL_POOLS else [by_country.get(item.country)])
         if pool is not None
     ]

@@ -1,5 +1,6 @@
 """The item pages: one item at a time, swapped in by htmx, with drafts kept on the server."""
 
+import dataclasses
 from dataclasses import dataclass
 
 from django.http import HttpResponse, JsonResponse
@@ -12,6 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from studies.files import image_response, stored_image_response
 from studies.models import Item
+from studies.checks import instruction_of
 from studies.protocol import SKIP, bind
 from studies.protocol.spec import ITEM_TEXT_LABELS
 from studies.translations import localized, page_language
@@ -95,6 +97,19 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
     return render(request, panel_template(request), context, status=status)
 
 
+def _instructed(fields: list, item) -> list:
+    """An attention check's question says which answer to give: its instruction follows the label
+    of the field it instructs (the item looks like any other until that sentence)."""
+    instruction = instruction_of(item)
+    if instruction is None:
+        return fields
+    return [
+        dataclasses.replace(b, field=dataclasses.replace(b.field, label=f"{b.field.label} {instruction.text}"))
+        if b.field.key == instruction.field else b
+        for b in fields
+    ]
+
+
 def panel_template(request) -> str:
     """The panel alone for htmx's swap, else the whole item page."""
     return "annotation/_item_panel.html" if request.headers.get("HX-Request") else "annotation/item.html"
@@ -108,7 +123,7 @@ def panel_context(study, assignment: Assignment, *, raw, errors, done: int, tota
     spec = localized(study, page_language()).spec
     display = spec.display
     context = assignment_context(assignment, spec)
-    fields = bind(spec, raw, context, errors)
+    fields = _instructed(bind(spec, raw, context, errors), assignment.item)
     parts = spec.item_parts()
     shown = {*display.show, *display.collapsed}
     documents, candidates = shown_documents(assignment, spec), shown_candidates(assignment, spec)

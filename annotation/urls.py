@@ -1,6 +1,17 @@
 from django.urls import path
 
-from .views import flow, items, members, path_preview, preview, protocol_preview, review, seeding, study_items
+from .views import (
+    check_items,
+    flow,
+    items,
+    members,
+    path_preview,
+    preview,
+    protocol_preview,
+    review,
+    seeding,
+    study_items,
+)
 
 app_name = "annotation"
 urlpatterns = [
@@ -44,6 +55,9 @@ urlpatterns = [
     # The quality check: the study's owner and the pool's checkers review a sample of annotations.
     path("review/", review.review_home, name="review-home"),
     path("studies/<int:pk>/items/<int:item_pk>/", study_items.study_item, name="study-item"),
+    path("studies/<int:pk>/items/<int:item_pk>/attention", check_items.item_attention, name="item-attention"),
+    path("studies/<int:pk>/items/<int:item_pk>/gold", check_items.item_gold, name="item-gold"),
+    path("studies/<int:pk>/items/<int:item_pk>/ordinary", check_items.item_ordinary, name="item-ordinary"),
     # A study that feeds another (annotation.seeding): answer items made, kept prompts downloaded.
     path("studies/<int:pk>/seed/", seeding.seed, name="seed"),
     path("studies/<int:pk>/seed/answer-items", seeding.seed_answer_items, name="seed-answer-items"),

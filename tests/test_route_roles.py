@@ -188,6 +188,9 @@ MATRIX: dict[str, Route] = {
     "recruitment:study-transition": route(POST=STUDY_OWNER),
     "recruitment:pool-remove": route(GET=STUDY_WRITE, POST=STUDY_WRITE),  # the pool stays while on Prolific
     "annotation:study-item": route(GET=STUDY_READ),
+    "annotation:item-attention": route(POST=STUDY_WRITE),  # an item made a quality check, or ordinary again
+    "annotation:item-gold": route(GET=STUDY_READ, POST=STUDY_WRITE),
+    "annotation:item-ordinary": route(POST=STUDY_WRITE),
     "annotation:seed": route(GET=STUDY_READ),
     "annotation:seed-answer-items": route(POST=STUDY_WRITE),
     "annotation:seed-kept-prompts": route(GET=STUDY_READ),

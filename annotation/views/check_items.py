@@ -78,7 +78,7 @@ def item_attention(request, pk: int, item_pk: int):
     except WorkspaceError as refused:
         messages.error(request, str(refused))
         return _back(study, item)
-    messages.success(request, f"Item {item.external_id} is an attention check: no quota, served by sessions' schedules.")
+    messages.success(request, f"Item {item.external_id} is an attention check: sessions get it by their schedule.")
     return _back(study, item)
 
 
@@ -90,7 +90,8 @@ def item_gold(request, pk: int, item_pk: int):
     study = study_for_user(request.user, pk, write=request.method == "POST")
     item = get_object_or_404(study.items.prefetch_related("documents"), pk=item_pk)
     spec, context = study.spec, item_preview_context(item)
-    comparable = [f for f in spec.fields if f.kind.gold_problem(f) is None]
+    # Fields drawn with a script of their own (boxes) are not offered: this page loads no annotator script.
+    comparable = [f for f in spec.fields if f.kind.gold_problem(f) is None and not f.kind.script]
     errors, data = None, {}
     if request.method == "POST":
         data = form_data(request)

@@ -11,9 +11,9 @@ from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
+from studies.checks import instruction_of
 from studies.files import image_response, stored_image_response
 from studies.models import Item
-from studies.checks import instruction_of
 from studies.protocol import SKIP, bind
 from studies.protocol.spec import ITEM_TEXT_LABELS
 from studies.translations import localized, page_language

@@ -15,6 +15,7 @@ from studies.protocol.spec import ITEM_TEXT_LABELS
 from studies.selectors import protocol_specs, study_for_user
 
 from ..models import Annotation
+from .check_items import check_card_context
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ def study_item(request, pk: int, item_pk: int):
     ]
     return render(request, "annotation/study_item.html", {
         "study": study, "item": item, "texts": _texts(item.texts), "candidates": candidates,
-        "documents": documents, "annotations": shown,
+        "documents": documents, "annotations": shown, **check_card_context(study, item),
     })
 
 

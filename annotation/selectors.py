@@ -303,9 +303,11 @@ def ending_for(annotator: Annotator, session: Session) -> Ending | None:
     if outcome == Annotator.Outcome.FAILED_CHECK:
         return Ending(
             study.code_failed_check,
-            "This session has ended",
-            "Some answers did not follow the instructions given in the question, so the session ends here, as the "
-            "study's rules say. Thank you for your time.",
+            gettext("This session has ended"),
+            gettext(
+                "Some answers did not follow what their question asked, so the session ends here, as the study's "
+                "rules say. Thank you for your time."
+            ),
         )
     if session.completed_at:
         return Ending(study.code_completed, gettext("All done, thank you!"), gettext("Your answers are saved."))

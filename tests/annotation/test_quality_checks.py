@@ -248,3 +248,20 @@ def test_the_item_page_serves_a_check_like_any_item_and_warns_after_a_failed_one
     # shown once: the next page has no warning
     assert 'id="quality-warning"' not in client.get(reverse("annotation:items")).content.decode()
     assert session_submitted_count(Session.objects.get(pk=session.pk), fresh=True) == 3
+
+
+def test_the_warning_and_the_ending_speak_the_pool_s_language(client, checked):
+    study, pool, items, checks = checked
+    pool.language = "ja"
+    pool.save()
+    session = started(pool)
+    as_annotator(client, session)
+    answer(session), answer(session)
+    assignment = assignment_current(session=session)
+    page = client.post(reverse("annotation:item-submit", args=[assignment.pk]), f.valid_answers(overall="1"),
+                       **HX).content.decode()
+    assert "各質問をよくお読みください" in page
+    answer(session), answer(session)
+    answer(session, passing=False)
+    page = client.get(reverse("annotation:end")).content.decode()
+    assert "調査のルールにより" in page and "FAILCHECK" in page

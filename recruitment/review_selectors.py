@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Q, QuerySet, Sum
 
-from annotation.models import Annotation, Annotator, Review, Session
-from studies.models import CountryPool, Study
+from annotation.models import Annotation, Annotator, CheckAnswer, Review, Session
+from studies.models import CheckKind, CountryPool, Study
 
 from .models import ProlificBonus, ProlificJob, ProlificSubmission
 from .rules import money
@@ -168,3 +168,60 @@ class BonusPreview:
     @property
     def lines(self) -> list[tuple[str, str]]:
         return [(str(line["who"]), money(int(line["amount"]), self.bonus.currency)) for line in self.bonus.lines]
+
+
+@dataclass(frozen=True)
+class CheckFailure:
+    """One attention check a participant failed: where it came in their session, its question and
+    the answer it asked for, and what they gave."""
+
+    position: int
+    question: str
+    asked: str
+    given: str
+
+
+def failed_checks(*, study: Study, session: Session | None) -> list[CheckFailure]:
+    """The attention checks the session failed, in the order they came (one query)."""
+    if session is None:
+        return []
+    spec = study.spec
+    out = []
+    answers = CheckAnswer.objects.filter(session=session, kind=CheckKind.ATTENTION, passed=False).select_related(
+        "assignment", "item").order_by("assignment__position")
+    for answer in answers:
+        expected = answer.item.expected or {}
+        for key, value in expected.items():
+            f = next((f for f in spec.fields if f.key == key), None)
+            if f is None:
+                continue
+            given = answer.answers.get(key) if isinstance(answer.answers, dict) else None
+            out.append(CheckFailure(
+                position=answer.assignment.position,
+                question=f.label,
+                asked=f.kind.show_answer(f, value).text,
+                given="skipped" if answer.skipped else (f.kind.show_answer(f, given).text if given is not None
+                                                       else "no answer"),
+            ))
+    return out
+
+
+def failed_check_rejection(*, study: Study, session: Session | None) -> dict[str, str] | None:
+    """A rejection the researcher may send for a session ended by failed attention checks: Prolific's
+    FAILED_CHECK category and a message (over 100 characters) that names each failed check. None
+    when the session failed no check. Never sent by itself: the reject page shows it pre-filled."""
+    failures = failed_checks(study=study, session=session)
+    if not failures:
+        return None
+    listed = "; ".join(
+        f"item {f.position} of your session asked, in its question “{f.question}”, for the answer “{f.asked}”, "
+        f"and the answer given was “{f.given}”" for f in failures
+    )
+    n = len(failures)
+    message = (
+        f"Thank you for taking part. This study includes attention checks: questions that say in their own words "
+        f"which answer to give. Your submission did not follow {n} of them ({listed}). As the study's information "
+        f"and Prolific's policy on fair attention checks allow, the submission is rejected for failed attention "
+        f"checks."
+    )
+    return {"category": "FAILED_CHECK", "message": message}

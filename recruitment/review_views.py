@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from annotation.models import Session
 from studies.selectors import study_for_user
 
 from . import review_selectors as selectors
@@ -32,6 +33,13 @@ def _submission_for(study, sub_pk: int) -> ProlificSubmission:
         ProlificSubmission.objects.select_related("prolific_study__pool", "session__annotator"),
         pk=sub_pk, prolific_study__pool__study=study,
     )
+
+
+def _session_of(study, sub: ProlificSubmission) -> Session | None:
+    """The session the submission opened: linked, else found by its SESSION_ID in this study."""
+    if sub.session is not None:
+        return sub.session
+    return Session.objects.filter(annotator__study=study, prolific_session_id=sub.prolific_id).first()
 
 
 def _review_url(study) -> str:
@@ -118,7 +126,10 @@ def review_approve(request, pk: int):
 def review_reject(request, pk: int, sub_pk: int):
     study = study_for_user(request.user, pk, owner_only=request.method == "POST")
     sub = _submission_for(study, sub_pk)
-    form = RejectForm(request.POST or None)
+    # A session ended by failed attention checks: Prolific's category and a message naming the checks,
+    # pre-filled for the researcher to read, change and confirm (never sent by itself).
+    prefilled = selectors.failed_check_rejection(study=study, session=_session_of(study, sub))
+    form = RejectForm(request.POST or None, initial=prefilled or {})
     refusal = "" if sub.status == ProlificSubmission.Status.AWAITING_REVIEW else (
         f"Only a submission awaiting review can be rejected; this one is {sub.get_status_display().lower()}."
     )
@@ -131,7 +142,8 @@ def review_reject(request, pk: int, sub_pk: int):
         return redirect(_review_url(study))
     status = 400 if request.method == "POST" else 200
     return render(request, "recruitment/review_reject.html",
-                  {"study": study, "sub": sub, "form": form, "refusal": refusal}, status=status)
+                  {"study": study, "sub": sub, "form": form, "refusal": refusal, "prefilled": prefilled},
+                  status=status)
 
 
 @login_required

@@ -268,3 +268,47 @@ def test_bonus_lines_are_checked(fake_prolific, owner, study, live, waiting, pos
 def test_the_study_page_links_to_the_review(fake_prolific, owner, study, pool):
     body = logged_in(owner).get(f"/prolific/studies/{study.pk}/").content.decode()
     assert url(study) in body
+
+
+def failed_check(session, *, position=99, overall=5, given=2):
+    """The session failed an attention check asking for ``overall`` (given ``given``)."""
+    from django.utils import timezone
+
+    from annotation.models import Assignment, CheckAnswer
+
+    study = session.annotator.study
+    item = f.make_item(study, "IN", check_kind="attention", expected={"overall": overall})
+    now = timezone.now()
+    assignment = Assignment.objects.create(
+        session=session, annotator=session.annotator, item=item, pool=session.annotator.pool, position=position,
+        leased_at=now, expires_at=now, status="submitted",
+    )
+    CheckAnswer.objects.create(assignment=assignment, annotator=session.annotator, session=session, item=item,
+                               kind="attention", answers={"overall": given}, passed=False, time_spent_ms=900)
+
+
+def test_a_failed_check_submission_is_offered_a_prefilled_rejection_that_is_never_sent_by_itself(
+    fake_prolific, owner, study, live, waiting, post
+):
+    sub = waiting[0]
+    failed_check(sub.session, position=13)
+    failed_check(sub.session, position=16, overall=1, given=4)
+    calls = len(fake_prolific.requests)
+    page = logged_in(owner).get(url(study, f"submissions/{sub.pk}/reject/"))
+    assert len(fake_prolific.requests) == calls  # shown, not sent
+    form = page.context["form"]
+    assert form.initial["category"] == "FAILED_CHECK"
+    message = form.initial["message"]
+    assert len(message) > 100 and "item 13 of your session" in message and "item 16 of your session" in message
+    overall = study.spec.field("overall")
+    assert f"“{overall.label}”" in message and "2 of them" in message
+    assert 'id="prefilled-rejection"' in page.content.decode()
+    response = post(url(study, f"submissions/{sub.pk}/reject/"), {"category": "FAILED_CHECK", "message": message})
+    assert response.status_code == 302
+    sub.refresh_from_db()
+    assert sub.status == "REJECTED" == fake_prolific.submissions[sub.prolific_id]["status"]
+
+
+def test_a_submission_without_failed_checks_gets_an_empty_rejection_form(fake_prolific, owner, study, live, waiting):
+    page = logged_in(owner).get(url(study, f"submissions/{waiting[1].pk}/reject/"))
+    assert page.context["form"].initial == {} and 'id="prefilled-rejection"' not in page.content.decode()

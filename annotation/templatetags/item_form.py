@@ -14,7 +14,7 @@ from studies.protocol import Bound, Protocol
 register = template.Library()
 
 SPECS_KEPT = 64  # protocols whose markup a process keeps (each a few KB)
-_markup: dict[int, tuple[Protocol, dict[tuple[str, bool, str], SafeString]]] = {}
+_markup: dict[int, tuple[Protocol, dict[tuple[str, bool, str, str], SafeString]]] = {}
 
 
 def _fixed(bf: Bound) -> bool:
@@ -36,7 +36,8 @@ def field_markup(context, bf: Bound, spec: Protocol) -> SafeString:
         if len(_markup) >= SPECS_KEPT:
             _markup.clear()
         entry = _markup[id(spec)] = (spec, {})
-    key = (bf.name, bf.shown, translation.get_language())  # the markup holds the page language's words
+    # The markup holds the page language's words, and the label (an attention check's adds its instruction).
+    key = (bf.name, bf.shown, translation.get_language(), bf.field.label)
     html = entry[1].get(key)
     if html is None:
         html = entry[1][key] = _render(context, bf)

@@ -73,6 +73,7 @@ def test_the_annotator_reads_the_instruction_in_the_question(client, owner, stud
     from annotation.services.checks import session_schedule_make
     session = session_schedule_make(session=f.make_session(f.make_annotator(pool)), study=study)
     as_annotator(client, session)
+    client.get(reverse("annotation:items"))  # an ordinary item first: its questions' markup is kept for reuse
     annotation_submit(assignment=assignment_current(session=session), data=f.valid_answers())
     page = client.get(reverse("annotation:items")).content.decode()
     assert f"For this one, choose “{label}”." in page.replace("&#x27;", "'").replace("&quot;", '"')

@@ -44,7 +44,7 @@ def test_fixed_fields_are_kept_and_reused(client):
     client, assignment, _ = on_items(client, "culturalframes-rating")
     spec = assignment.item.study.spec
     kept = item_form._markup[id(spec)][1]
-    fixed = {name for name, _, _ in kept}  # (name, shown, language)
+    fixed = {name for name, _, _, _ in kept}  # (name, shown, language, label)
     assert fixed and all(f.kind.markup_is_fixed(f) for f in spec.fields if f.key in fixed)
     assert not any(f.type == "highlight" for f in spec.fields if f.key in fixed)  # the item's words are not
     with patch.object(item_form, "_render", return_value="x") as render:

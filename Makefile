@@ -61,7 +61,7 @@ test: check
 # untranslated; translate them, run this again, and commit both the .po and the compiled .mo.
 MESSAGE_LANGUAGES := hi ja ar
 messages: $(STAMP)
-	DEBUG=1 $(BIN)/python manage.py makemessages $(addprefix -l ,$(MESSAGE_LANGUAGES)) \
+	DEBUG=1 $(BIN)/python manage.py makemessages --no-obsolete $(addprefix -l ,$(MESSAGE_LANGUAGES)) \
 		--ignore=.venv --ignore=tests --ignore=bench --ignore=var
 	DEBUG=1 $(BIN)/python manage.py compilemessages --ignore=.venv
 

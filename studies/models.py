@@ -59,6 +59,11 @@ class Study(models.Model):
         default=30, help_text="How long an item stays reserved for an annotator who opened it."
     )
     mock_attempts_allowed = models.PositiveSmallIntegerField(default=2)
+    mock_questions_per_attempt = models.PositiveSmallIntegerField(
+        "practice questions per attempt", null=True, blank=True,
+        help_text="How many of the practice questions each attempt draws (different ones on a retry while there "
+        "are enough); blank: every question, every attempt.",
+    )
     prolific_study_id = models.CharField(
         max_length=64, blank=True, help_text="When set, entry links must carry this STUDY_ID."
     )

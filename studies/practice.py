@@ -10,9 +10,41 @@ from django.db import transaction
 from django.db.models import Max
 
 from .models import Item, ItemQuota, MockQuestion, Study
+from .protocol.schedule import schedule_rng
 from .services import WorkspaceError, quotas_for_items
 
 MAX_ATTEMPTS = 10
+MAX_PER_ATTEMPT = 50
+
+
+def attempt_questions(questions: list, *, per_attempt: int | None, seed: object, attempt: int) -> list:
+    """The practice questions of attempt ``attempt`` (0 for the first) of one annotator (``seed``):
+    every question when ``per_attempt`` is empty or not fewer than them; else ``per_attempt`` of them,
+    drawn afresh for each attempt, those no earlier attempt asked first (while there are enough), in
+    the questions' order. The same for the same seed and attempt: a reload asks the same questions."""
+    if not per_attempt or per_attempt >= len(questions):
+        return list(questions)
+    asked: set = set()
+    drawn: list = []
+    for n in range(attempt + 1):
+        rng = schedule_rng(f"{seed}:{n}", "practice")
+        fresh = [q for q in questions if q.pk not in asked]
+        if len(fresh) >= per_attempt:
+            drawn = rng.sample(fresh, per_attempt)
+        else:
+            seen = [q for q in questions if q.pk in asked]
+            drawn = fresh + rng.sample(seen, per_attempt - len(fresh))
+        asked |= {q.pk for q in drawn}
+    chosen = {q.pk for q in drawn}
+    return [q for q in questions if q.pk in chosen]
+
+
+def shown_feedback(question: MockQuestion) -> str:
+    """The note an annotator reads after getting ``question`` wrong: its feedback, unless the feedback
+    names the expected answer (the next attempt would only copy it); then none."""
+    if feedback_names_answer(question.explanation, question.expected):
+        return ""
+    return question.explanation
 
 
 def feedback_names_answer(feedback: str, expected: str) -> bool:
@@ -65,12 +97,17 @@ def mock_question_delete(*, question: MockQuestion) -> None:
     question.delete()
 
 
-def study_set_mock_attempts(*, study: Study, attempts: int) -> Study:
-    """How many attempts an annotator has at the practice test (1 to ``MAX_ATTEMPTS``)."""
+def study_set_mock_attempts(*, study: Study, attempts: int, per_attempt: int | None = None) -> Study:
+    """How many attempts an annotator has at the practice test (1 to ``MAX_ATTEMPTS``), and how many
+    questions each draws (None: every question)."""
     if not 1 <= attempts <= MAX_ATTEMPTS:
         raise WorkspaceError(f"Allow from 1 to {MAX_ATTEMPTS} attempts.", field="attempts")
+    if per_attempt is not None and not 1 <= per_attempt <= MAX_PER_ATTEMPT:
+        raise WorkspaceError(f"Ask from 1 to {MAX_PER_ATTEMPT} questions an attempt, or leave it empty.",
+                             field="per_attempt")
     study.mock_attempts_allowed = attempts
-    study.save(update_fields=["mock_attempts_allowed"])
+    study.mock_questions_per_attempt = per_attempt
+    study.save(update_fields=["mock_attempts_allowed", "mock_questions_per_attempt"])
     return study
 
 

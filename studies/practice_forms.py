@@ -4,7 +4,7 @@ They check input only; ``studies/practice.py`` makes the change."""
 from django import forms
 
 from .models import Item, Study
-from .practice import MAX_ATTEMPTS, choices_problem, feedback_names_answer
+from .practice import MAX_ATTEMPTS, MAX_PER_ATTEMPT, choices_problem, feedback_names_answer
 
 
 class ExampleItemField(forms.ModelChoiceField):
@@ -33,7 +33,7 @@ class MockQuestionForm(forms.Form):
         help_text="Shown after a wrong answer; explain the rule, without naming the right choice.",
     )
     confirm_feedback = forms.BooleanField(
-        label="Save anyway: I know the feedback names the expected answer", required=False
+        label="Save anyway: annotators will see a general note instead of this feedback", required=False
     )
 
     def __init__(self, *args, study: Study, **kwargs):
@@ -66,7 +66,8 @@ class MockQuestionForm(forms.Form):
                 self.add_error(
                     "explanation",
                     f"The feedback names the expected answer (“{match}”): an annotator who got it wrong could copy "
-                    "it on the next attempt. Reword it, or tick “Save anyway” below.",
+                    "it on the next attempt, so annotators are never shown it. Reword it as the rule to apply, or "
+                    "tick “Save anyway” below.",
                 )
         return cleaned
 
@@ -81,6 +82,12 @@ class AttemptsForm(forms.Form):
         label="Attempts allowed", min_value=1, max_value=MAX_ATTEMPTS,
         help_text="Every answer must be right to pass; after the last failed attempt the session ends "
         "with the “failed the mock test” code.",
+    )
+    per_attempt = forms.IntegerField(
+        label="Questions per attempt", min_value=1, max_value=MAX_PER_ATTEMPT, required=False,
+        help_text="Leave empty to ask every question in every attempt. With fewer than you have, each attempt "
+        "draws its own, and a retry gets questions not asked before while there are enough: a failed attempt "
+        "cannot be passed by flipping the answers marked wrong.",
     )
 
 

@@ -63,8 +63,11 @@ def practice_attempts(request, pk: int):
     form = AttemptsForm(request.POST)
     if not form.is_valid():
         return _list_page(request, study, attempts_form=form)
-    practice.study_set_mock_attempts(study=study, attempts=form.cleaned_data["attempts"])
-    messages.success(request, f"Annotators have {study.mock_attempts_allowed} attempt(s) at the practice test.")
+    practice.study_set_mock_attempts(study=study, attempts=form.cleaned_data["attempts"],
+                                     per_attempt=form.cleaned_data.get("per_attempt"))
+    each = (f", {study.mock_questions_per_attempt} question(s) each" if study.mock_questions_per_attempt
+            else ", every question in each")
+    messages.success(request, f"Annotators have {study.mock_attempts_allowed} attempt(s) at the practice test{each}.")
     return redirect("studies:practice", study.pk)
 
 
@@ -103,7 +106,8 @@ def _list_page(request, study, *, attempts_form=None, example_form=None):
         "study": study,
         "rows": rows,
         "examples": study.items.filter(is_example=True).order_by("external_id"),
-        "attempts_form": attempts_form or AttemptsForm(initial={"attempts": study.mock_attempts_allowed}),
+        "attempts_form": attempts_form or AttemptsForm(initial={
+            "attempts": study.mock_attempts_allowed, "per_attempt": study.mock_questions_per_attempt}),
         "example_form": example_form or ExampleForm(study=study),
     }, status=400 if (attempts_form or example_form) else 200)
 

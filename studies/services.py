@@ -251,7 +251,7 @@ STUDY_SETTINGS = (
     "routing", "consent_md", "instructions_md", "items_per_session", "lease_minutes",
     "code_completed", "code_failed_mock", "code_not_eligible", "code_no_consent", "code_all_skipped",
     "code_failed_check",
-    "mock_attempts_allowed", "max_skips_per_session", "language", "translations",
+    "mock_attempts_allowed", "mock_questions_per_attempt", "max_skips_per_session", "language", "translations",
 )
 POOL_SETTINGS = (
     "annotations_per_item", "min_distinct_annotators",

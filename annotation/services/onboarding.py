@@ -99,10 +99,11 @@ def mock_attempt_apply(annotator: Annotator, *, passed: bool, now: datetime) -> 
     return ["mock_passed_at", "cleared_at", "outcome"]
 
 
-def mock_submit(*, annotator: Annotator, answers: dict[int, str]) -> MockAttempt:
-    """Grade one attempt at the mock test: every answer must be right; attempts are limited."""
+def mock_submit(*, annotator: Annotator, answers: dict[int, str], questions=None) -> MockAttempt:
+    """Grade one attempt at the mock test: every answer to ``questions`` (the attempt's draw; None:
+    every question of the study) must be right; attempts are limited."""
     study = annotator.study
-    correct, total, passed = mock_grade(study.mock_questions.all(), answers)
+    correct, total, passed = mock_grade(study.mock_questions.all() if questions is None else questions, answers)
     with transaction.atomic():
         # The attempt counter is bumped conditionally so two tabs cannot both use the last attempt.
         taken = Annotator.objects.filter(

@@ -11,6 +11,7 @@ from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from studies.models import CountryPool
+from studies.practice import attempt_questions, shown_feedback
 from studies.translations import shown_study
 
 from .. import services
@@ -339,18 +340,29 @@ def mock_answers(post, questions) -> tuple[dict[int, str], dict[int, str]]:
     return chosen, errors
 
 
+def practice_draw(study, questions: list, *, seed, attempt: int) -> list:
+    """The questions of the annotator's attempt ``attempt`` (``practice.attempt_questions``)."""
+    return attempt_questions(questions, per_attempt=study.mock_questions_per_attempt, seed=seed, attempt=attempt)
+
+
+def practice_feedback(asked: list, chosen: dict[int, str]) -> list[tuple]:
+    """After a failed attempt, the questions answered wrongly with the rule to apply (their feedback,
+    never one that names the expected answer): which option is right is never said, nor marked."""
+    return [(q, shown_feedback(q)) for q in asked if chosen.get(q.pk) != q.expected]
+
+
 def mock_page(
-    request, *, study, pool, questions, chosen, errors, attempt, attempts_used, image_url, extra=None
+    request, *, study, pool, questions, chosen, errors, attempt, attempts_used, image_url, extra=None, feedback=()
 ) -> HttpResponse:
-    """The practice test, with each wrong answer's note after an attempt; ``image_url(q)`` is the
-    address of a question's example image; ``extra``: more of the page's context."""
+    """The practice test: after a failed attempt, the rules of the questions answered wrongly
+    (``feedback``) above the next attempt's questions, blank; ``image_url(q)`` is the address of a
+    question's example image; ``extra``: more of the page's context."""
     rows = [{
         "q": q, "value": chosen.get(q.pk), "error": errors.get(q.pk),
-        "wrong": attempt is not None and chosen.get(q.pk) != q.expected,
         "image_url": image_url(q) if q.item_id else "",
     } for q in questions]
     return render(request, "annotation/mock.html", {
-        "study": shown_study(study), "rows": rows, "attempt": attempt,
+        "study": shown_study(study), "rows": rows, "attempt": attempt, "feedback": feedback,
         "attempts_left": study.mock_attempts_allowed - attempts_used,
         "step": path_step("mock", pool=pool, has_practice=True), **(extra or {}),
     }, status=422 if errors or attempt else 200)
@@ -361,16 +373,21 @@ def mock_page(
 def mock(request, session):
     annotator = session.annotator
     study = annotator.study
-    questions = list(study.mock_questions.select_related("item"))
-    chosen, errors, attempt = {}, {}, None
+    every = list(study.mock_questions.select_related("item"))
+    questions = practice_draw(study, every, seed=annotator.pk, attempt=annotator.mock_attempts)
+    chosen, errors, attempt, feedback = {}, {}, None, []
     if request.method == "POST":
         chosen, errors = mock_answers(request.POST, questions)
         if not errors:
-            attempt = services.mock_submit(annotator=annotator, answers=chosen)
+            attempt = services.mock_submit(annotator=annotator, answers=chosen, questions=questions)
             if attempt.passed or annotator_step(annotator) != "mock":
                 return step_redirect(annotator)
+            # failed: the rules of the wrong ones, then the next attempt's questions, blank
+            feedback = practice_feedback(questions, chosen)
+            questions = practice_draw(study, every, seed=annotator.pk, attempt=annotator.mock_attempts)
+            chosen = {}
     return mock_page(request, study=study, pool=annotator.pool, questions=questions, chosen=chosen, errors=errors,
-                     attempt=attempt, attempts_used=annotator.mock_attempts,
+                     attempt=attempt, attempts_used=annotator.mock_attempts, feedback=feedback,
                      image_url=lambda q: reverse("annotation:example-image", args=[q.item_id]))
 
 

@@ -38,7 +38,16 @@ from ..services.onboarding import (
     mock_grade,
     screen_apply,
 )
-from .flow import eligibility_answers, eligibility_page, hx_navigate, mock_answers, mock_page, step_of
+from .flow import (
+    eligibility_answers,
+    eligibility_page,
+    hx_navigate,
+    mock_answers,
+    mock_page,
+    practice_draw,
+    practice_feedback,
+    step_of,
+)
 from .items import NO_ITEMS_LEFT, form_data, panel_context, panel_template, refused_data
 
 STEP_URLS = {
@@ -148,8 +157,10 @@ def instructions(request, preview):
 @preview_required("mock")
 def mock(request, preview):
     study, annotator = preview.study, preview.annotator
-    questions = list(study.mock_questions.select_related("item"))
-    chosen, errors, attempt = {}, {}, None
+    every = list(study.mock_questions.select_related("item"))
+    seed = f"preview:{preview.pool.pk}"
+    questions = practice_draw(study, every, seed=seed, attempt=annotator.mock_attempts)
+    chosen, errors, attempt, feedback = {}, {}, None, []
     if request.method == "POST":
         chosen, errors = mock_answers(request.POST, questions)
         if not errors:
@@ -160,8 +171,11 @@ def mock(request, preview):
             preview_save(request, preview)
             if passed or preview.step != "mock":
                 return _step_redirect(preview)
+            feedback = practice_feedback(questions, chosen)
+            questions = practice_draw(study, every, seed=seed, attempt=annotator.mock_attempts)
+            chosen = {}
     return mock_page(request, study=study, pool=preview.pool, questions=questions, chosen=chosen, errors=errors,
-                     attempt=attempt, attempts_used=annotator.mock_attempts,
+                     attempt=attempt, attempts_used=annotator.mock_attempts, feedback=feedback,
                      image_url=lambda q: reverse("studies:item-image", args=[study.pk, q.item_id]),
                      extra=_banner(preview, PAGE_INSTRUCTIONS))
 

@@ -97,7 +97,9 @@ def test_a_wrong_practice_answer_gets_the_real_feedback(owner_client, study, poo
     response = owner_client.post(url(study, pool, "mock"), answers)
     page = response.content.decode()
     assert response.status_code == 422
-    assert "You answered 1 of 2 correctly" in page and "Not quite. The lamps are lit for Diwali." in page
+    assert "You answered 1 of 2 correctly" in page
+    assert ('<strong dir="auto">Is this a festival?</strong> <span dir="auto">The lamps are lit for Diwali.</span>'
+            in page)
     assert "Attempts left: <strong>1</strong>" in page
     # The last attempt failed ends the path with the failed code, as it would for an annotator.
     last = owner_client.post(url(study, pool, "mock"), answers)

@@ -138,7 +138,7 @@ def test_feedback_naming_the_answer_is_warned_and_saved_only_once_confirmed(clie
     assert not MockQuestion.objects.exists()
     assert client.post(url("practice-add", study), {**data, "confirm_feedback": "on"}).status_code == 302
     assert MockQuestion.objects.get().explanation.startswith("It is partially right")
-    assert "The feedback names the expected answer." in client.get(url("practice", study)).content.decode()
+    assert "annotators are shown a general note instead" in client.get(url("practice", study)).content.decode()
 
 
 def test_it_sets_the_attempts_allowed_and_refuses_nonsense(client, owner, study):

@@ -9,8 +9,10 @@ fits those. The speed threshold is the spec's ``quality.speed`` (none when unset
 What is read: the annotations that count (none flagged by a checker) and, besides, those withdrawn
 only because their annotator is excluded, so an excluded annotator keeps their figures and the
 effect of leaving them out shows ("with" and "without"). Skips are not answers. A withdrawn
-session's annotations are read by neither side. Gold accuracy and attention checks stay empty
-until the study has gold items and attention checks (``attention`` and ``expected`` plug in here).
+session's annotations are read by neither side. Attention checks and gold items are the session's
+check answers (``annotation.CheckAnswer``, checked when submitted): attention checks passed and
+failed, and gold accuracy (the share of gold items passed, within the protocol's tolerances), per
+annotator of the pool; empty for a study without them.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 import pandas as pd
 from django.db.models import Count, Q
 
-from annotation.models import Annotation, Annotator, Review, pseudonym_for
+from annotation.models import Annotation, Annotator, CheckAnswer, Review, pseudonym_for
 from stats.annotators import agreement_with_without, annotator_scores
 from stats.jsonsafe import plain
 from studies.models import Study
@@ -93,6 +95,31 @@ def _frame(study: Study, max_id: int, f: Field, domain: list[str] | None) -> pd.
     return pd.DataFrame(out)
 
 
+def check_tallies(study: Study) -> tuple[dict[int, pd.DataFrame], dict[int, tuple[int, int]]]:
+    """The study's check answers (one query): per pool, its attention checks as a frame (annotator,
+    passed: one row per check taken); per annotator, their gold items (taken, passed)."""
+    attention: dict[int, dict[str, list]] = {}
+    gold: dict[int, tuple[int, int]] = {}
+    rows = CheckAnswer.objects.filter(annotator__study=study).values_list(
+        "annotator__pool_id", "annotator_id", "kind", "passed").order_by("id")
+    for pool_id, annotator_id, kind, passed in rows.iterator(chunk_size=CHUNK_SIZE):
+        if kind == "attention":
+            frame = attention.setdefault(pool_id, {"annotator": [], "passed": []})
+            frame["annotator"].append(annotator_id)
+            frame["passed"].append(bool(passed))
+        elif kind == "gold":
+            taken, right = gold.get(annotator_id, (0, 0))
+            gold[annotator_id] = (taken + 1, right + int(bool(passed)))
+    return {pool: pd.DataFrame(data) for pool, data in attention.items()}, gold
+
+
+def _with_gold(row: dict[str, Any], gold: dict[int, tuple[int, int]]) -> dict[str, Any]:
+    taken, right = gold.get(row["annotator_id"], (0, 0))
+    if taken:
+        row.update(gold_items=taken, gold_correct=right, gold_accuracy=right / taken)
+    return row
+
+
 def quality_result(
     *, study: Study, max_id: int, resamples: int, seed: int, on_field: Callable[[int], None] | None = None
 ) -> dict[str, Any]:
@@ -104,6 +131,7 @@ def quality_result(
         e["annotator_id"]: {k: e[k] for k in ("annotator_id", "pseudonym", "reason")}
         for e in excluded_annotators(study=study, max_id=max_id)
     }
+    attention, gold = check_tallies(study)
     fields = []
     for n, f in enumerate(scored_fields(study), start=1):
         domain = _domain(f)
@@ -114,6 +142,7 @@ def quality_result(
                 scores = annotator_scores(
                     answers, level=f.level or "nominal", value_domain=domain, too_fast_seconds=speed.min_seconds,
                     too_fast_fraction=speed.median_share, competence="mace", seed=seed,
+                    attention=attention.get(int(pool_id)),
                 )
             except ValueError as exc:  # the scores are not computable here; the rest of the analysis stands
                 pools.append({"pool_id": int(pool_id), "alpha": None, "rows": [], "error": str(exc)})
@@ -121,6 +150,7 @@ def quality_result(
             rows = scores.rows()
             for row in rows:
                 row["annotator_id"] = int(row.pop("annotator"))
+                _with_gold(row, gold)
             pools.append({"pool_id": int(pool_id), "alpha": scores.alpha, "rows": rows})
         with_without = None
         if excluded and len(frame):

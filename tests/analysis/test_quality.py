@@ -90,3 +90,35 @@ def test_the_speed_threshold_comes_from_the_spec(study, owner, rated):
     rows = {r["annotator_id"]: r for r in field_of(quality, "alignment")["pools"][0]["rows"]}
     assert rows[rated[3].pk]["too_fast_share"] == 1.0
     assert rows[rated[0].pk]["too_fast_share"] == 0.0
+
+
+def check_answer(annotator, kind, passed, position):
+    """``annotator`` answered a check item of ``kind`` (``passed`` or not) at ``position`` of a session."""
+    from django.utils import timezone
+
+    from annotation.models import Assignment, CheckAnswer
+
+    item = f.make_item(annotator.study, "IN", check_kind=kind, expected={"overall": 5})
+    session = annotator.sessions.first() or f.make_session(annotator)
+    now = timezone.now()
+    assignment = Assignment.objects.create(session=session, annotator=annotator, item=item, pool=annotator.pool,
+                                           position=position, leased_at=now, expires_at=now, status="submitted")
+    CheckAnswer.objects.create(assignment=assignment, annotator=annotator, session=session, item=item, kind=kind,
+                               answers={"overall": 5 if passed else 1}, passed=passed, time_spent_ms=1000)
+
+
+def test_attention_checks_and_gold_items_score_each_annotator(study, pool, owner, rated):
+    first, second = rated[0], rated[3]
+    check_answer(first, "attention", True, 101)
+    check_answer(first, "gold", True, 102)
+    check_answer(first, "gold", False, 103)
+    check_answer(second, "attention", False, 101)
+    check_answer(second, "attention", True, 102)
+    quality = run_now(study, owner).result["quality"]
+    rows = {r["annotator_id"]: r for r in field_of(quality, "alignment")["pools"][0]["rows"]}
+    assert (rows[first.pk]["attention_passed"], rows[first.pk]["attention_failed"]) == (1, 0)
+    row = rows[first.pk]
+    assert (row["gold_items"], row["gold_correct"], row["gold_accuracy"]) == (2, 1, 0.5)
+    assert (rows[second.pk]["attention_passed"], rows[second.pk]["attention_failed"]) == (1, 1)
+    assert rows[second.pk]["gold_accuracy"] is None  # no gold item taken
+    assert rows[rated[1].pk]["attention_passed"] in (0, None)  # took no check

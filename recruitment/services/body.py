@@ -12,6 +12,7 @@ from django.db.models import F, Sum
 
 from annotation.links import entry_link
 from studies.models import CountryPool, ItemQuota, Study
+from studies.protocol.quality import outcome_rule_problem
 
 from ..prolific import DEVICES, Filter
 from ..rules import RuleBroken, least_maximum_minutes, places_for, reward_check, site_url_problem
@@ -193,6 +194,12 @@ def launch_plan(
             f"the maximum allowed time ({maximum} minutes) must be at least {least} minutes for an estimate of "
             f"{options.estimated_minutes} minutes"
         )
+    quality = study.spec.quality
+    if quality.attention.on:
+        # Prolific's policy on failed attention checks, against the estimate it is actually sent.
+        problem = outcome_rule_problem(quality.outcomes, options.estimated_minutes)
+        if problem:
+            raise RuleBroken(f"the protocol's attention checks: {problem}")
     bad = [d for d in options.devices if d not in DEVICES]
     if bad:
         raise RuleBroken(f"unknown device(s) {', '.join(bad)}: choose among {', '.join(DEVICES)}")

@@ -179,6 +179,22 @@ def test_it_refuses_a_maximum_time_prolific_would_refuse(fake_prolific, owner, p
         launch(pool, owner, LaunchOptions(reward=150, estimated_minutes=10, maximum_allowed_minutes=20))
 
 
+def test_one_failed_check_ending_a_session_is_refused_for_a_study_of_five_minutes_or_more(
+    fake_prolific, owner, study, pool, items
+):
+    """Prolific's attention-check policy, checked against the estimate the launch sends."""
+    study.protocol = {**study.protocol, "quality": {
+        "attention": {"placement": "random", "count": 1}, "outcomes": {"warnings": 0, "failures": 1},
+        "estimated_minutes": 3,
+    }}
+    study.save()
+    with pytest.raises(RecruitmentRefused, match="attention checks: a study of 10 minutes may end a session only "
+                                                 "after 2 failed checks"):
+        launch(pool, owner, LaunchOptions(reward=150, estimated_minutes=10))
+    assert not ProlificStudy.objects.exists() and not fake_prolific.calls("POST", "studies/")
+    assert launch(pool, owner, LaunchOptions(reward=50, estimated_minutes=4)).created
+
+
 def test_it_refuses_a_plain_http_site(fake_prolific, settings, owner, pool, items):
     settings.PROLIFIC_API_URL = "https://api.prolific.com/api/v1/"
     settings.SITE_URL = "http://tessera.example.org"

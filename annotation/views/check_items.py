@@ -90,8 +90,9 @@ def item_gold(request, pk: int, item_pk: int):
     study = study_for_user(request.user, pk, write=request.method == "POST")
     item = get_object_or_404(study.items.prefetch_related("documents"), pk=item_pk)
     spec, context = study.spec, item_preview_context(item)
-    # Fields drawn with a script of their own (boxes) are not offered: this page loads no annotator script.
-    comparable = [f for f in spec.fields if f.kind.gold_problem(f) is None and not f.kind.script]
+    # This page loads no annotator script: boxes are typed as the numbers the box script would post;
+    # a field that needs its script otherwise (a list of web addresses) is not offered.
+    comparable = [f for f in spec.fields if f.kind.gold_problem(f) is None and (not f.kind.script or f.type == "bbox")]
     errors, data = None, {}
     if request.method == "POST":
         data = form_data(request)

@@ -149,3 +149,28 @@ def test_another_researcher_gets_404(client, study, pool, fresh, other_researche
     login(client, other_researcher)
     assert client.post(item_url(study, fresh, "item-attention"), {"answer": "overall:5"}).status_code == 404
     assert client.get(item_url(study, fresh, "item-gold")).status_code == 404
+
+
+BOX_SPEC = {"fields": [
+    {"key": "where", "type": "bbox", "label": "Draw a box around the lamp", "over": "image", "min": 1, "max": 1},
+    {"key": "seen", "type": "choice", "label": "Is there a lamp?", "choices": ["yes", "no"]},
+]}
+
+
+def test_a_gold_box_is_typed_as_the_box_script_would_post_it(client, db):
+    from tests.factories import add_items, spec_study
+
+    study, pool = spec_study(BOX_SPEC)
+    item = add_items(study, 1, size=(64, 48))[0]
+    login(client, study.owner)
+    url = item_url(study, item, "item-gold")
+    page = client.get(url).content.decode()
+    assert 'name="where"' in page and "<textarea" in page and 'value="where" checked' in page
+    bad = client.post(url, {"where": "[[60, 40, 30, 30]]", "seen": "yes", "_gold_fields": ["where"]})
+    assert bad.status_code == 422 and "inside the image" in bad.content.decode()
+    item.refresh_from_db()
+    assert item.check_kind == ""
+    assert client.post(url, {"where": "[[4, 4, 30, 20]]", "seen": "yes", "_gold_fields": ["where", "seen"]}
+                       ).status_code == 302
+    item.refresh_from_db()
+    assert item.check_kind == "gold" and set(item.expected) == {"where", "seen"}

@@ -180,6 +180,7 @@ def study_sample_item(*, study: Study) -> Item | None:
 # --- the item list of a study -----------------------------------------------------------------
 
 EXAMPLE_CHOICES = {"yes": True, "no": False}
+CHECK_CHOICES = {"attention": "attention", "gold": "gold", "none": ""}  # the item list's "Quality check" filter
 
 
 @dataclass(frozen=True)
@@ -191,18 +192,20 @@ class ItemFilters:
     model: str = ""
     category: str = ""
     example: str = ""
+    check: str = ""
 
     @classmethod
     def from_query(cls, query) -> ItemFilters:
         values = {name: str(query.get(name, "")).strip()[:200] for name in ("q", "country", "model", "category")}
         # a text no column can hold (a NUL: PostgreSQL refuses it even in a query) is no filter
         values = {name: "" if text_problem(value) else value for name, value in values.items()}
-        example = str(query.get("example", ""))
-        return cls(**values, example=example if example in EXAMPLE_CHOICES else "")
+        example, check = str(query.get("example", "")), str(query.get("check", ""))
+        return cls(**values, example=example if example in EXAMPLE_CHOICES else "",
+                   check=check if check in CHECK_CHOICES else "")
 
     @property
     def active(self) -> bool:
-        return any((self.q, self.country, self.model, self.category, self.example))
+        return any((self.q, self.country, self.model, self.category, self.example, self.check))
 
 
 def items_search(*, study: Study, filters: ItemFilters) -> QuerySet:
@@ -219,7 +222,11 @@ def items_search(*, study: Study, filters: ItemFilters) -> QuerySet:
         items = items.filter(category=filters.category)
     if filters.example:
         items = items.filter(is_example=EXAMPLE_CHOICES[filters.example])
-    return items.only("id", "study_id", "external_id", "country", "prompt", "model_name", "category", "is_example")
+    if filters.check:
+        items = items.filter(check_kind=CHECK_CHOICES[filters.check])
+    return items.only(
+        "id", "study_id", "external_id", "country", "prompt", "model_name", "category", "is_example", "check_kind"
+    )
 
 
 def item_filter_choices(*, study: Study) -> dict[str, list[str]]:

@@ -89,3 +89,17 @@ def test_an_anonymous_visitor_is_sent_to_log_in(client, study):
 def test_the_dashboard_links_the_item_list(client, owner, study):
     client.force_login(owner)
     assert url(study) in client.get(reverse("analysis:study-dashboard", args=[study.pk])).content.decode()
+
+
+def test_it_filters_by_quality_check(client, owner, study, catalogue):
+    from studies.models import Item
+
+    Item.objects.filter(external_id="in-tea").update(check_kind="attention", expected={"overall": 5})
+    Item.objects.filter(external_id="jp-shrine").update(check_kind="gold", expected={"overall": 3})
+    client.force_login(owner)
+    assert shown(client, study, check="attention") == {"in-tea"}
+    assert shown(client, study, check="gold") == {"jp-shrine"}
+    assert shown(client, study, check="none") == {"in-bride", "jp-ex"}
+    assert shown(client, study, check="bogus") == {"in-bride", "in-tea", "jp-shrine", "jp-ex"}, "nonsense is ignored"
+    page = client.get(reverse("studies:item-list", args=[study.pk]), {"check": "gold"}).content.decode()
+    assert "<td>Gold item</td>" in page

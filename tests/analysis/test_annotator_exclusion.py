@@ -3,16 +3,12 @@ act; a viewer sees the page but is refused (403), another researcher finds nothi
 empty reason and an annotator of another study change nothing. The page sorts and filters by the
 quality scores of the latest analysis run."""
 
-import pytest
 from django.urls import reverse
 
-from analysis.models import AnalysisRun
-from analysis.services import analysis_run
 from annotation.models import Annotation, Annotator
 from annotation.services import annotator_exclude
 from tests import factories as f
-from tests.analysis.test_quality import ALIGNMENT
-from tests.annotations import annotate, annotators
+from tests.annotations import run_now
 
 
 def page_url(study, pool, query=""):
@@ -23,20 +19,7 @@ def action_url(annotator, action):
     return reverse(f"analysis:annotator-{action}", args=[annotator.study_id, annotator.pk])
 
 
-@pytest.fixture
-def rated(study, pool, items):
-    items = items[:3] + f.make_items(study, "IN", 1)
-    raters = annotators(pool, 4)
-    for i, item in enumerate(items):
-        for r, annotator in enumerate(raters):
-            annotate(annotator, item, alignment=ALIGNMENT[i][r], time_spent_ms=2_000 if r == 3 else 40_000)
-    return raters
-
-
-def analysed(study, owner):
-    run = analysis_run(run_id=AnalysisRun.objects.create(study=study, requested_by=owner, resamples=0).pk)
-    assert run.status == AnalysisRun.Status.DONE, run.error
-    return run
+analysed = run_now
 
 
 def test_the_owner_excludes_and_includes_again(client, owner, study, pool, rated):

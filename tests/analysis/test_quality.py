@@ -4,32 +4,10 @@ them again brings it back."""
 
 import pytest
 
-from analysis.models import AnalysisRun
 from analysis.quality import scored_fields
-from analysis.services import analysis_run
 from annotation.services import annotator_exclude, annotator_include
 from tests import factories as f
-from tests.annotations import annotate, annotators
-
-# Four items of India, rated by three annotators who mostly agree and a fourth who does not.
-ALIGNMENT = [[1, 1, 1, 0], [0, 0, 0, 1], [0.5, 0.5, 0, 1], [1, 1, 1, 0]]
-
-
-@pytest.fixture
-def rated(study, pool, items, owner):
-    items = items[:3] + f.make_items(study, "IN", 1)
-    raters = annotators(pool, 4)
-    for i, item in enumerate(items):
-        for r, annotator in enumerate(raters):
-            annotate(annotator, item, alignment=ALIGNMENT[i][r], time_spent_ms=2_000 if r == 3 else 40_000)
-    return raters
-
-
-def run_now(study, owner):
-    run = AnalysisRun.objects.create(study=study, requested_by=owner, resamples=0)
-    run = analysis_run(run_id=run.pk)
-    assert run.status == AnalysisRun.Status.DONE, run.error
-    return run
+from tests.annotations import run_now
 
 
 def field_of(result, key):

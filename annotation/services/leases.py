@@ -228,7 +228,8 @@ def _annotator_room(annotator: Annotator) -> int | None:
     items."""
     if not annotator.pool.min_distinct_annotators:
         return None
-    taken = annotator.assignments.exclude(status=Assignment.Status.EXPIRED).count()
+    # check items (attention checks, gold items) take no slot of the pool: not counted against the cap
+    taken = annotator.assignments.exclude(status=Assignment.Status.EXPIRED).filter(item__check_kind="").count()
     if taken < annotator.study.items_per_session:
         return None
     cap = _annotator_cap(annotator)

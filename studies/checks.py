@@ -47,9 +47,13 @@ def instruction_of(item: Item) -> Instruction | None:
 
 
 def instructable_fields(spec: Protocol) -> list[Field]:
-    """The questions an attention check can instruct: top-level ones with fixed choices (a choice or
-    a scale), whose answer a sentence can name."""
-    return [f for f in spec.fields if f.type in ("choice", "scale") and f.choices and f.kind.gold_problem(f) is None]
+    """The questions an attention check can instruct: top-level ones whose answer is one of fixed
+    choices (a choice, a scale's points), which a sentence can name."""
+    return [
+        f for f in spec.fields
+        if (f.kind.categorical or f.kind.numeric) and not f.kind.multiple and f.choices
+        and f.kind.gold_problem(f) is None
+    ]
 
 
 def instruction_text(template: str, answer_label: str) -> str:

@@ -92,7 +92,9 @@ def item_gold(request, pk: int, item_pk: int):
     spec, context = study.spec, item_preview_context(item)
     # This page loads no annotator script: boxes are typed as the numbers the box script would post;
     # a field that needs its script otherwise (a list of web addresses) is not offered.
-    comparable = [f for f in spec.fields if f.kind.gold_problem(f) is None and (not f.kind.script or f.type == "bbox")]
+    comparable = [
+        f for f in spec.fields if f.kind.gold_problem(f) is None and (not f.kind.script or f.kind.draws_boxes)
+    ]
     errors, data = None, {}
     if request.method == "POST":
         data = form_data(request)
@@ -111,7 +113,7 @@ def item_gold(request, pk: int, item_pk: int):
         else:
             errors = validation.errors
     else:
-        ticked = set(item.expected or {}) or {f.key for f in comparable if f.type not in ("text", "open")}
+        ticked = set(item.expected or {}) or {f.key for f in comparable if not f.kind.free_text}
         data = {}
     return render(request, "annotation/item_gold.html", {
         "study": study, "item": item, "spec": spec,

@@ -265,3 +265,24 @@ def test_the_warning_and_the_ending_speak_the_pool_s_language(client, checked):
     answer(session, passing=False)
     page = client.get(reverse("annotation:end")).content.decode()
     assert "調査のルールにより" in page and "FAILCHECK" in page
+
+
+def test_check_answers_never_enter_the_export_or_the_agreement(checked, owner):
+    import csv
+    import io
+
+    from django.core.files.storage import default_storage
+
+    from tests.exports.test_gold_export import exported
+
+    study, pool, items, checks = checked
+    session = started(pool)
+    while answer(session)[0] is not None:
+        pass
+    job = exported(study, owner, "csv")
+    with default_storage.open(job.file.name, "rb") as fh:
+        rows = list(csv.DictReader(io.StringIO(fh.read().decode("utf-8"))))
+    assert len(rows) == 4 and CheckAnswer.objects.filter(session=session).count() == 2
+    check_ids = {c.external_id for c in checks}
+    assert not check_ids & {r["item_id"] for r in rows}
+    assert {r["item_id"] for r in rows} <= {i.external_id for i in items}

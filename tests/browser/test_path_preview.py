@@ -65,7 +65,10 @@ def test_a_researcher_walks_a_pools_path_and_nothing_is_stored(browser, live_ser
         fieldset.get_by_label("Completely", exact=True).check()
         page.get_by_role("button", name="Check my answers").click()
         page.get_by_text("You answered 0 of 1 correctly").wait_for()
-        assert page.get_by_text("Not quite.").is_visible()
+        # the rule of the question answered wrongly (no feedback was written: the general note); no option marked
+        feedback = page.locator("#practice-feedback")
+        assert feedback.get_by_text("Read what the instructions say about this question again.").is_visible()
+        assert not page.locator("fieldset", has_text=question.text).get_by_label("Completely", exact=True).is_checked()
         page.locator("fieldset", has_text=question.text).get_by_label("No", exact=True).check()
         page.get_by_role("button", name="Check my answers").click()
 

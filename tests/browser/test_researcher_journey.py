@@ -86,7 +86,7 @@ def test_a_researcher_sets_up_opens_and_follows_a_study_in_the_browser(
         page.get_by_label("Expected answer").fill("No")
         page.get_by_label("Feedback on a wrong answer").fill("The answer is No.")
         page.get_by_role("button", name="Add the question").click()
-        page.get_by_label("Save anyway: I know the feedback names the expected answer").wait_for()
+        page.get_by_label("Save anyway: annotators will see a general note instead of this feedback").wait_for()
         assert not MockQuestion.objects.exists()
         page.get_by_label("Feedback on a wrong answer").fill("Compare each word of the prompt with the image.")
         page.get_by_role("button", name="Add the question").click()

@@ -50,6 +50,10 @@ INSTALLED_APPS = [
     "analysis",
     "exports",
     "recruitment",
+    "api",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's and Redoc's files, served from our static files (no CDN)
     "axes",
 ]
 
@@ -286,6 +290,46 @@ def _check_prolific_settings() -> None:
 
 
 _check_prolific_settings()
+
+# The researchers' REST API (api/): personal tokens (``Authorization: Bearer tsr_…``) or the browser's
+# session (the docs page; CSRF enforced). JSON only, read within API_MAX_BODY_BYTES (default: Django's
+# DATA_UPLOAD_MAX_MEMORY_SIZE, 2.5 MB) and json_bounded's depth; lists paged by a cursor, at most
+# API_PAGE_SIZE (≤ 100) rows a page; requests throttled per token (per account on a session):
+# API_THROTTLE_READS (GET, HEAD, OPTIONS) and API_THROTTLE_WRITES (the rest), e.g. "600/min".
+API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 2_621_440)
+API_PAGE_SIZE = env_int("API_PAGE_SIZE", 50)
+if not 1 <= API_PAGE_SIZE <= 100:
+    raise ImproperlyConfigured(f"API_PAGE_SIZE must be between 1 and 100; got {API_PAGE_SIZE}")
+API_THROTTLE_READS = env_str("API_THROTTLE_READS", "600/min")
+API_THROTTLE_WRITES = env_str("API_THROTTLE_WRITES", "60/min")
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.base.BearerTokenAuthentication",  # first: its WWW-Authenticate makes a missing login a 401
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["api.base.IsResearcher"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["api.base.BoundedJSONParser"],
+    "DEFAULT_THROTTLE_CLASSES": ["api.base.TokenThrottle"],
+    "DEFAULT_PAGINATION_CLASS": "api.base.CursorPage",
+    "PAGE_SIZE": API_PAGE_SIZE,
+    "EXCEPTION_HANDLER": "api.base.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Tessera API",
+    "DESCRIPTION": "The researchers' API: the same rules as the pages. Authenticate with a personal token "
+    "(`Authorization: Bearer tsr_…`, made on the API tokens page or with `manage.py api_token`).",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],  # the API's shape is no secret
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+}
 
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)

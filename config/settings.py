@@ -1,6 +1,7 @@
 """Tessera settings. Everything comes from environment variables (see README's table)."""
 
 import base64
+import re
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -302,6 +303,9 @@ if not 1 <= API_PAGE_SIZE <= 100:
     raise ImproperlyConfigured(f"API_PAGE_SIZE must be between 1 and 100; got {API_PAGE_SIZE}")
 API_THROTTLE_READS = env_str("API_THROTTLE_READS", "600/min")
 API_THROTTLE_WRITES = env_str("API_THROTTLE_WRITES", "60/min")
+for _name, _rate in (("API_THROTTLE_READS", API_THROTTLE_READS), ("API_THROTTLE_WRITES", API_THROTTLE_WRITES)):
+    if not re.fullmatch(r"[1-9][0-9]*/(s|sec|second|m|min|minute|h|hour|d|day)", _rate):
+        raise ImproperlyConfigured(f"{_name} must read like 60/min (a count per s, min, hour or day); got {_rate!r}")
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "api.base.BearerTokenAuthentication",  # first: its WWW-Authenticate makes a missing login a 401

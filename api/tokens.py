@@ -16,8 +16,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Q
 from django.utils import timezone
 
-from studies.models import StudyMember
 from studies.protocol import text_problem
+from studies.selectors import is_researcher as researcher
 
 from .models import ApiToken
 
@@ -43,10 +43,8 @@ class TokenInvalid(ValueError):
 
 
 def is_researcher(user: AbstractBaseUser) -> bool:
-    """Whether ``user`` may use the API: an active account that makes studies or is a study's member."""
-    if not (user.is_authenticated and user.is_active):
-        return False
-    return bool(user.is_staff or StudyMember.objects.filter(user=user).exists())
+    """Whether ``user`` may use the API: an active researcher (``studies.selectors.is_researcher``)."""
+    return bool(user.is_authenticated and user.is_active and researcher(user))
 
 
 def _digest(secret: str) -> str:

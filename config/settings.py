@@ -320,6 +320,9 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "api.base.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # A visitor without a login (the schema, the docs) is throttled by address: the one the nearest of
+    # TRUSTED_PROXY_COUNT proxies wrote, as the login lockout reads it, never one the client sent.
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Tessera API",

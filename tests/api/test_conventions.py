@@ -90,3 +90,16 @@ def test_the_docs_page_uses_only_local_files(client, owner, who):
     assert "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js" in page
     assert re.findall(r"""(?:src|href)\s*=\s*["']\s*(?:https?:)?//""", page) == []
     assert "cdn" not in page.lower() and '"validatorUrl": null' in page
+
+
+@override_settings(API_THROTTLE_READS="2/min")
+def test_a_visitor_without_a_login_is_throttled_by_address_whatever_forwarded_for_says(anonymous, db):
+    codes = [anonymous.get("/api/schema/", HTTP_X_FORWARDED_FOR=f"10.0.0.{n}").status_code for n in range(3)]
+    assert codes == [200, 200, 429]
+
+
+def test_the_list_costs_three_queries_for_a_token(study, pool, other_pool, as_user, django_assert_num_queries):
+    client = as_user(study.owner)
+    client.get(STUDIES)  # the token's first use is written once
+    with django_assert_num_queries(3):  # the token with its account, the study scoped, the page of pools
+        assert len(client.get(f"{STUDIES}{study.pk}/pools/").json()["results"]) == 2

@@ -23,6 +23,15 @@ from . import serializers as s
 from .base import CursorPage
 from .validation import form_cleaned, form_data, typed
 
+
+class NewestVersionFirst(CursorPage):
+    ordering = "-version"
+
+
+class OldestFirst(CursorPage):
+    ordering = "pk"
+
+
 COUNTRY_FIXED = "A pool's country is its identity: it cannot change."
 NOT_STAFF = "Studies are made by researchers' own accounts; ask an administrator for one."
 
@@ -91,7 +100,7 @@ class ProtocolVersionList(generics.ListAPIView):
     """Every stored version of the study's protocol, newest first, with its annotations."""
 
     serializer_class = s.ProtocolVersionSerializer
-    pagination_class = type("VersionPage", (CursorPage,), {"ordering": "-version"})
+    pagination_class = NewestVersionFirst
 
     def get_queryset(self):
         self.study = study_for_user(self.request.user, self.kwargs["pk"])
@@ -113,7 +122,7 @@ class PoolList(generics.ListAPIView):
     """The study's country pools."""
 
     serializer_class = s.PoolSerializer
-    pagination_class = type("PoolPage", (CursorPage,), {"ordering": "pk"})
+    pagination_class = OldestFirst
 
     def get_queryset(self):
         return CountryPool.objects.filter(study=study_for_user(self.request.user, self.kwargs["pk"]))

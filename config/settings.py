@@ -316,6 +316,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["api.base.BoundedJSONParser"],
     "DEFAULT_THROTTLE_CLASSES": ["api.base.TokenThrottle"],
     "DEFAULT_PAGINATION_CLASS": "api.base.CursorPage",
+    "DEFAULT_METADATA_CLASS": None,  # OPTIONS is a 405: the schema describes the API
     "PAGE_SIZE": API_PAGE_SIZE,
     "EXCEPTION_HANDLER": "api.base.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

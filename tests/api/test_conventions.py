@@ -103,3 +103,7 @@ def test_the_list_costs_three_queries_for_a_token(study, pool, other_pool, as_us
     client.get(STUDIES)  # the token's first use is written once
     with django_assert_num_queries(3):  # the token with its account, the study scoped, the page of pools
         assert len(client.get(f"{STUDIES}{study.pk}/pools/").json()["results"]) == 2
+
+
+def test_options_is_not_answered_the_schema_describes_the_api(study, as_user):
+    assert as_user(study.owner).options(f"{STUDIES}{study.pk}/").status_code == 405

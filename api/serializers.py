@@ -66,6 +66,8 @@ class ProtocolVersionSerializer(serializers.ModelSerializer):
 
 
 class PoolSerializer(serializers.ModelSerializer):
+    language = serializers.CharField(read_only=True, help_text="blank: the study's language; else en, hi, ja or ar")
+
     class Meta:
         model = CountryPool
         fields = ("id", "country", "country_name", *POOL_FIELDS)

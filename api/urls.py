@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from . import token_views, views
@@ -24,4 +24,6 @@ urlpatterns = [
         "api/v1/studies/<int:pk>/pools/<int:pool_id>/progress/", views.PoolProgressView.as_view(),
         name="pool-progress",
     ),
+    # any other address under api/: a JSON 404, never the site's HTML page
+    re_path(r"^api/", views.nowhere, name="nowhere"),
 ]

@@ -5,6 +5,7 @@ the presets. Each view scopes its lookup (``study_for_user``/``pool_for_user``: 
 from __future__ import annotations
 
 from django.db.models import Count
+from django.http import HttpRequest, JsonResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -178,3 +179,8 @@ class PresetList(generics.GenericAPIView):
     def get(self, request: Request) -> Response:
         """The ready protocols a study may start from (a fixed, short list shipped with Tessera)."""
         return Response(s.PresetSerializer(services.presets_list(), many=True).data)
+
+
+def nowhere(request: HttpRequest, *args, **kwargs) -> JsonResponse:
+    """An address under api/ that names no resource: the API's 404, in JSON."""
+    return JsonResponse({"detail": "Not found."}, status=404)

@@ -75,9 +75,14 @@ def test_the_schema_is_generated_without_a_warning_and_validates(tmp_path):
     assert "scheme: bearer" in text
 
 
-def test_the_schema_is_served(anonymous, db):
+def test_the_schema_is_served_with_the_refusals_each_operation_may_answer(anonymous, db):
     response = anonymous.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
-    assert response.status_code == 200 and "/api/v1/studies/" in response.json()["paths"]
+    paths = response.json()["paths"]
+    assert response.status_code == 200 and "/api/v1/studies/" in paths
+    patch = paths["/api/v1/studies/{id}/"]["patch"]["responses"]
+    assert {"400", "401", "403", "404", "413", "415", "429"} <= set(patch)
+    assert {"401", "403", "404", "429"} <= set(paths["/api/v1/studies/"]["get"]["responses"])  # the cursor's 404
+    assert "400" not in paths["/api/v1/presets/"]["get"]["responses"]
 
 
 @pytest.mark.parametrize("who", ["anonymous", "owner"])
@@ -107,3 +112,9 @@ def test_the_list_costs_three_queries_for_a_token(study, pool, other_pool, as_us
 
 def test_options_is_not_answered_the_schema_describes_the_api(study, as_user):
     assert as_user(study.owner).options(f"{STUDIES}{study.pk}/").status_code == 405
+
+
+def test_an_address_under_api_that_names_nothing_is_a_json_404(study, as_user):
+    for path in ("/api/v2/studies/", f"/api/v1/studies/{study.pk}", "/api/v1/studies/null,null/"):
+        response = as_user(study.owner).get(path)
+        assert response.status_code == 404 and response.json() == {"detail": "Not found."}

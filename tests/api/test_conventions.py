@@ -7,6 +7,7 @@ import re
 import pytest
 from django.core.management import call_command
 from django.test import override_settings
+from rest_framework.test import APIClient
 
 from tests import factories as f
 
@@ -118,3 +119,6 @@ def test_an_address_under_api_that_names_nothing_is_a_json_404(study, as_user):
     for path in ("/api/v2/studies/", f"/api/v1/studies/{study.pk}", "/api/v1/studies/null,null/"):
         response = as_user(study.owner).get(path)
         assert response.status_code == 404 and response.json() == {"detail": "Not found."}
+    browser = APIClient(enforce_csrf_checks=True)
+    browser.force_login(study.owner)
+    assert browser.patch("/api/v1/studies/null/", {}, format="json").json() == {"detail": "Not found."}

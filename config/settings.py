@@ -1,6 +1,7 @@
 """Tessera settings. Everything comes from environment variables (see README's table)."""
 
 import base64
+import re
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -50,6 +51,10 @@ INSTALLED_APPS = [
     "analysis",
     "exports",
     "recruitment",
+    "api",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's and Redoc's files, served from our static files (no CDN)
     "axes",
 ]
 
@@ -286,6 +291,55 @@ def _check_prolific_settings() -> None:
 
 
 _check_prolific_settings()
+
+# The researchers' REST API (api/): personal tokens (``Authorization: Bearer tsr_…``) or the browser's
+# session (the docs page; CSRF enforced). JSON only, read within API_MAX_BODY_BYTES (default: Django's
+# DATA_UPLOAD_MAX_MEMORY_SIZE, 2.5 MB) and json_bounded's depth; lists paged by a cursor, at most
+# API_PAGE_SIZE (≤ 100) rows a page; requests throttled per token (per account on a session):
+# API_THROTTLE_READS (GET, HEAD, OPTIONS) and API_THROTTLE_WRITES (the rest), e.g. "600/min".
+API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 2_621_440)
+API_PAGE_SIZE = env_int("API_PAGE_SIZE", 50)
+if not 1 <= API_PAGE_SIZE <= 100:
+    raise ImproperlyConfigured(f"API_PAGE_SIZE must be between 1 and 100; got {API_PAGE_SIZE}")
+API_THROTTLE_READS = env_str("API_THROTTLE_READS", "600/min")
+API_THROTTLE_WRITES = env_str("API_THROTTLE_WRITES", "60/min")
+for _name, _rate in (("API_THROTTLE_READS", API_THROTTLE_READS), ("API_THROTTLE_WRITES", API_THROTTLE_WRITES)):
+    if not re.fullmatch(r"[1-9][0-9]*/(s|sec|second|m|min|minute|h|hour|d|day)", _rate):
+        raise ImproperlyConfigured(f"{_name} must read like 60/min (a count per s, min, hour or day); got {_rate!r}")
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.base.BearerTokenAuthentication",  # first: its WWW-Authenticate makes a missing login a 401
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["api.base.IsResearcher"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["api.base.BoundedJSONParser"],
+    "DEFAULT_THROTTLE_CLASSES": ["api.base.TokenThrottle"],
+    "DEFAULT_PAGINATION_CLASS": "api.base.CursorPage",
+    "DEFAULT_METADATA_CLASS": None,  # OPTIONS is a 405: the schema describes the API
+    "PAGE_SIZE": API_PAGE_SIZE,
+    "EXCEPTION_HANDLER": "api.base.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # A visitor without a login (the schema, the docs) is throttled by address: the one the nearest of
+    # TRUSTED_PROXY_COUNT proxies wrote, as the login lockout reads it, never one the client sent.
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Tessera API",
+    "DESCRIPTION": "The researchers' API: the same rules as the pages. Authenticate with a personal token "
+    "(`Authorization: Bearer tsr_…`, made on the API tokens page or with `manage.py api_token`).",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],  # the API's shape is no secret
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},  # no call to swagger.io's validator
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "api.schema.add_refusals"],
+}
 
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)

@@ -17,6 +17,7 @@ urlpatterns = [
     path("studies/", include("exports.urls")),
     path("", include("recruitment.urls")),  # prolific/… and a pool's removal
     path("", include("annotation.urls")),
+    path("", include("api.urls")),  # api/v1/…, api/schema/, api/docs/ and settings/api-tokens/
 ]
 
 # No URL serves MEDIA_ROOT, in any mode (DEBUG=1, the demo, included): item images, annotators'

@@ -80,6 +80,12 @@ def studies_for_user(user: AbstractBaseUser, *, write: bool = False) -> QuerySet
     return Study.objects.filter(Q(owner=user) | Exists(memberships))
 
 
+def is_researcher(user: AbstractBaseUser) -> bool:
+    """A researcher: an account that makes studies (staff) or sees one (an invited co-researcher).
+    A checker's account, which sees only a pool's quality check, is none."""
+    return bool(user.is_authenticated and (user.is_staff or studies_for_user(user).exists()))
+
+
 @dataclass(frozen=True)
 class StudyAccess:
     """What one user may do with one study (``study.access`` on a study from ``study_for_user``):

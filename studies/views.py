@@ -14,6 +14,7 @@ from .markdown import render_markdown
 from .protocol import parse_spec
 from .selectors import (
     ItemFilters,
+    is_researcher,
     item_filter_choices,
     items_search,
     pool_for_user,
@@ -140,7 +141,7 @@ def markdown_preview(request):
     htmx posts the whole form and names the textarea typed in (``HX-Trigger-Name``); a post
     without it previews the first of the two it holds. Nothing is stored: any researcher (staff,
     or a member of a study, as an invited co-researcher is) may ask."""
-    if not (request.user.is_staff or studies_for_user(request.user).exists()):
+    if not is_researcher(request.user):
         raise Http404
     typed = request.headers.get("HX-Trigger-Name")
     name = typed if typed in PREVIEWED else next((n for n in PREVIEWED if n in request.POST), "")

@@ -12,6 +12,7 @@ from django.test import Client
 
 from analysis.models import AnalysisRun, ImportJob
 from annotation.models import Checker, ReviewTarget
+from api.tokens import api_token_create
 from exports.models import ExportJob
 from recruitment.models import ProlificAction, ProlificBonus, ProlificJob, ProlificStudy, ProlificSubmission
 from studies.members import invitation_create
@@ -101,6 +102,7 @@ def build_world(media: str) -> World:
         "study_type": ContentType.objects.get_for_model(study).pk,
         "study": study.pk,
         "others_study": others_study.pk,
+        "api_token": api_token_create(user=owner, name="a script")[0].pk,
         # the object of each admin model
         "studies.study": study.pk,
         "studies.countrypool": pool.pk,

@@ -1,6 +1,7 @@
 """The layers point one way: studies <- annotation <- analysis <- exports, and studies <- annotation <-
 recruitment (a branch: nothing imports recruitment, and it imports neither analysis nor exports);
 stats (pure: no Django, no app's models) is importable by all of them but imports only studies.protocol.
+api (the REST API) sits on top: it may import every app, and no app imports it.
 
 Each module's imports are read from its source (nothing is imported), relative imports resolved,
 and every import of a module, wherever it stands (a function's local import too), is checked.
@@ -16,7 +17,8 @@ LAYERS = ["studies", "annotation", "analysis", "exports"]  # each may import tho
 BRANCHES = {"recruitment": ["studies", "annotation"]}  # an app above annotation, beside analysis
 PURE = ["stats", "studies.protocol"]  # no Django, no app
 THIRD_PARTY_ALLOWED_IN_PURE = {"numpy", "pandas", "scipy", "pyarrow"}  # pyarrow: a field type's Arrow type
-FIRST_PARTY = {*LAYERS, *BRANCHES, "stats", "config"}
+TOP = "api"  # imports any app; imported by none
+FIRST_PARTY = {*LAYERS, *BRANCHES, "stats", "config", TOP}
 
 
 def modules(package: str) -> list[tuple[str, Path]]:
@@ -121,6 +123,17 @@ def test_a_branch_is_imported_by_no_app_and_imports_only_what_it_sits_on(app):
                 if app == branch and (layer := layer_of(target)) is not None and LAYERS[layer] not in below:
                     bad.append(f"{path.relative_to(ROOT)}:{line} imports {target} ({branch} sits on {below} only)")
     assert not bad, "imports across the recruitment branch:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("package", [*LAYERS, *BRANCHES, "stats", "config"])
+def test_no_app_imports_the_api(package):
+    bad = [
+        f"{path.relative_to(ROOT)}:{line} imports {target}"
+        for name, path in modules(package)
+        for line, target in imports_of(name, path)
+        if within(target, TOP)
+    ]
+    assert not bad, "the API is on top: nothing imports it:\n" + "\n".join(bad)
 
 
 def test_the_checks_see_a_violation(tmp_path, monkeypatch):

@@ -72,6 +72,15 @@ KINDS: dict[str, list[str]] = {k: row.split() for k, row in {
     # the quality check's admin: accounts that own a study
     "owners":       "admin-login ok          ok          403         403         admin-login admin-login admin-login",
     "owners-row":   "admin-login ok          admin-index 403         403         admin-login admin-login admin-login",
+    # the API (api/): a researcher's token or browser session; no login is a 401, an account that is no
+    # researcher's (a checker's) a 403; a study's resources as its pages ("api-foreign": a pool of the
+    # study in another study's address); one's own API token, revoked from the tokens page
+    "api-account":  "401         ok          ok          ok          ok          403         401         401",
+    "api-read":     "401         ok          404         ok          ok          403         401         401",
+    "api-write":    "401         ok          404         403         ok          403         401         401",
+    "api-foreign":  "401         404         404         404         404         403         401         401",
+    "api-nowhere":  "404         404         404         404         404         404         404         404",
+    "own-token":    "login       ok          404         404         404         404         login       login",
 }.items()}
 REFUSALS = {"login", "admin-login", "admin-index", "401", "403", "404", "405"}
 
@@ -125,6 +134,9 @@ MATRIX: dict[str, Route] = {
     "recruitment:token-settings": route(GET="account"),
     "recruitment:token-save": route(POST="account"),
     "recruitment:token-remove": route(POST="account"),
+    "api:token-settings": route(GET="account"),
+    "api:token-create": route(POST="account", data={"name": "a script"}),  # a checker: told it is for researchers
+    "api:token-revoke": route(POST="own-token", args={"token_pk": "api_token"}),  # the owner's token
     # --- a researcher's pages outside a study -----------------------------------------------------
     "studies:study-new": route(GET="researcher", POST="researcher"),
     "studies:markdown-preview": route(POST="researcher"),
@@ -215,6 +227,18 @@ MATRIX: dict[str, Route] = {
     "annotation:review-submit": route(POST=REVIEW),
     "annotation:review-image": route(GET=REVIEW),
     "annotation:review-upload-image": route(GET=REVIEW),
+    # --- the API: its schema and docs are public; a POST of a form's encoding is a 415 ("ok": nothing
+    # is written) to whoever passes the login and the role ------------------------------------------
+    "api:schema": route(GET="public"),
+    "api:docs": route(GET="public"),
+    "api:preset-list": route(GET="api-account"),
+    "api:study-list": route(GET="api-account", POST="api-account"),
+    "api:study-detail": route(GET="api-read"),
+    "api:protocol-versions": route(GET="api-read"),
+    "api:pool-list": route(GET="api-read", POST="api-write"),
+    "api:pool-detail": route(GET="api-read", args={"pool_id": "pool_pk"}),
+    "api:pool-progress": route(GET="api-read", args={"pool_id": "pool_pk"}),
+    "api:nowhere": route(GET="api-nowhere", POST="api-nowhere", path="/api/v2/studies/"),  # a JSON 404
     # --- the admin's own pages --------------------------------------------------------------------
     "admin:index": route(GET="staff"),
     "admin:logout": route(POST="admin-logout"),
@@ -347,6 +371,10 @@ def crossed_matrix() -> dict[str, Route]:
         out[f"{key}, a Japan annotation in the India pool"] = replace(
             MATRIX[key], name=key, methods=dict.fromkeys(MATRIX[key].methods, "foreign"),
             args={"annotation_pk": "other_annotation", "token": "other_upload"})
+    for key in ("api:pool-detail", "api:pool-progress"):  # a pool of this study in the other's address
+        out[f"{key}, of another study"] = replace(
+            MATRIX[key], name=key, methods=dict.fromkeys(MATRIX[key].methods, "api-foreign"),
+            args=MATRIX[key].args | {"pk": "others_study"})
     out["annotation:review-upload-image, another annotation's upload"] = route(
         name="annotation:review-upload-image", GET="foreign", args={"token": "own_upload"})
     out["annotation:item-upload-image, another assignment's upload"] = route(
@@ -418,7 +446,7 @@ def address(key: str, pattern: str, r: Route, world: World) -> str:
     values = world.values | {param: world.values[name] for param, name in r.args.items()}
     url = r.path or "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(values[m[1]]), pattern)
     match = resolve(url)
-    assert match.route.lstrip("^") == pattern.replace("/^", "/"), f"{url} does not reach {key}"
+    assert match.route.lstrip("^") == pattern.replace("/^", "/").lstrip("^"), f"{url} does not reach {key}"
     return url
 
 

@@ -187,3 +187,18 @@ def test_it_refuses_nonsense_lockout_parameters(tmp_path):
 
     assert result.returncode != 0
     assert "LOGIN_LOCKOUT_PARAMETERS" in result.stderr
+
+
+def test_the_api_settings_have_working_defaults(tmp_path):
+    values = settings_values(tmp_path, {
+        "reads": "settings.API_THROTTLE_READS", "writes": "settings.API_THROTTLE_WRITES",
+        "page": "settings.API_PAGE_SIZE", "body": "settings.API_MAX_BODY_BYTES",
+    }, DEBUG="1")
+    assert values == {"reads": "600/min", "writes": "60/min", "page": 50, "body": 2_621_440}
+
+
+def test_it_refuses_a_nonsense_api_rate_or_page_size(tmp_path):
+    rate = start_django(tmp_path, DEBUG="1", API_THROTTLE_WRITES="lots")
+    assert rate.returncode != 0 and "API_THROTTLE_WRITES must read like 60/min" in rate.stderr
+    page = start_django(tmp_path, DEBUG="1", API_PAGE_SIZE="500")
+    assert page.returncode != 0 and "API_PAGE_SIZE must be between 1 and 100" in page.stderr

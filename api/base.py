@@ -1,0 +1,149 @@
+"""The API's conventions, in one place: who may call it (a token or the browser's session, of a
+researcher), how much (throttles per token), how bodies are read (JSON within a size and a depth),
+how lists are paged (a cursor, at most 100 rows) and how refusals read (400 naming the field with the
+pages' own messages, 401, 403, 404; never a 500 for a refusal)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from rest_framework import exceptions, status
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.pagination import CursorPagination
+from rest_framework.parsers import BaseParser
+from rest_framework.permissions import BasePermission
+from rest_framework.throttling import SimpleRateThrottle
+
+from studies.protocol import JsonRefused, SpecError, json_bounded
+from studies.services import WorkspaceError
+
+from .models import ApiToken
+from .tokens import NOT_RESEARCHER, TokenInvalid, api_token_authenticate, is_researcher
+
+# --- who calls -----------------------------------------------------------------------------------
+
+
+class BearerTokenAuthentication(BaseAuthentication):
+    """``Authorization: Bearer tsr_…``: the token's account, ``request.auth`` the token's row. A header
+    that names another scheme is left to the next class (the session)."""
+
+    def authenticate(self, request):
+        parts = get_authorization_header(request).split()
+        if not parts or parts[0].lower() != b"bearer":
+            return None
+        if len(parts) != 2:
+            raise exceptions.AuthenticationFailed("The Authorization header reads 'Bearer <token>': one token.")
+        try:
+            token = api_token_authenticate(parts[1].decode("ascii"))
+        except UnicodeDecodeError:
+            raise exceptions.AuthenticationFailed("Malformed API token: it is plain ASCII.") from None
+        except TokenInvalid as refused:
+            raise exceptions.AuthenticationFailed(str(refused)) from None
+        return token.user, token
+
+    def authenticate_header(self, request) -> str:
+        return 'Bearer realm="api"'
+
+
+class BearerTokenScheme(OpenApiAuthenticationExtension):
+    target_class = "api.base.BearerTokenAuthentication"
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "http", "scheme": "bearer", "description": "A personal API token, tsr_<prefix>_<secret>."}
+
+
+class IsResearcher(BasePermission):
+    """A logged-in researcher (``tokens.is_researcher``); a checker's account is refused (403)."""
+
+    message = NOT_RESEARCHER
+
+    def has_permission(self, request, view) -> bool:
+        return is_researcher(request.user)
+
+
+# --- how much ------------------------------------------------------------------------------------
+
+
+class TokenThrottle(SimpleRateThrottle):
+    """Requests per token (per account on a session): API_THROTTLE_READS for reads,
+    API_THROTTLE_WRITES for the rest (settings read on each request)."""
+
+    scope = "api-read"
+
+    def get_rate(self) -> str:
+        return settings.API_THROTTLE_READS if self.scope == "api-read" else settings.API_THROTTLE_WRITES
+
+    def allow_request(self, request, view) -> bool:
+        self.scope = "api-read" if request.method in ("GET", "HEAD", "OPTIONS") else "api-write"
+        self.rate = self.get_rate()
+        self.num_requests, self.duration = self.parse_rate(self.rate)
+        return super().allow_request(request, view)
+
+    def get_cache_key(self, request, view) -> str | None:
+        if isinstance(request.auth, ApiToken):
+            return f"throttle:{self.scope}:token:{request.auth.pk}"
+        if request.user and request.user.is_authenticated:
+            return f"throttle:{self.scope}:user:{request.user.pk}"
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+# --- how bodies are read -------------------------------------------------------------------------
+
+
+class BodyTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "too_large"
+
+
+class BoundedJSONParser(BaseParser):
+    """JSON read within API_MAX_BODY_BYTES and ``json_bounded``'s depth (Django's own limit,
+    DATA_UPLOAD_MAX_MEMORY_SIZE, guards ``request.body``, which DRF's stream reading skips)."""
+
+    media_type = "application/json"
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        limit = settings.API_MAX_BODY_BYTES
+        body = stream.read(limit + 1) if stream is not None else b""
+        if len(body) > limit:
+            raise BodyTooLarge(f"The request body is larger than {limit} bytes.")
+        try:
+            return json_bounded(body, max_chars=limit)
+        except JsonRefused as refused:
+            raise exceptions.ParseError(str(refused)) from None
+
+
+# --- how lists are paged -------------------------------------------------------------------------
+
+
+class CursorPage(CursorPagination):
+    """A cursor over ``ordering``; ``page_size`` rows a page (API_PAGE_SIZE), at most 100."""
+
+    ordering = "-pk"
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+    def get_page_size(self, request) -> int:
+        self.page_size = settings.API_PAGE_SIZE
+        return super().get_page_size(request)
+
+
+# --- how refusals read ---------------------------------------------------------------------------
+
+
+def exception_handler(exc, context):
+    """DRF's, with the services' refusals as 400s: a WorkspaceError under its field, a protocol
+    SpecError under "protocol" (every problem); Django's 404 and 403 keep their message."""
+    if isinstance(exc, WorkspaceError):
+        exc = exceptions.ValidationError({exc.field or "non_field_errors": [str(exc)]})
+    elif isinstance(exc, SpecError):
+        exc = exceptions.ValidationError({"protocol": list(exc.errors)})
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied(str(exc) or None)
+    from rest_framework.views import exception_handler as drf_exception_handler  # it imports this module
+
+    return drf_exception_handler(exc, context)

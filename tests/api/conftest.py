@@ -1,0 +1,37 @@
+"""The API's cast: the fixed cast's owner and other researcher, a viewer and an editor of the study,
+and clients that call the API with a token of one of them."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from api.tokens import api_token_create
+from tests import factories as f
+
+
+@pytest.fixture
+def viewer(study):
+    return f.make_member(study, "viewer", "viewer")
+
+
+@pytest.fixture
+def editor(study):
+    return f.make_member(study, "editor", "editor")
+
+
+def client_of(user) -> APIClient:
+    """A client that sends a fresh token of ``user`` (``client.token``: its row)."""
+    token, plain = api_token_create(user=user, name="tests")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {plain}")
+    client.token = token
+    return client
+
+
+@pytest.fixture
+def as_user():
+    return client_of
+
+
+@pytest.fixture
+def anonymous():
+    return APIClient()

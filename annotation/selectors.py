@@ -126,6 +126,13 @@ _SESSION = CompiledQuery(
 _ASSIGNMENT = CompiledQuery(
     lambda pk, session_id: Assignment.objects.select_related("item").filter(pk=pk, session_id=session_id), int, int
 )
+# The session's open lease (one at most: a constraint), its expiry compared by the caller.
+_SESSION_LEASE = CompiledQuery(
+    lambda session_id: Assignment.objects.select_related("item").filter(
+        session_id=session_id, status=Assignment.Status.LEASED
+    ),
+    int,
+)
 _SESSION_ASSIGNMENTS = CompiledQuery(
     lambda session_id: Assignment.objects.select_related("item").filter(session_id=session_id).order_by("-position"),
     int,
@@ -138,6 +145,12 @@ def assignment_for_session(session: Session, pk: int) -> Assignment:
     if not found:
         raise Http404("No such item in this session.")
     return with_session_objects(found[0], session)
+
+
+def session_open_lease(session: Session) -> Assignment | None:
+    """The session's lease as stored now, live or lapsed (a compiled read: the hot path's)."""
+    found = _SESSION_LEASE(session.pk)
+    return with_session_objects(found[0], session) if found else None
 
 
 def session_assignments(session: Session) -> list[Assignment]:

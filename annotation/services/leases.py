@@ -21,6 +21,7 @@ from ..selectors import (
     idle_newcomer_leases,
     lease_candidates,
     session_assignments,
+    session_open_lease,
     with_session_objects,
 )
 from .checks import check_lease, check_relet
@@ -158,10 +159,8 @@ def assignment_current(*, session: Session, now: datetime | None = None) -> Assi
 def _session_open_lease(session: Session, now: datetime) -> Assignment | None:
     """The session's live lease as stored now (what this request read of the session may be older:
     a double click's other request may have leased since), read with the session's row locked."""
-    lease = session.assignments.filter(
-        status=Assignment.Status.LEASED, expires_at__gt=now
-    ).select_related("item").first()
-    return with_session_objects(lease, session) if lease is not None else None
+    lease = session_open_lease(session)
+    return lease if lease is not None and lease.expires_at > now else None
 
 
 def _lease_until(session: Session, now: datetime) -> datetime:

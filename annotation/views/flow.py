@@ -157,14 +157,14 @@ def blocked_page(request) -> HttpResponse:
     return response
 
 
-def _pool_of_entry(request, key):
-    return CountryPool.objects.select_related("study").filter(entry_key=key).first()
-
-
 @require_http_methods(["GET"])
-@in_annotator_language(_pool_of_entry)
 def entry(request, key):
     pool = get_object_or_404(CountryPool.objects.select_related("study"), entry_key=key)
+    with annotator_language(request, pool, pool.study) as code:  # the pool read once, for both
+        return language_response(_entry(request, pool), code)
+
+
+def _entry(request, pool):
     params = {name: request.GET.get(name, "").strip() for name in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")}
     try:
         admission = services.annotator_arrive(pool=pool, params=params, browser=browser_key(request))

@@ -35,6 +35,9 @@ def test_the_assignment_queries_match_the_queryset(session, items, pool):
     [compiled] = selectors._ASSIGNMENT(lease.pk, session.pk)
     assert fields(compiled, "item") == fields(Assignment.objects.select_related("item").get(pk=lease.pk), "item")
     assert selectors._ASSIGNMENT(stranger.pk, session.pk) == []  # another session's: nothing
+    [open_lease] = selectors._SESSION_LEASE(session.pk)
+    assert fields(open_lease, "item") == fields(
+        Assignment.objects.select_related("item").get(session=session, status="leased"), "item")
     rows = selectors._SESSION_ASSIGNMENTS(session.pk)
     built = list(Assignment.objects.select_related("item").filter(session=session).order_by("-position"))
     assert [fields(a, "item") for a in rows] == [fields(a, "item") for a in built]

@@ -38,7 +38,6 @@ import math
 import os
 import random
 import re
-import secrets
 import socket
 import subprocess
 import sys
@@ -50,6 +49,8 @@ from collections import Counter, defaultdict
 from html import unescape
 from pathlib import Path
 from urllib.parse import urlencode
+
+from serving import production_django  # bench/serving.py (this script's folder is on the path)
 
 ROOT = Path(__file__).resolve().parent.parent
 PROMPT = "a family sharing a festive meal under lanterns at dusk in the old town square"
@@ -65,23 +66,8 @@ def configure(args, tmp: str) -> dict:
     """The environment of the server and of this process's Django (the same settings)."""
     if args.db == "postgres" and not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         raise SystemExit("--db postgres needs DATABASE_URL=postgres://…")
-    env = {
-        "DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "0", "SECRET_KEY": secrets.token_urlsafe(50),
-        "ALLOWED_HOSTS": "127.0.0.1", "SESSION_COOKIE_SECURE": "0", "CSRF_COOKIE_SECURE": "0",
-        "TESSERA_VAR_DIR": f"{tmp}/var", "MEDIA_ROOT": f"{tmp}/media", "LOG_LEVEL": "WARNING",
-        "DATABASE_CONN_MAX_AGE": str(args.conn_max_age),
-        "DATABASE_URL": os.environ["DATABASE_URL"] if args.db == "postgres" else f"sqlite:///{tmp}/bench.sqlite3",
-    }
-    os.environ.update(env)
-    os.environ.pop("CELERY_BROKER_URL", None)
-    sys.path.insert(0, str(ROOT))
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", verbosity=0)
-    call_command("collectstatic", verbosity=0, interactive=False)  # into $TESSERA_VAR_DIR/static
-    return {k: v for k, v in os.environ.items() if k != "CELERY_BROKER_URL"}
+    database_url = os.environ["DATABASE_URL"] if args.db == "postgres" else f"sqlite:///{tmp}/bench.sqlite3"
+    return production_django(tmp, database_url=database_url, DATABASE_CONN_MAX_AGE=str(args.conn_max_age))
 
 
 def write_images(media: str, n: int = 16) -> None:

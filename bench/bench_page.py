@@ -43,6 +43,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from serving import production_django  # bench/serving.py (this script's folder is on the path)
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -74,25 +76,13 @@ new MutationObserver(function (changes, observer) {
 def configure(tmp: str) -> dict:
     """The environment of the server and of this process's Django (the same settings), the database
     migrated, the static files collected and the demo studies set up."""
-    env = {
-        "DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "0", "SECRET_KEY": secrets.token_urlsafe(50),
-        "ALLOWED_HOSTS": "127.0.0.1", "SESSION_COOKIE_SECURE": "0", "CSRF_COOKIE_SECURE": "0",
-        "TESSERA_VAR_DIR": f"{tmp}/var", "MEDIA_ROOT": f"{tmp}/media", "LOG_LEVEL": "WARNING",
-        "DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite3",
-    }
-    os.environ.update(env)
-    os.environ.pop("CELERY_BROKER_URL", None)
-    sys.path.insert(0, str(ROOT))
-    import django
+    env = production_django(tmp, database_url=f"sqlite:///{tmp}/bench.sqlite3")
     from django.core.management import call_command
 
-    django.setup()
-    call_command("migrate", verbosity=0)
-    call_command("collectstatic", verbosity=0, interactive=False)  # into $TESSERA_VAR_DIR/static
     fixtures = Path(tmp) / "demo"
     shutil.copytree(ROOT / "fixtures" / "demo", fixtures, ignore=shutil.ignore_patterns("images"))
     call_command("demo_setup", fixtures=fixtures, verbosity=0)
-    return {k: v for k, v in os.environ.items() if k != "CELERY_BROKER_URL"}
+    return env
 
 
 def annotator_cookie(study) -> dict:

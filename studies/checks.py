@@ -69,9 +69,10 @@ def _refuse_if_given(item: Item) -> None:
         )
 
 
-def item_set_attention(*, item: Item, field_key: str, value: Any, text: str) -> Item:
+def item_set_attention(*, item: Item, field_key: str, value: Any, text: str = "", wording: int = 0) -> Item:
     """Make ``item`` an attention check: its question ``field_key`` shows ``text`` (which names the
-    answer) and the check passes when the answer is ``value`` (one of the field's choices)."""
+    answer; empty: the offered wording ``wording`` of ``INSTRUCTION_TEMPLATES`` with the answer put in)
+    and the check passes when the answer is ``value`` (one of the field's choices)."""
     spec = item.study.spec
     f = next((f for f in instructable_fields(spec) if f.key == field_key), None)
     if f is None:
@@ -80,6 +81,8 @@ def item_set_attention(*, item: Item, field_key: str, value: Any, text: str) -> 
     if choice is None:
         raise WorkspaceError(f"Choose one of the answers of “{f.label}”.", field="value")
     text = " ".join((text or "").split())
+    if not text and 0 <= wording < len(INSTRUCTION_TEMPLATES):
+        text = instruction_text(INSTRUCTION_TEMPLATES[wording], choice.label)
     if not text:
         raise WorkspaceError("Write the instruction annotators read (or pick a wording).", field="text")
     if len(text) > INSTRUCTION_MAX:

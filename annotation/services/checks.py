@@ -115,6 +115,8 @@ def check_submit(*, assignment: Assignment, validation: Validation, now: datetim
     ``quality.outcomes``: continue, warn once, or end the session with the failed-check outcome
     (the study's own completion code). A skipped attention check is a failed one; a gold item only
     scores the annotator, it never ends a session."""
+    from .leases import assignment_lock  # leases imports this module: the shared row lock, imported late
+
     now = now or timezone.now()
     item = assignment.item
     spec = item.study.spec
@@ -131,9 +133,7 @@ def check_submit(*, assignment: Assignment, validation: Validation, now: datetim
     with transaction.atomic():
         # The session's row first (as every decision of the session's course), then the assignment's.
         Session.objects.select_for_update().filter(pk=assignment.session_id).values_list("pk").first()
-        status = (
-            Assignment.objects.select_for_update().filter(pk=assignment.pk).values_list("status", flat=True).first()
-        )
+        status = assignment_lock(assignment)
         if status not in (Assignment.Status.LEASED, Assignment.Status.EXPIRED):
             return CheckResult(answer=CheckAnswer.objects.get(assignment=assignment), duplicate=True)
         Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED)

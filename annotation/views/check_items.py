@@ -16,7 +16,6 @@ from studies.checks import (
     INSTRUCTION_TEMPLATES,
     instructable_fields,
     instruction_of,
-    instruction_text,
     item_set_attention,
     item_set_gold,
     item_unset_check,
@@ -65,16 +64,10 @@ def item_attention(request, pk: int, item_pk: int):
     """Make the item an attention check: the question, the answer it asks for, and its wording."""
     study, item = _item(request, pk, item_pk)
     field_key, _, value = request.POST.get("answer", "").partition(":")
-    text = request.POST.get("text", "").strip()
-    if not text:
-        wording = request.POST.get("wording", "0")
-        template = INSTRUCTION_TEMPLATES[int(wording)] if wording.isdigit() and int(wording) < len(
-            INSTRUCTION_TEMPLATES) else INSTRUCTION_TEMPLATES[0]
-        f = next((f for f in instructable_fields(study.spec) if f.key == field_key), None)
-        label = next((c.label for c in f.choices if str(c.value) == value), "") if f else ""
-        text = instruction_text(template, label) if label else ""
+    wording = request.POST.get("wording", "0")
     try:
-        item_set_attention(item=item, field_key=field_key, value=value, text=text)
+        item_set_attention(item=item, field_key=field_key, value=value, text=request.POST.get("text", ""),
+                           wording=int(wording) if wording.isdigit() else -1)
     except WorkspaceError as refused:
         messages.error(request, str(refused))
         return _back(study, item)

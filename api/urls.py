@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from . import token_views, views
+from . import analyses, annotations, exports, items, prolific, reviews, token_views, views
 
 app_name = "api"
 
@@ -24,6 +24,12 @@ urlpatterns = [
         "api/v1/studies/<int:pk>/pools/<int:pool_id>/progress/", views.PoolProgressView.as_view(),
         name="pool-progress",
     ),
+    *items.urlpatterns,
+    *annotations.urlpatterns,
+    *analyses.urlpatterns,
+    *exports.urlpatterns,
+    *reviews.urlpatterns,
+    *prolific.urlpatterns,
     # any other address under api/: a JSON 404, never the site's HTML page
     re_path(r"^api/", views.nowhere, name="nowhere"),
 ]

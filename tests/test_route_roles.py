@@ -238,6 +238,16 @@ MATRIX: dict[str, Route] = {
     "api:pool-list": route(GET="api-read", POST="api-write"),
     "api:pool-detail": route(GET="api-read", args={"pool_id": "pool_pk"}),
     "api:pool-progress": route(GET="api-read", args={"pool_id": "pool_pk"}),
+    # api: items and annotations
+
+    # api: analysis runs and metric uploads
+
+    # api: exports
+
+    # api: reviews
+
+    # api: Prolific
+
     "api:nowhere": route(GET="api-nowhere", POST="api-nowhere", path="/api/v2/studies/"),  # a JSON 404
     # --- the admin's own pages --------------------------------------------------------------------
     "admin:index": route(GET="staff"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.db.models import Count
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.request import Request
@@ -46,7 +46,11 @@ class StudyList(generics.ListAPIView):
     def get_queryset(self):
         return studies_for_user(self.request.user).select_related("owner")
 
-    @extend_schema(request=s.StudyCreateSerializer, responses={201: s.StudySerializer})
+    @extend_schema(
+        request=s.StudyCreateSerializer, responses={201: s.StudySerializer},
+        examples=[OpenApiExample(
+            "From a preset", request_only=True, value={"preset": "caire-relevance", "name": "CAIRE, second round"})],
+    )
     def post(self, request: Request) -> Response:
         """A new study from a preset's name or a protocol spec, with settings (the new-study page's
         checks and messages)."""
@@ -129,7 +133,11 @@ class PoolList(generics.ListAPIView):
     def get_queryset(self):
         return CountryPool.objects.filter(study=study_for_user(self.request.user, self.kwargs["pk"]))
 
-    @extend_schema(request=s.PoolCreateSerializer, responses={201: s.PoolSerializer})
+    @extend_schema(
+        request=s.PoolCreateSerializer, responses={201: s.PoolSerializer},
+        examples=[OpenApiExample(
+            "A pool of Kenya", request_only=True, value={"country": "KE", "annotations_per_item": 3})],
+    )
     def post(self, request: Request, pk: int) -> Response:
         """Add a country pool (the pool form's checks and messages); its items get their quotas."""
         study = study_for_user(request.user, pk, write=True)

@@ -10,7 +10,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import MultiPartParser
@@ -19,7 +19,7 @@ from rest_framework.response import Response
 
 from analysis import metrics, selectors, services
 from analysis.fingerprint import data_fingerprint, staleness
-from analysis.models import MAX_RESAMPLES, AnalysisRun, MetricUpload
+from analysis.models import DEFAULT_RESAMPLES, MAX_RESAMPLES, MAX_SEED, AnalysisRun, MetricUpload
 from analysis.views import AnalysisForm, MetricUploadForm
 from studies.selectors import study_for_user
 
@@ -37,10 +37,10 @@ class AnalysisStartSerializer(serializers.Serializer):
         required=False, help_text="Reports and metric correlation only on prompts with images from every model.")
     resamples = serializers.IntegerField(
         required=False, allow_null=True, help_text=f"Bootstrap resamples behind each alpha's 95% interval: "
-        f"0 (no interval) to {MAX_RESAMPLES}; default 1000.")
+        f"0 (no interval) to {MAX_RESAMPLES}; default {DEFAULT_RESAMPLES}.")
     seed = serializers.IntegerField(
-        required=False, allow_null=True, help_text="The bootstrap's seed (0 or more; default 0): the same seed "
-        "gives the same intervals.")
+        required=False, allow_null=True, help_text=f"The bootstrap's seed (0 to {MAX_SEED}; default 0): the "
+        "same seed gives the same intervals.")
 
 
 class AnalysisRunSerializer(JobSerializer):
@@ -67,6 +67,13 @@ class RunNotDoneSerializer(serializers.Serializer):
     detail = serializers.CharField()
     status = serializers.CharField(help_text="queued, running or failed")
     error = serializers.CharField(help_text="A failed run's reason (blank otherwise).")
+
+
+LOCATION = OpenApiParameter(
+    "Location", OpenApiTypes.URI, OpenApiParameter.HEADER, response=[202], description="The run's address: poll it.")
+RETRY_AFTER = OpenApiParameter(
+    "Retry-After", OpenApiTypes.INT, OpenApiParameter.HEADER, response=[200, 202],
+    description="Seconds to wait before polling again; sent while the run is queued or running.")
 
 
 def with_current(runs: list[AnalysisRun], study) -> list[AnalysisRun]:
@@ -98,7 +105,7 @@ class AnalysisList(generics.ListAPIView):
         return with_current(super().paginate_queryset(queryset) or [], self.study)
 
     @extend_schema(
-        request=AnalysisStartSerializer,
+        request=AnalysisStartSerializer, parameters=[LOCATION, RETRY_AFTER],
         responses={202: OpenApiResponse(AnalysisRunSerializer, description=(
             "The run, queued (poll its `url`, also in `Location`); a run with the same options on the same "
             "data still going is answered instead of a second one, as on the page."))},
@@ -120,6 +127,7 @@ class AnalysisList(generics.ListAPIView):
 class AnalysisDetail(generics.GenericAPIView):
     serializer_class = AnalysisRunSerializer
 
+    @extend_schema(parameters=[RETRY_AFTER])
     def get(self, request: Request, pk: int, run_id: int) -> Response:
         """Poll a run: its status and progress (``Retry-After`` while it is queued or running)."""
         study = study_for_user(request.user, pk)

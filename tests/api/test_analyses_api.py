@@ -66,8 +66,11 @@ def test_an_editor_starts_a_run_polls_it_and_fetches_its_agreement(
 
 
 def test_options_left_out_or_null_take_the_pages_defaults(rated, as_user):
-    body = as_user(rated.owner).post(runs(rated), {"resamples": None}, format="json").json()
+    client = as_user(rated.owner)
+    body = client.post(runs(rated), {"resamples": None}, format="json").json()
     assert (body["resamples"], body["seed"], body["complete_only"]) == (1000, 0, False)
+    bare = client.post(runs(rated))  # no body at all: every default (the same run, still queued)
+    assert bare.status_code == 202 and bare.json()["id"] == body["id"]
 
 
 def test_the_same_options_on_the_same_data_answer_the_run_still_going(rated, as_user):

@@ -58,6 +58,7 @@ class Job(models.Model):
 
 DEFAULT_RESAMPLES = 1000
 MAX_RESAMPLES = 10_000
+MAX_SEED = 2_147_483_647  # what a PositiveIntegerField holds on every database
 
 
 class AnalysisRun(Job):

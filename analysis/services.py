@@ -36,7 +36,7 @@ from .jobs import (
     queued_grace,
 )
 from .metrics import human_field, metric_result
-from .models import DEFAULT_RESAMPLES, MAX_RESAMPLES, AnalysisRun
+from .models import DEFAULT_RESAMPLES, MAX_RESAMPLES, MAX_SEED, AnalysisRun
 from .quality import quality_result, scored_fields
 from .reader import (
     annotation_columns,
@@ -79,8 +79,8 @@ def analysis_start(
     itself (the shell). Raises ``AnalysisRefused`` for options out of range."""
     if not 0 <= resamples <= MAX_RESAMPLES:
         raise AnalysisRefused(f"The bootstrap resamples must be between 0 and {MAX_RESAMPLES:,}; got {resamples:,}.")
-    if seed < 0:
-        raise AnalysisRefused(f"The seed must be 0 or more; got {seed}.")
+    if not 0 <= seed <= MAX_SEED:
+        raise AnalysisRefused(f"The seed must be between 0 and {MAX_SEED:,}; got {seed:,}.")
     fingerprint = data_fingerprint(study=study).text
     options = {"complete_only": complete_only, "resamples": resamples, "seed": seed}
     now = timezone.now()

@@ -15,7 +15,7 @@ from studies.translations import translation_warnings
 
 from . import dashboard, metrics, selectors, services
 from .fingerprint import data_fingerprint, staleness
-from .models import DEFAULT_RESAMPLES, MAX_RESAMPLES
+from .models import DEFAULT_RESAMPLES, MAX_RESAMPLES, MAX_SEED
 
 
 @login_required
@@ -68,7 +68,8 @@ class AnalysisForm(forms.Form):
         help_text=f"behind each alpha's 95% interval; 0 for no interval, at most {MAX_RESAMPLES:,}",
     )
     seed = forms.IntegerField(
-        required=False, min_value=0, initial=0, label="Seed", help_text="the same seed gives the same intervals"
+        required=False, min_value=0, max_value=MAX_SEED, initial=0, label="Seed",
+        help_text="the same seed gives the same intervals"
     )
 
     def clean(self):

@@ -10,7 +10,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.files.base import ContentFile
 from django.test import Client
 
-from analysis.models import AnalysisRun, ImportJob
+from analysis.models import AnalysisRun, ImportJob, MetricUpload
 from annotation.models import Checker, ReviewTarget
 from api.tokens import api_token_create
 from exports.models import ExportJob
@@ -93,6 +93,7 @@ def build_world(media: str) -> World:
         "preset": "culturalframes-rating",
         "import_job": ImportJob.objects.create(study=study, rows_name="rows.csv").pk,
         "export_job": export.pk,
+        "metric_upload": MetricUpload.objects.create(study=study, original_name="metrics.csv", rows=0).pk,
         "prolific_job": ProlificJob.objects.create(
             study=study, prolific_study=prolific, kind=ProlificAction.Kind.SUBMISSIONS
         ).pk,

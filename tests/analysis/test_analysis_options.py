@@ -5,7 +5,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from analysis.models import MAX_RESAMPLES, AnalysisRun
+from analysis.models import MAX_RESAMPLES, MAX_SEED, AnalysisRun
 from analysis.services import AnalysisRefused, analysis_run, analysis_start
 from tests import factories as f
 from tests.annotations import annotate, annotators
@@ -67,6 +67,7 @@ def test_no_resamples_means_no_interval(owner, rated):
     ({"resamples": "-1", "seed": "0"}, "resamples", "greater than or equal to 0"),
     ({"resamples": "many", "seed": "0"}, "resamples", "Enter a whole number"),
     ({"resamples": "1000", "seed": "-3"}, "seed", "greater than or equal to 0"),
+    ({"resamples": "1000", "seed": "9" * 30}, "seed", f"less than or equal to {MAX_SEED}"),
 ])
 def test_it_refuses_bad_options_next_to_the_field_and_starts_nothing(
     client, owner, rated, django_capture_on_commit_callbacks, data, field, message
@@ -84,6 +85,8 @@ def test_the_service_refuses_out_of_range_options(owner, rated):
         analysis_start(study=rated, user=owner, resamples=MAX_RESAMPLES + 1)
     with pytest.raises(AnalysisRefused, match="seed"):
         analysis_start(study=rated, user=owner, seed=-1)
+    with pytest.raises(AnalysisRefused, match="seed"):
+        analysis_start(study=rated, user=owner, seed=MAX_SEED + 1)
     assert not AnalysisRun.objects.exists()
 
 

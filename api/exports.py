@@ -65,16 +65,26 @@ class ExportFormatSerializer(serializers.Serializer):
     )
 
 
+# The schema names the choices; the refusal of another value, and its message, are the service's.
+@extend_schema_field({"type": "string", "enum": list(FORMATS), "default": "csv",
+                      "description": "A format of the catalog; `export-formats/` lists those this study may use."})
+class FormatName(serializers.CharField):
+    pass
+
+
+@extend_schema_field({"type": "string", "enum": list(LICENSES), "default": LICENSES[0],
+                      "description": "The dataset card's license."})
+class LicenseName(serializers.CharField):
+    pass
+
+
 class ExportOptionsSerializer(serializers.Serializer):
-    license = serializers.CharField(
-        required=False, allow_null=True, allow_blank=True,
-        help_text=f"The dataset card's license: {', '.join(LICENSES)} (default {LICENSES[0]}).",
-    )
+    license = LicenseName(required=False)
     images = serializers.BooleanField(required=False, help_text="Ship the items' images (default false).")
 
 
 class ExportStartSerializer(serializers.Serializer):
-    format = serializers.CharField(required=False, default="csv", help_text="A name of `export-formats/`.")
+    format = FormatName(required=False, default="csv")
     options = ExportOptionsSerializer(required=False)
 
 
@@ -170,7 +180,8 @@ class ExportList(generics.ListAPIView):
         responses={
             202: ExportJobSerializer,
             409: OpenApiResponse(ConflictSerializer, description="No analysis has finished on the current data "
-                                 "(none yet, or annotations came since): run the analysis first."),
+                                 "(none yet, or annotations came since): run the analysis first; or the format "
+                                 "does not fit the study's protocol (see `export-formats/`)."),
         },
     )
     def post(self, request: Request, pk: int) -> Response:
@@ -181,8 +192,8 @@ class ExportList(generics.ListAPIView):
             fmt = services.export_format(name)
         except services.ExportRefused as refused:
             raise ValidationError({"format": [str(refused)]}) from None
-        if fmt not in offered(study):
-            raise ValidationError({"format": [f"The {fmt.label} format does not fit this study's protocol."]})
+        if fmt not in offered(study):  # known, but not for this study's protocol (the page offers it not)
+            return conflict(f"The {fmt.label} format does not fit this study's protocol.")
         try:
             services.export_options(options)
         except services.ExportRefused as refused:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from django.urls import path
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
@@ -23,6 +23,7 @@ from studies.selectors import pool_for_user, study_for_user
 from .validation import typed
 
 BIGINT = 2**63 - 1  # an id of the database; a bigger number names nothing
+BAD_FILTER = OpenApiResponse({"$ref": "#/components/schemas/FieldErrors"}, description="A filter refused, named.")
 
 
 class ReviewSerializer(serializers.ModelSerializer):
@@ -56,7 +57,7 @@ class ReviewList(generics.ListAPIView):
 
     serializer_class = ReviewSerializer
 
-    @extend_schema(parameters=[ReviewFilterSerializer])
+    @extend_schema(parameters=[ReviewFilterSerializer], responses={200: ReviewSerializer(many=True), 400: BAD_FILTER})
     def get(self, request: Request, *args, **kwargs) -> Response:
         return super().get(request, *args, **kwargs)
 
@@ -67,9 +68,7 @@ class ReviewList(generics.ListAPIView):
         given.is_valid(raise_exception=True)
         chosen = given.validated_data
         reviews = study_reviews(study)
-        if "pool" in chosen:
-            if not CountryPool.objects.filter(study=study, pk=chosen["pool"]).exists():
-                raise ValidationError({"pool": ["No pool of this study has that id."]})
+        if "pool" in chosen:  # a pool of another study: no review of this study is in it
             reviews = reviews.filter(annotation__pool_id=chosen["pool"])
         if "outcome" in chosen:
             reviews = reviews.filter(outcome=chosen["outcome"])
@@ -102,8 +101,13 @@ class ReviewTargetSerializer(serializers.Serializer):
     progress = ReviewProgressSerializer(source="*")
 
 
+@extend_schema_field({"type": "integer", "minimum": 1, "maximum": 100, "description": "A whole percentage."})
+class Percent(serializers.IntegerField):
+    """The schema says the range; the refusal of another number, and its message, are the service's."""
+
+
 class ReviewTargetSetSerializer(serializers.Serializer):
-    percent = serializers.IntegerField(help_text="A whole percentage from 1 to 100.")
+    percent = Percent()
 
 
 class ReviewTargetView(generics.GenericAPIView):

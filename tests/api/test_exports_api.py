@@ -154,10 +154,11 @@ def test_a_bad_export_is_a_400_naming_the_field(analysed, owner, as_user, body, 
     assert not ExportJob.objects.exists()
 
 
-def test_a_format_that_does_not_fit_the_protocol_is_refused(analysed, owner, as_user):
+def test_a_format_that_does_not_fit_the_protocol_is_a_409(analysed, owner, as_user):
     response = as_user(owner).post(exports(analysed), {"format": "coco"}, format="json")
-    assert response.status_code == 400
-    assert response.json()["format"] == ["The COCO boxes format does not fit this study's protocol."]
+    assert response.status_code == 409
+    assert response.json()["detail"] == "The COCO boxes format does not fit this study's protocol."
+    assert not ExportJob.objects.exists()
 
 
 def test_a_running_export_says_when_to_poll_and_has_no_file_yet(analysed, owner, as_user):

@@ -78,9 +78,18 @@ class LicenseName(serializers.CharField):
     pass
 
 
+class JsonBoolean(serializers.BooleanField):
+    """true or false, as JSON writes them (not 0, 1 or "yes": the schema says boolean)."""
+
+    def to_internal_value(self, data):
+        if data is True or data is False:
+            return data
+        self.fail("invalid", input=data)
+
+
 class ExportOptionsSerializer(serializers.Serializer):
     license = LicenseName(required=False)
-    images = serializers.BooleanField(required=False, help_text="Ship the items' images (default false).")
+    images = JsonBoolean(required=False, help_text="Ship the items' images (default false).")
 
 
 class ExportStartSerializer(serializers.Serializer):

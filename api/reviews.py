@@ -103,7 +103,13 @@ class ReviewTargetSerializer(serializers.Serializer):
 
 @extend_schema_field({"type": "integer", "minimum": 1, "maximum": 100, "description": "A whole percentage."})
 class Percent(serializers.IntegerField):
-    """The schema says the range; the refusal of another number, and its message, are the service's."""
+    """A JSON integer (not "30" nor 30.5: the schema says integer). The schema says the range; the
+    refusal of another number, and its message, are the service's."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return data
 
 
 class ReviewTargetSetSerializer(serializers.Serializer):

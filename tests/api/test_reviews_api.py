@@ -128,6 +128,9 @@ def test_an_editor_sets_the_review_target(annotated, pool, editor, as_user):
     ({"percent": 101}, "A review target is a whole percentage from 1 to 100."),
     ({"percent": int("9" * 30)}, "A review target is a whole percentage from 1 to 100."),
     ({"percent": "half"}, "A valid integer is required."),
+    ({"percent": "30"}, "A valid integer is required."),
+    ({"percent": 30.5}, "A valid integer is required."),
+    ({"percent": True}, "A valid integer is required."),
     ({}, "This field is required."),
 ])
 def test_a_bad_review_target_is_a_400_naming_percent(pool, owner, as_user, body, says):

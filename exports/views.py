@@ -3,15 +3,14 @@ lookup is scoped."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, Http404, HttpResponseRedirect, JsonResponse
-from django.http.response import HttpResponseBase
+from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from studies.selectors import study_for_user
 
 from . import selectors, services
-from .formats import FORMATS
+from .downloads import export_file_response
 
 
 @login_required
@@ -53,7 +52,7 @@ def export_cancel(request, pk: int, job_pk: int):
 def export_download(request, pk: int, job_pk: int):
     study = study_for_user(request.user, pk)
     job = selectors.export_file_for_study(study=study, pk=job_pk)
-    return _file_response(study, job)
+    return export_file_response(study, job)
 
 
 @login_required
@@ -66,22 +65,3 @@ def export_manifest(request, pk: int, job_pk: int):
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
 
-
-def _file_response(study, job) -> HttpResponseBase:
-    """The export's file, streamed from the local disk, or by a short-lived signed URL of a remote
-    storage (S3) that names the download the same way (access checked by the caller)."""
-    fmt = FORMATS.get(job.format)
-    zipped = job.is_zip or fmt is None
-    suffix, content_type = ("zip", "application/zip") if zipped else (fmt.extension, fmt.content_type)
-    filename = selectors.export_file_name(study, job, suffix)
-    storage = job.file.storage
-    try:
-        storage.path(job.file.name)
-    except NotImplementedError:
-        disposition = f'attachment; filename="{filename}"'
-        return HttpResponseRedirect(storage.url(job.file.name, parameters={"ResponseContentDisposition": disposition}))
-    try:
-        handle = storage.open(job.file.name, "rb")
-    except FileNotFoundError as missing:
-        raise Http404("This export's file is gone.") from missing
-    return FileResponse(handle, as_attachment=True, filename=filename, content_type=content_type)

@@ -248,8 +248,17 @@ MATRIX: dict[str, Route] = {
     "api:metric-detail": route(GET="api-read", args={"upload_id": "metric_upload"}),
 
     # api: exports
+    "api:export-formats": route(GET="api-read"),
+    "api:export-list": route(GET="api-read", POST="api-write"),  # a form post: 415 (the API reads JSON)
+    "api:export-detail": route(GET="api-read", args={"job_id": "export_job"}),
+    "api:export-cancel": route(POST="api-write", args={"job_id": "export_job"}),  # done already: 409
+    "api:export-download": route(GET="api-read", args={"job_id": "export_job"}),
+    "api:export-manifest": route(GET="api-read", args={"job_id": "export_job"}),
 
     # api: reviews
+    "api:review-list": route(GET="api-read"),
+    "api:review-detail": route(GET="api-read", args={"review_id": "annotation.review"}),
+    "api:review-target": route(GET="api-read", args={"pool_id": "pool_pk"}),  # its PUT: tests/api/test_reviews_api.py
 
     # api: Prolific
 

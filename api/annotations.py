@@ -25,6 +25,7 @@ from studies.selectors import study_for_user
 from .base import CursorPage
 from .validation import form_cleaned
 
+MAX_ID = 2**63 - 1  # the largest id a database holds: past it, a number is refused, not sent to the database
 PSEUDONYM = re.compile(r"a-([0-9a-f]{12})")
 NOT_AN_ANNOTATOR = "Give the annotator's id, or their pseudonym as the exports write it (a- and 12 hexadecimal digits)."
 NOT_A_MOMENT = "This date and time cannot be compared (out of range)."
@@ -51,11 +52,11 @@ class AnnotationSerializer(serializers.Serializer):
 
 
 class AnnotationFilterForm(forms.Form):
-    pool = forms.IntegerField(required=False, min_value=1)
+    pool = forms.IntegerField(required=False, min_value=1, max_value=MAX_ID)
     country = forms.CharField(required=False, max_length=2)
-    item = forms.IntegerField(required=False, min_value=1)
+    item = forms.IntegerField(required=False, min_value=1, max_value=MAX_ID)
     annotator = forms.CharField(required=False, max_length=64)
-    protocol_version = forms.IntegerField(required=False, min_value=1)
+    protocol_version = forms.IntegerField(required=False, min_value=1, max_value=2**31 - 1)
     since = forms.DateTimeField(required=False)
     until = forms.DateTimeField(required=False)
 
@@ -63,7 +64,7 @@ class AnnotationFilterForm(forms.Form):
         given = self.cleaned_data["annotator"]
         if not given:
             return None
-        if given.isascii() and given.isdigit():
+        if given.isascii() and given.isdigit() and int(given) <= MAX_ID:
             return {"annotator_id": int(given)}
         if match := PSEUDONYM.fullmatch(given):
             # the pseudonym is the start of the annotator's public id: every id it may begin

@@ -133,3 +133,17 @@ def test_an_item_of_another_study_is_not_found_in_this_studys_address(study, ite
     assert as_user(study.owner).get(f"{items_url(study)}{theirs.pk}/").status_code == 404
     assert as_user(other_researcher).get(f"{items_url(theirs.study)}{items[0].pk}/").status_code == 404
     assert as_user(study.owner).get(f"{items_url(study)}{'9' * 30}/").status_code == 404
+
+
+HUGE = "9" * 30
+
+
+@pytest.mark.parametrize("path", [
+    f"/api/v1/studies/{HUGE}/items/", "/api/v1/studies/{study}/items/" + HUGE + "/",
+    "/api/v1/studies/{study}/imports/" + HUGE + "/", f"/api/v1/studies/{HUGE}/imports/",
+    "/api/v1/studies/{study}/items/?cursor=garbage", "/api/v1/studies/{study}/imports/?cursor=garbage",
+    "/api/v1/studies/{study}/items/?page_size=-5", "/api/v1/studies/{study}/items/?page_size=" + HUGE,
+])
+def test_a_hostile_address_is_refused_without_a_500(study, items, as_user, path):
+    response = as_user(study.owner).get(path.format(study=study.pk))
+    assert response.status_code in (200, 404), response.content

@@ -11,6 +11,7 @@ import uuid
 from datetime import UTC, datetime
 
 from django import forms
+from django.core.validators import RegexValidator
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -27,8 +28,9 @@ from .validation import form_cleaned
 
 MAX_ID = 2**63 - 1  # the largest id a database holds: past it, a number is refused, not sent to the database
 PSEUDONYM = re.compile(r"a-([0-9a-f]{12})")
+COUNTRY = r"^[A-Za-z]{2}$"
+COUNTRY_MESSAGE = "A country is its ISO 3166-1 alpha-2 code, e.g. IN."
 NOT_AN_ANNOTATOR = "Give the annotator's id, or their pseudonym as the exports write it (a- and 12 hexadecimal digits)."
-NOT_A_MOMENT = "This date and time cannot be compared (out of range)."
 
 
 class OldestFirst(CursorPage):
@@ -53,7 +55,7 @@ class AnnotationSerializer(serializers.Serializer):
 
 class AnnotationFilterForm(forms.Form):
     pool = forms.IntegerField(required=False, min_value=1, max_value=MAX_ID)
-    country = forms.CharField(required=False, max_length=2)
+    country = forms.CharField(required=False, validators=[RegexValidator(COUNTRY, COUNTRY_MESSAGE)])
     item = forms.IntegerField(required=False, min_value=1, max_value=MAX_ID)
     annotator = forms.CharField(required=False, max_length=64)
     protocol_version = forms.IntegerField(required=False, min_value=1, max_value=2**31 - 1)
@@ -64,8 +66,8 @@ class AnnotationFilterForm(forms.Form):
         given = self.cleaned_data["annotator"]
         if not given:
             return None
-        if given.isascii() and given.isdigit() and int(given) <= MAX_ID:
-            return {"annotator_id": int(given)}
+        if given.isascii() and given.isdigit():
+            return {"annotator_id": int(given)} if int(given) <= MAX_ID else {"pk__in": []}  # past any id: none
         if match := PSEUDONYM.fullmatch(given):
             # the pseudonym is the start of the annotator's public id: every id it may begin
             low, high = uuid.UUID(match[1] + "0" * 20), uuid.UUID(match[1] + "f" * 20)
@@ -80,13 +82,14 @@ class AnnotationFilterForm(forms.Form):
 
 
 def _comparable(moment: datetime | None) -> datetime | None:
-    """A moment the database can compare: in UTC (a year 1 or 9999 that leaves the calendar in UTC is refused)."""
+    """A moment the database can compare: in UTC; one of year 1 or 9999 whose offset takes it off the
+    calendar in UTC is the calendar's first or last moment (nothing was submitted before or after)."""
     if moment is None:
         return None
     try:
         return moment.astimezone(UTC)
     except (OverflowError, ValueError):
-        raise forms.ValidationError(NOT_A_MOMENT) from None
+        return (datetime.min if moment.year == 1 else datetime.max).replace(tzinfo=UTC)
 
 
 def annotations_filtered(queryset, cleaned: dict):
@@ -100,12 +103,15 @@ def annotations_filtered(queryset, cleaned: dict):
     return queryset.filter(**cleaned["annotator"]) if cleaned["annotator"] else queryset
 
 
+ID = {"type": "integer", "minimum": 1, "maximum": MAX_ID}
 ANNOTATION_FILTERS = [
-    OpenApiParameter("pool", int, description="A pool's id."),
-    OpenApiParameter("country", str, description="The pool's country: ISO 3166-1 alpha-2, e.g. IN."),
-    OpenApiParameter("item", int, description="An item's id."),
-    OpenApiParameter("annotator", str, description="An annotator's id, or their pseudonym (a-…, as in the exports)."),
-    OpenApiParameter("protocol_version", int, description="Given under this version of the protocol."),
+    OpenApiParameter("pool", ID, description="A pool's id."),
+    OpenApiParameter("country", {"type": "string", "pattern": COUNTRY}, description="The pool's country, e.g. IN."),
+    OpenApiParameter("item", ID, description="An item's id."),
+    OpenApiParameter("annotator", {"type": "string", "pattern": r"^([0-9]+|a-[0-9a-f]{12})$"},
+                     description="An annotator's id, or their pseudonym (a-…, as in the exports)."),
+    OpenApiParameter("protocol_version", {"type": "integer", "minimum": 1, "maximum": 2**31 - 1},
+                     description="Given under this version of the protocol."),
     OpenApiParameter("since", OpenApiTypes.DATETIME, description="Submitted at or after (ISO 8601)."),
     OpenApiParameter("until", OpenApiTypes.DATETIME, description="Submitted before (ISO 8601)."),
 ]

@@ -147,3 +147,10 @@ HUGE = "9" * 30
 def test_a_hostile_address_is_refused_without_a_500(study, items, as_user, path):
     response = as_user(study.owner).get(path.format(study=study.pk))
     assert response.status_code in (200, 404), response.content
+
+
+def test_one_item_costs_five_queries(study, items, as_user, django_assert_num_queries):
+    client = as_user(study.owner)
+    client.get(f"{items_url(study)}{items[0].pk}/")  # the token's first use is written once
+    with django_assert_num_queries(5):  # the token with its account, the study scoped, the item, documents, quotas
+        assert client.get(f"{items_url(study)}{items[0].pk}/").json()["id"] == items[0].pk

@@ -43,7 +43,7 @@ class AnnotationSerializer(serializers.Serializer):
     item_external_id = serializers.CharField(source="item.external_id", help_text="The item's id in your data.")
     pool = serializers.IntegerField(source="pool_id")
     country = serializers.CharField(source="pool.country", help_text="The pool's country.")
-    annotator = serializers.CharField(source="annotator.pseudonym", help_text="The annotator's pseudonym (as in the exports).")
+    annotator = serializers.CharField(source="annotator.pseudonym", help_text="Their pseudonym, as in the exports.")
     protocol_version = serializers.IntegerField()
     answers = serializers.JSONField(help_text="The answers as stored, by field key.")
     skipped = serializers.BooleanField(help_text="The item was skipped (the answers hold only the reason).")

@@ -239,6 +239,11 @@ MATRIX: dict[str, Route] = {
     "api:pool-detail": route(GET="api-read", args={"pool_id": "pool_pk"}),
     "api:pool-progress": route(GET="api-read", args={"pool_id": "pool_pk"}),
     # api: items and annotations
+    "api:item-list": route(GET="api-read"),
+    "api:item-detail": route(GET="api-read", args={"item_id": "item_pk"}),
+    "api:import-list": route(GET="api-read", POST="api-write"),  # no file sent: a 400 ("ok") to an editor
+    "api:import-detail": route(GET="api-read", args={"job_id": "import_job"}),
+    "api:annotation-list": route(GET="api-read"),
 
     # api: analysis runs and metric uploads
     "api:analysis-list": route(GET="api-read", POST="api-write"),  # a form's encoding: 415
@@ -396,6 +401,10 @@ def crossed_matrix() -> dict[str, Route]:
             MATRIX[key], name=key, methods=dict.fromkeys(MATRIX[key].methods, "foreign"),
             args={"annotation_pk": "other_annotation", "token": "other_upload"})
     for key in ("api:pool-detail", "api:pool-progress"):  # a pool of this study in the other's address
+        out[f"{key}, of another study"] = replace(
+            MATRIX[key], name=key, methods=dict.fromkeys(MATRIX[key].methods, "api-foreign"),
+            args=MATRIX[key].args | {"pk": "others_study"})
+    for key in ("api:item-detail", "api:import-detail"):  # an item, an import of this study in the other's address
         out[f"{key}, of another study"] = replace(
             MATRIX[key], name=key, methods=dict.fromkeys(MATRIX[key].methods, "api-foreign"),
             args=MATRIX[key].args | {"pk": "others_study"})

@@ -126,8 +126,22 @@ class CursorPage(CursorPagination):
     max_page_size = 100
 
     def get_page_size(self, request) -> int:
+        """API_PAGE_SIZE, or ``page_size`` when given: a whole number from 1 to 100 (else a 400)."""
         self.page_size = settings.API_PAGE_SIZE
-        return super().get_page_size(request)
+        given = request.query_params.get(self.page_size_query_param)
+        if given is None:
+            return self.page_size
+        if not (given.isascii() and given.isdigit() and 1 <= int(given) <= self.max_page_size):
+            raise exceptions.ValidationError(
+                {self.page_size_query_param: [f"A whole number from 1 to {self.max_page_size}."]})
+        return int(given)
+
+    def get_schema_operation_parameters(self, view) -> list[dict]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"] |= {"minimum": 1, "maximum": self.max_page_size}
+        return parameters
 
 
 # --- how refusals read ---------------------------------------------------------------------------

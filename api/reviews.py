@@ -53,7 +53,8 @@ def study_reviews(study: Study) -> QuerySet[Review]:
 
 
 class ReviewList(generics.ListAPIView):
-    """The study's reviews, newest first, filtered by pool, outcome and checker."""
+    """The study's reviews, newest first, filtered by pool, outcome and checker. As on the review
+    pages, they are the owner's and editors' to read (a viewer: 403)."""
 
     serializer_class = ReviewSerializer
 
@@ -62,7 +63,7 @@ class ReviewList(generics.ListAPIView):
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
-        study = study_for_user(self.request.user, self.kwargs["pk"])
+        study = study_for_user(self.request.user, self.kwargs["pk"], write=True)  # as the review pages
         known = ReviewFilterSerializer().fields
         given = ReviewFilterSerializer(data={k: v for k, v in self.request.query_params.items() if k in known})
         given.is_valid(raise_exception=True)
@@ -81,7 +82,7 @@ class ReviewDetail(generics.GenericAPIView):
     serializer_class = ReviewSerializer
 
     def get(self, request: Request, pk: int, review_id: int) -> Response:
-        study = study_for_user(request.user, pk)
+        study = study_for_user(request.user, pk, write=True)  # as the review pages
         return Response(ReviewSerializer(get_object_or_404(study_reviews(study), pk=review_id)).data)
 
 

@@ -33,8 +33,13 @@ def _response(code: str) -> dict:
 
 
 def add_refusals(result, generator, request, public):
-    """Every operation: 401, 403, 429; with an id in its path or a cursor, 404; a write: 400, 413, 415."""
-    result.setdefault("components", {}).setdefault("schemas", {}).update(Error=ERROR, FieldErrors=FIELD_ERRORS)
+    """Every operation: 401, 403, 429; with an id in its path or a cursor, 404; a write: 400, 413, 415.
+    A request body takes only the keys it names (``api.validation.typed`` refuses any other)."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    for name, schema in schemas.items():
+        if name.endswith("Request") and schema.get("type") == "object" and "properties" in schema:
+            schema.setdefault("additionalProperties", False)
+    schemas.update(Error=ERROR, FieldErrors=FIELD_ERRORS)
     for path, operations in result.get("paths", {}).items():
         for method, operation in operations.items():
             codes = ["401", "403", "429"]

@@ -261,8 +261,8 @@ MATRIX: dict[str, Route] = {
     "api:export-manifest": route(GET="api-read", args={"job_id": "export_job"}),
 
     # api: reviews
-    "api:review-list": route(GET="api-read"),
-    "api:review-detail": route(GET="api-read", args={"review_id": "annotation.review"}),
+    "api:review-list": route(GET="api-write"),  # as the review pages: not a viewer's
+    "api:review-detail": route(GET="api-write", args={"review_id": "annotation.review"}),
     "api:review-target": route(GET="api-read", args={"pool_id": "pool_pk"}),  # its PUT: tests/api/test_reviews_api.py
 
     # api: Prolific

@@ -37,7 +37,10 @@ def test_lists_are_paged_by_a_cursor_and_never_longer_than_100(owner, as_user, s
         page = client.get(page["next"]).json()
         seen += [s["id"] for s in page["results"]]
     assert seen == sorted(seen, reverse=True) and len(set(seen)) == 5
-    assert len(client.get(STUDIES, {"page_size": 1000}).json()["results"]) == 5
+    assert len(client.get(STUDIES, {"page_size": 100}).json()["results"]) == 5
+    for refused in ("1000", "0", "-5", "2.5", "", "two"):
+        response = client.get(STUDIES, {"page_size": refused})
+        assert response.status_code == 400 and response.json() == {"page_size": ["A whole number from 1 to 100."]}
     from api.base import CursorPage
 
     assert CursorPage.max_page_size == 100

@@ -32,9 +32,9 @@ def ids(response) -> list[int]:
     return [r["id"] for r in response.json()["results"]]
 
 
-def test_the_studys_reviews_are_listed_newest_first_for_its_members(reviewed, study, pool, viewer, as_user):
+def test_the_studys_reviews_are_listed_newest_first_for_its_editors(reviewed, study, pool, editor, as_user):
     accepted, flagged, japan = reviewed
-    body = as_user(viewer).get(reviews(study)).json()
+    body = as_user(editor).get(reviews(study)).json()
     assert [r["id"] for r in body["results"]] == [japan.pk, flagged.pk, accepted.pk]
     row = body["results"][1]
     assert row["annotation"] == flagged.annotation_id and row["pool"] == pool.pk and row["country"] == "IN"
@@ -165,3 +165,11 @@ def test_a_pool_of_another_study_has_no_target_in_this_studys_address(pool, othe
     assert client.get(address).status_code == 404
     assert client.put(address, {"percent": 30}, format="json").status_code == 404
     assert not ReviewTarget.objects.exists()
+
+
+def test_a_viewer_does_not_read_the_reviews_as_on_the_review_pages(reviewed, study, viewer, as_user):
+    client = as_user(viewer)
+    listed = client.get(reviews(study))
+    one = client.get(f"{reviews(study)}{reviewed[0].pk}/")
+    assert listed.status_code == one.status_code == 403
+    assert "read-only" in listed.json()["detail"]

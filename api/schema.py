@@ -33,7 +33,8 @@ def _response(code: str) -> dict:
 
 
 def add_refusals(result, generator, request, public):
-    """Every operation: 401, 403, 429; with an id in its path or a cursor, 404; a write: 400, 413, 415.
+    """Every operation: 401, 403, 429; with an id in its path or a cursor, 404; with a query, 400; a
+    write: 400, 413, 415.
     A request body takes only the keys it names (``api.validation.typed`` refuses any other)."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     for name, schema in schemas.items():
@@ -46,8 +47,10 @@ def add_refusals(result, generator, request, public):
             names = {p.get("name") for p in operation.get("parameters", [])}
             if "{" in path or "cursor" in names:
                 codes.append("404")
+            if any(p.get("in") == "query" for p in operation.get("parameters", [])):
+                codes.append("400")  # a page_size or a filter refused, naming it
             if method in WRITES:
-                codes += ["400", "413", "415"]
+                codes += ["413", "415"] + ([] if "400" in codes else ["400"])
             responses = operation.setdefault("responses", {})
             for code in codes:
                 responses.setdefault(code, _response(code))

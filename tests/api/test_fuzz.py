@@ -38,16 +38,27 @@ MAX_EXAMPLES = 25  # per operation and phase; with the coverage phase, some 3,00
 SEED = 20261127
 
 
-def path_values(values: dict) -> dict[str, int]:
-    """The built study's objects, by the path parameter that names them."""
+def path_values(values: dict) -> dict[str, dict[str, int]]:
+    """The built study's objects, by the path parameter that names them, per address (a path
+    regex; "" for every address): a job's id is of its own kind."""
     return {
-        "path.id": values["study"],
-        "path.pool_id": values["pool_pk"],
+        "": {
+            "path.id": values["study"], "path.pool_id": values["pool_pk"], "path.item_id": values["item_pk"],
+            "path.run_id": values["run_pk"], "path.upload_id": values["metric_upload"],
+            "path.review_id": values["annotation.review"],
+        },
+        "/imports/": {"path.job_id": values["import_job"]},
+        "/exports/": {"path.job_id": values["export_job"]},
+        "/prolific/": {"path.job_id": values["prolific_job"]},
     }
 
 
-def schemathesis_config(path: Path, values: dict[str, int]) -> Path:
-    lines = ["[parameters]", *(f'"{name}" = {value}' for name, value in values.items())]
+def schemathesis_config(path: Path, values: dict[str, dict[str, int]]) -> Path:
+    lines = ["[parameters]", *(f'"{name}" = {value}' for name, value in values[""].items())]
+    for regex, pinned in values.items():
+        if regex:
+            given = ", ".join(f'"{name}" = {value}' for name, value in pinned.items())
+            lines += ["", "[[operations]]", f'include-path-regex = "{regex}"', f"parameters = {{ {given} }}"]
     path.write_text("\n".join(lines) + "\n")
     return path
 

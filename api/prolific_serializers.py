@@ -109,7 +109,9 @@ class RejectSerializer(serializers.Serializer):
 
 
 class ReturnSerializer(serializers.Serializer):
-    reasons = serializers.ListField(child=serializers.CharField(), help_text="Shown to the participant.")
+    reasons = serializers.ListField(
+        child=serializers.CharField(allow_blank=True), help_text="Shown to the participant, one an item."
+    )
 
 
 class ProlificJobSerializer(JobSerializer):

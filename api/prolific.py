@@ -62,6 +62,12 @@ REFUSED = {
 }
 
 
+BAD_FILTER = OpenApiResponse(
+    {"$ref": "#/components/schemas/FieldErrors"},  # api/schema.py's
+    description="A filter refused: each named with the review page's messages.",
+)
+
+
 def refusal(exc: Exception) -> APIException:
     """A service's refusal as the API answers it: Prolific's as a 502, ours as a 409."""
     return ProlificFailed(str(exc)) if isinstance(exc, ProlificError) else StateRefused(str(exc))
@@ -194,11 +200,14 @@ class SubmissionList(generics.ListAPIView):
 
     serializer_class = s.SubmissionSerializer
 
-    @extend_schema(parameters=[
-        OpenApiParameter("pool", OpenApiTypes.INT, description="A pool of the study."),
-        OpenApiParameter("status", OpenApiTypes.STR, enum=ProlificSubmission.Status.values,
-                         description="Prolific's status."),
-    ])
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("pool", OpenApiTypes.INT, description="A pool of the study."),
+            OpenApiParameter("status", OpenApiTypes.STR, enum=ProlificSubmission.Status.values,
+                             description="Prolific's status."),
+        ],
+        responses={200: s.SubmissionSerializer(many=True), 400: BAD_FILTER},
+    )
     def get(self, request: Request, *args, **kwargs) -> Response:
         return super().get(request, *args, **kwargs)
 

@@ -15,6 +15,20 @@ from .jobs import JobSerializer
 ID = {"min_value": 1, "max_value": 2**31 - 1}  # a row's id: anything else names no row
 
 
+class Items(serializers.ListField):
+    """A list whose refused items are said in the field's own list of messages ("Item 2: …"), as
+    every 400 names a field with its messages (DRF's own nests them under each item's index)."""
+
+    def run_child_validation(self, data):
+        try:
+            return super().run_child_validation(data)
+        except serializers.ValidationError as refused:
+            raise serializers.ValidationError([
+                f"Item {index + 1}: {message}"
+                for index, messages in refused.detail.items() for message in messages
+            ]) from None
+
+
 class ProlificStudySerializer(serializers.Serializer):
     """A pool's study on Prolific, as last read from Prolific (``status`` blank: not created there)."""
 
@@ -49,8 +63,8 @@ class LaunchSerializer(serializers.Serializer):
     )
     minutes = serializers.IntegerField(help_text="Estimated completion time, minutes.")
     max_minutes = serializers.IntegerField(required=False, allow_null=True, help_text="Null: the least Prolific takes.")
-    devices = serializers.ListField(child=serializers.CharField(), required=False, help_text="desktop, tablet, mobile")
-    filters = serializers.ListField(
+    devices = Items(child=serializers.CharField(), required=False, help_text="desktop, tablet, mobile")
+    filters = Items(
         child=serializers.CharField(), required=False,
         help_text="Further Prolific filters by title: 'Nationality', 'First Language=Hindi|Tamil'.",
     )
@@ -97,7 +111,7 @@ class SubmissionSerializer(serializers.Serializer):
 
 
 class ApproveSerializer(serializers.Serializer):
-    submissions = serializers.ListField(
+    submissions = Items(
         child=serializers.IntegerField(**ID), min_length=1, max_length=1000,
         help_text="Ids of the study's submissions awaiting review (as listed by …/prolific/submissions/).",
     )
@@ -109,7 +123,7 @@ class RejectSerializer(serializers.Serializer):
 
 
 class ReturnSerializer(serializers.Serializer):
-    reasons = serializers.ListField(
+    reasons = Items(
         child=serializers.CharField(allow_blank=True), help_text="Shown to the participant, one an item."
     )
 

@@ -142,7 +142,7 @@ def test_only_submissions_awaiting_review_are_approved(owner, study, waiting, as
 
 @pytest.mark.parametrize("body, says", [
     ({"submissions": []}, "at least 1"),
-    ({"submissions": ["x"]}, "valid integer"),
+    ({"submissions": [1, "x"]}, "'Item 2: A valid integer is required.'"),
     ({"submissions": [10**40]}, "less than or equal to"),
     ({}, "required"),
 ])

@@ -17,13 +17,10 @@ from annotation.models import Session
 from studies.selectors import study_for_user
 
 from . import review_selectors as selectors
-from .models import ProlificAction, ProlificBonus, ProlificJob, ProlificStudy, ProlificSubmission
+from .models import ProlificBonus, ProlificStudy, ProlificSubmission
 from .review_forms import CATEGORY_LABELS, BonusForm, RejectForm, ReturnForm, ReviewFilterForm
 from .services import RecruitmentRefused, review, review_start
 from .tokens import token_state
-
-Kind = ProlificAction.Kind
-ACTIVE_JOB = [ProlificJob.Status.QUEUED, ProlificJob.Status.RUNNING, ProlificJob.Status.WAITING]
 
 
 def _submission_for(study, sub_pk: int) -> ProlificSubmission:
@@ -190,20 +187,14 @@ def bonus_send(request, pk: int, bonus_pk: int, step: str):
     """Set the bonuses up on Prolific (its fees come back), or pay them (once)."""
     study = study_for_user(request.user, pk, owner_only=True)
     bonus = _bonus_for(study, bonus_pk)
-    kinds = {
-        "setup": (Kind.BONUS_SETUP, ProlificBonus.State.DRAFT),
-        "pay": (Kind.BONUS_PAY, ProlificBonus.State.SET_UP),
-    }
-    if step not in kinds:
+    if step not in review_start.BONUS_STEPS:
         raise Http404
-    kind, needed = kinds[step]
-    if bonus.state != needed:
-        messages.error(request, f"Nothing sent: the bonus is {bonus.get_state_display().lower()}.")
-        return redirect("recruitment:bonus", pk=study.pk, bonus_pk=bonus.pk)
-    if ProlificJob.objects.filter(bonus=bonus, kind=kind, status__in=ACTIVE_JOB).exists():
-        messages.info(request, "Already under way.")
-        return redirect("recruitment:bonus", pk=study.pk, bonus_pk=bonus.pk)
-    review.prolific_job_start(prolific_study=bonus.prolific_study, user=request.user, kind=kind, bonus=bonus)
+    try:
+        review_start.prolific_bonus_send_start(bonus=bonus, user=request.user, step=step)
+    except review_start.AlreadyUnderway as refused:
+        messages.info(request, str(refused))
+    except RecruitmentRefused as refused:
+        messages.error(request, str(refused))
     return redirect("recruitment:bonus", pk=study.pk, bonus_pk=bonus.pk)
 
 

@@ -9,7 +9,7 @@ from django.db import transaction
 
 from studies.models import CountryPool, Study
 
-from ..models import ProlificAction, ProlificJob, ProlificStudy, ProlificSubmission
+from ..models import ProlificAction, ProlificBonus, ProlificJob, ProlificStudy, ProlificSubmission
 from .launch import RecruitmentRefused
 from .review import prolific_job_start
 
@@ -94,3 +94,30 @@ def prolific_return_start(
         prolific_study=submission.prolific_study, user=user, kind=Kind.RETURN, submissions=[submission],
         params={"reasons": reasons},
     )
+
+
+# --- bonuses ---------------------------------------------------------------------------------
+
+BONUS_STEPS = {  # a step: its job's kind, and the state the bonus must be in
+    "setup": (Kind.BONUS_SETUP, ProlificBonus.State.DRAFT),
+    "pay": (Kind.BONUS_PAY, ProlificBonus.State.SET_UP),
+}
+ACTIVE_JOB = (ProlificJob.Status.QUEUED, ProlificJob.Status.RUNNING, ProlificJob.Status.WAITING)
+
+
+class AlreadyUnderway(RecruitmentRefused):
+    """The same step of the bonus is a job still going: nothing new is started."""
+
+
+def prolific_bonus_send_start(*, bonus: ProlificBonus, user: AbstractBaseUser | None, step: str) -> ProlificJob:
+    """Set the bonuses up on Prolific (its fees come back), or pay them (once): a job, started only
+    from the state the step needs and while no job of that step is going."""
+    try:
+        kind, needed = BONUS_STEPS[step]
+    except KeyError:
+        raise ValueError(f"unknown bonus step {step!r}") from None
+    if bonus.state != needed:
+        raise RecruitmentRefused(f"Nothing sent: the bonus is {bonus.get_state_display().lower()}.")
+    if ProlificJob.objects.filter(bonus=bonus, kind=kind, status__in=ACTIVE_JOB).exists():
+        raise AlreadyUnderway("Already under way.")
+    return prolific_job_start(prolific_study=bonus.prolific_study, user=user, kind=kind, bonus=bonus)

@@ -23,10 +23,10 @@ from rest_framework.response import Response
 
 from recruitment import services
 from recruitment.forms import LaunchForm
-from recruitment.models import ProlificJob, ProlificStudy, ProlificSubmission
+from recruitment.models import ProlificBonus, ProlificJob, ProlificStudy, ProlificSubmission
 from recruitment.prolific import ProlificError
-from recruitment.review_forms import RejectForm, ReturnForm, ReviewFilterForm
-from recruitment.review_selectors import code_meanings, review_jobs_of, review_submissions
+from recruitment.review_forms import BonusForm, RejectForm, ReturnForm, ReviewFilterForm
+from recruitment.review_selectors import bonuses_of, code_meanings, review_jobs_of, review_submissions
 from recruitment.selectors import prolific_studies_of
 from recruitment.services import review_start
 from recruitment.services.launch import TRANSITIONS
@@ -172,7 +172,8 @@ class ProlificTransition(generics.GenericAPIView):
     pagination_class = None  # one result a pool of the study
 
     @extend_schema(
-        request=s.PoolChoiceSerializer, responses={200: s.TransitionResultSerializer(many=True), **REFUSED},
+        operation_id="studies_prolific_transition", request=s.PoolChoiceSerializer,
+        responses={200: s.TransitionResultSerializer(many=True), **REFUSED},
         parameters=[OpenApiParameter("verb", OpenApiTypes.STR, OpenApiParameter.PATH, enum=VERBS)],
     )
     def post(self, request: Request, pk: int, verb: str) -> Response:
@@ -318,6 +319,67 @@ class ProlificJobDetail(generics.GenericAPIView):
         return job_response(request, job, s.ProlificJobSerializer, "")
 
 
+# --- bonuses ---------------------------------------------------------------------------------
+
+
+class BonusList(generics.ListAPIView):
+    """The study's bonuses, newest first."""
+
+    serializer_class = s.BonusSerializer
+
+    def get_queryset(self):
+        return bonuses_of(study=owned_study(self.request, self.kwargs["pk"]))
+
+    @extend_schema(request=s.BonusCreateSerializer, responses={201: s.BonusSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        """Bonuses written down, nothing sent (the bonus form's checks: ids that took part in the
+        pool's study, as last read from Prolific); set them up, then pay them."""
+        study = owned_study(request, pk)
+        given = typed(s.BonusCreateSerializer, request.data)
+        row = ProlificStudy.objects.filter(pool__study=study, pool=given["pool"]).exclude(prolific_id="").first()
+        if row is None:
+            raise ValidationError({"pool": ["Not a pool of this study on Prolific."]})
+        form = BonusForm({"prolific_study": row.pk, "lines": "\n".join(given["lines"])}, study=study)
+        cleaned = form_cleaned(form)
+        bonus = services.prolific_bonus_draft(
+            prolific_study=cleaned["prolific_study"], user=request.user, lines=cleaned["parsed"])
+        return Response(s.BonusSerializer(bonus).data, status=status.HTTP_201_CREATED)
+
+
+def bonus_of(study, bonus_id: int) -> ProlificBonus:
+    return get_object_or_404(bonuses_of(study=study), pk=bonus_id)
+
+
+class BonusDetail(generics.GenericAPIView):
+    serializer_class = s.BonusSerializer
+
+    def get(self, request: Request, pk: int, bonus_id: int) -> Response:
+        return Response(s.BonusSerializer(bonus_of(owned_study(request, pk), bonus_id)).data)
+
+
+class BonusSend(generics.GenericAPIView):
+    serializer_class = s.ProlificJobSerializer
+
+    @extend_schema(
+        operation_id="studies_prolific_bonuses_send", request=None,
+        responses={202: s.ProlificJobSerializer, **REFUSED},
+        parameters=[OpenApiParameter("step", OpenApiTypes.STR, OpenApiParameter.PATH,
+                                     enum=tuple(review_start.BONUS_STEPS))],
+    )
+    def post(self, request: Request, pk: int, bonus_id: int, step: str) -> Response:
+        """Set the bonus up on Prolific (``setup``: from a draft), or pay it (``pay``: once set up;
+        sent at most once): a job."""
+        study = owned_study(request, pk)
+        bonus = bonus_of(study, bonus_id)
+        if step not in review_start.BONUS_STEPS:
+            raise Http404
+        try:
+            job = review_start.prolific_bonus_send_start(bonus=bonus, user=request.user, step=step)
+        except services.RecruitmentRefused as exc:
+            raise refusal(exc) from None
+        return job_started(request, study, job)
+
+
 STUDY = "api/v1/studies/<int:pk>/prolific/"
 
 urlpatterns = [
@@ -330,5 +392,8 @@ urlpatterns = [
     path(f"{STUDY}approve/", ProlificApprove.as_view(), name="prolific-approve"),
     path(f"{STUDY}jobs/", ProlificJobList.as_view(), name="prolific-jobs"),
     path(f"{STUDY}jobs/<int:job_id>/", ProlificJobDetail.as_view(), name="prolific-job"),
+    path(f"{STUDY}bonuses/", BonusList.as_view(), name="prolific-bonuses"),
+    path(f"{STUDY}bonuses/<int:bonus_id>/", BonusDetail.as_view(), name="prolific-bonus"),
+    path(f"{STUDY}bonuses/<int:bonus_id>/<str:step>/", BonusSend.as_view(), name="prolific-bonus-send"),
     path(f"{STUDY}<str:verb>/", ProlificTransition.as_view(), name="prolific-transition"),
 ]

@@ -128,6 +128,37 @@ class ReturnSerializer(serializers.Serializer):
     )
 
 
+class BonusLineSerializer(serializers.Serializer):
+    who = serializers.CharField(help_text="A Prolific submission id or participant id.")
+    amount = serializers.IntegerField(help_text="Minor units (pence, cents).")
+
+
+class BonusSerializer(serializers.Serializer):
+    """Bonuses to participants of one pool's study: written down (draft), set up on Prolific (its
+    fees, VAT and total come back), then paid, once."""
+
+    id = serializers.IntegerField(source="pk")
+    pool = serializers.IntegerField(source="prolific_study.pool_id")
+    state = serializers.CharField(help_text="draft, setting_up, set_up, paying, paid or uncertain (check on Prolific)")
+    lines = BonusLineSerializer(many=True)
+    amount = serializers.IntegerField(help_text="What the participants get, minor units.")
+    currency = serializers.CharField()
+    fees = serializers.IntegerField(allow_null=True, help_text="Prolific's, once set up.")
+    vat = serializers.IntegerField(allow_null=True)
+    total_amount = serializers.IntegerField(allow_null=True)
+    prolific_id = serializers.CharField(help_text="Prolific's bulk bonus id, once set up.")
+    created_at = serializers.DateTimeField()
+    paid_at = serializers.DateTimeField(allow_null=True)
+
+
+class BonusCreateSerializer(serializers.Serializer):
+    pool = serializers.IntegerField(help_text="A pool of the study on Prolific.", **ID)
+    lines = Items(
+        child=serializers.CharField(allow_blank=True),
+        help_text="One a bonus: a submission or participant id, a comma, the amount in major units ('5f3e…,1.50').",
+    )
+
+
 class ProlificJobSerializer(JobSerializer):
     """A review action run as a job; ``status`` ``waiting``: Prolific was busy, it is tried again."""
 

@@ -259,6 +259,9 @@ MATRIX: dict[str, Route] = {
     "api:prolific-return": route(POST="api-owner", args={"sub_id": "sub_pk"}),
     "api:prolific-jobs": route(GET="api-owner"),
     "api:prolific-job": route(GET="api-owner", args={"job_id": "prolific_job"}),
+    "api:prolific-bonuses": route(GET="api-owner", POST="api-owner"),
+    "api:prolific-bonus": route(GET="api-owner", args={"bonus_id": "bonus_pk"}),
+    "api:prolific-bonus-send": route(POST="api-owner", args={"bonus_id": "bonus_pk"}),
 
     "api:nowhere": route(GET="api-nowhere", POST="api-nowhere", path="/api/v2/studies/"),  # a JSON 404
     # --- the admin's own pages --------------------------------------------------------------------

@@ -77,6 +77,12 @@ def owned_study(request: Request, pk: int):
     return study_for_user(request.user, pk, owner_only=True)
 
 
+def linked(study) -> None:
+    """A 409 with the page's message when no pool of the study is on Prolific."""
+    if not ProlificStudy.objects.filter(pool__study=study).exclude(prolific_id="").exists():
+        raise StateRefused(review_start.NOT_LINKED)
+
+
 def pool_chosen(study, pool_id: int | None) -> list | None:
     """The pool named in the body (one of the study's, else a 400 naming ``pool``), or None: every pool."""
     if pool_id is None:
@@ -151,7 +157,7 @@ class ProlificLaunch(generics.GenericAPIView):
         form = LaunchForm({
             "reward": str(given["reward"]),
             "minutes": given["minutes"],
-            "max_minutes": given.get("max_minutes") or "",
+            "max_minutes": "" if given.get("max_minutes") is None else given["max_minutes"],
             "devices": given.get("devices", LaunchForm.base_fields["devices"].initial),
             "filters": "\n".join(given.get("filters", [])),
             "auto_approve": given.get("auto_approve", False),
@@ -246,6 +252,7 @@ class ProlificApprove(generics.GenericAPIView):
         approval, a job a pool."""
         study = owned_study(request, pk)
         ids = set(typed(s.ApproveSerializer, request.data)["submissions"])
+        linked(study)
         chosen = list(
             ProlificSubmission.objects.filter(prolific_study__pool__study=study, pk__in=ids)
             .select_related("prolific_study__pool")
@@ -336,6 +343,7 @@ class BonusList(generics.ListAPIView):
         pool's study, as last read from Prolific); set them up, then pay them."""
         study = owned_study(request, pk)
         given = typed(s.BonusCreateSerializer, request.data)
+        linked(study)
         row = ProlificStudy.objects.filter(pool__study=study, pool=given["pool"]).exclude(prolific_id="").first()
         if row is None:
             raise ValidationError({"pool": ["Not a pool of this study on Prolific."]})

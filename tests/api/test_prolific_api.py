@@ -165,3 +165,19 @@ def test_only_the_owner_acts_and_nothing_is_sent_for_anyone_else(
     assert getattr(anonymous, method)(url(study, rest), body, format="json").status_code == 401
     assert len(fake_prolific.requests) == before
     assert {s["status"] for s in fake_prolific.studies.values()} == {"UNPUBLISHED"}
+
+
+def test_a_maximum_time_of_zero_is_refused_as_on_the_page(fake_prolific, owner, study, pool, items, as_user):  # noqa: F811
+    response = as_user(owner).post(url(study, "launch/"), {**LAUNCH, "max_minutes": 0}, format="json")
+    assert response.status_code == 400 and "greater than or equal to 1" in response.json()["max_minutes"][0]
+
+
+@pytest.mark.parametrize("rest, body", [
+    ("approve/", {"submissions": [1]}),
+    ("bonuses/", {"pool": 1, "lines": ["x,1.00"]}),
+    ("refresh/", {}),
+    ("resume/", {}),
+])
+def test_the_actions_of_a_study_not_on_prolific_are_a_409(owner, study, pool, as_user, rest, body):
+    response = as_user(owner).post(url(study, rest), body, format="json")
+    assert response.status_code == 409 and response.json() == {"detail": "No pool of this study is on Prolific yet."}

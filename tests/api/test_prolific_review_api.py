@@ -4,7 +4,7 @@ messages; the owner's only; another study's submission or job is not found."""
 
 import pytest
 
-from recruitment.models import ProlificJob, ProlificSubmission
+from recruitment.models import ProlificJob, ProlificStudy, ProlificSubmission
 from tests import factories as f
 from tests.recruitment.conftest import fake_prolific  # noqa: F401 - the fake Prolific
 from tests.recruitment.review_helpers import go_live, read_back, take_part
@@ -151,13 +151,19 @@ def test_a_bad_approval_is_a_400_naming_submissions(owner, study, live, as_user,
     assert response.status_code == 400 and says in str(response.json()["submissions"]), response.json()
 
 
-def test_a_submission_of_another_study_is_not_approved(owner, other_researcher, study, waiting, as_user):
-    theirs = f.make_study(other_researcher, name="Theirs")
-    response = as_user(other_researcher).post(url(theirs, "approve/"), {"submissions": [waiting[0].pk]},
-                                              format="json")
+def test_a_submission_of_another_study_is_not_approved(owner, study, waiting, as_user):
+    elsewhere = f.make_pool(f.make_study(owner, name="Another"), "KE", "Kenya")
+    row = ProlificStudy.objects.create(pool=elsewhere, reference="ref-ke", prolific_id="P-KE", places=5, reward=150,
+                                       estimated_minutes=10)
+    theirs = ProlificSubmission.objects.create(prolific_study=row, prolific_id="S-KE", participant_id="PID-KE",
+                                               status=ProlificSubmission.Status.AWAITING_REVIEW)
+    response = as_user(owner).post(url(study, "approve/"), {"submissions": [waiting[0].pk, theirs.pk]},
+                                   format="json")
     assert response.status_code == 400
-    assert response.json() == {"submissions": [f"Not submissions of this study: {waiting[0].pk}."]}
+    assert response.json() == {"submissions": [f"Not submissions of this study: {theirs.pk}."]}
     assert not ProlificJob.objects.filter(kind="approve").exists()
+    assert as_user(owner).post(url(study, f"submissions/{theirs.pk}/reject/"),
+                               {"category": "OTHER", "message": MESSAGE}, format="json").status_code == 404
 
 
 def test_a_rejection_is_checked_by_the_pages_form_then_sent(fake_prolific, owner, study, waiting, as_user, run_jobs):  # noqa: F811

@@ -1,6 +1,7 @@
 """A study's pools on Prolific over the API (/api/v1/studies/{id}/prolific/…): their link status,
 the launch and the transitions of the study's Prolific page, the submissions of its review page,
-and the review's actions (read from Prolific, approve, reject, request a return) as jobs to poll.
+the review's actions (read from Prolific, approve, reject, request a return) as jobs to poll, and
+bonuses (written down, then set up and paid as jobs).
 
 Everything here is the owner's only (``study_for_user(owner_only=True)``: a member 403, anyone else
 404), as on the pages: a call to Prolific uses the acting researcher's token and spends their money.
@@ -13,10 +14,10 @@ from __future__ import annotations
 from django.db.models import Count
 from django.http import Http404
 from django.shortcuts import get_object_or_404
-from django.urls import path
+from django.urls import path, reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import generics, serializers, status
+from rest_framework import generics, status
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -51,14 +52,10 @@ class ProlificFailed(APIException):
     default_code = "prolific"
 
 
-class RefusalSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-
-
 REFUSED = {
-    409: OpenApiResponse(RefusalSerializer, description="The study's state refuses it (the page's message): no "
+    409: OpenApiResponse(s.RefusalSerializer, description="The study's state refuses it (the page's message): no "
                          "pool on Prolific, no Prolific token, a launch under way, a submission's status."),
-    502: OpenApiResponse(RefusalSerializer, description="Prolific refused or did not answer (its message)."),
+    502: OpenApiResponse(s.RefusalSerializer, description="Prolific refused or did not answer (its message)."),
 }
 
 
@@ -119,7 +116,8 @@ def jobs_started(request: Request, study, jobs: list[ProlificJob]) -> Response:
 
 def job_started(request: Request, study, job: ProlificJob) -> Response:
     shown = review_jobs_of(study=study).get(pk=job.pk)
-    return job_response(request, shown, s.ProlificJobSerializer, "", started=True)
+    where = reverse("api:prolific-job", args=[study.pk, job.pk])
+    return job_response(request, shown, s.ProlificJobSerializer, where, started=True)
 
 
 # --- the pools' studies on Prolific ----------------------------------------------------------
@@ -323,7 +321,7 @@ class ProlificJobDetail(generics.GenericAPIView):
     def get(self, request: Request, pk: int, job_id: int) -> Response:
         """One review job: poll it until ``status`` is done or failed (``Retry-After`` until then)."""
         job = get_object_or_404(review_jobs_of(study=owned_study(request, pk)), pk=job_id)
-        return job_response(request, job, s.ProlificJobSerializer, "")
+        return job_response(request, job, s.ProlificJobSerializer, request.path)
 
 
 # --- bonuses ---------------------------------------------------------------------------------

@@ -29,6 +29,12 @@ class Items(serializers.ListField):
             ]) from None
 
 
+class RefusalSerializer(serializers.Serializer):
+    """A refusal of the study's state (409) or of Prolific (502), in words fit to show."""
+
+    detail = serializers.CharField()
+
+
 class ProlificStudySerializer(serializers.Serializer):
     """A pool's study on Prolific, as last read from Prolific (``status`` blank: not created there)."""
 
@@ -169,7 +175,7 @@ class ProlificJobSerializer(JobSerializer):
     outcome = serializers.CharField(help_text="What happened, once done.")
     progress = None  # a Prolific action has no percentage: its outcome says what it did
 
-    def get_url(self, job) -> str:
+    def get_url(self, job) -> str:  # each job of a list has its own address
         return self.context["request"].build_absolute_uri(reverse("api:prolific-job", args=[job.study_id, job.pk]))
 
 

@@ -148,7 +148,7 @@ class ProlificLaunch(generics.GenericAPIView):
     @extend_schema(request=s.LaunchSerializer, responses={200: s.LaunchResultSerializer(many=True), **REFUSED})
     def post(self, request: Request, pk: int) -> Response:
         """Create the Prolific draft of every pool not on Prolific yet (or of ``pool``), with the launch
-        form's checks and messages; a pool already there is left as it is. Then publish it."""
+        form's checks and messages; a pool already there is left as it is. Publish them next."""
         study = owned_study(request, pk)
         given = typed(s.LaunchSerializer, request.data)
         pools = pool_chosen(study, given.pop("pool", None))

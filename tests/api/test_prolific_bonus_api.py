@@ -123,3 +123,15 @@ def test_only_the_owner_handles_bonuses(
     assert getattr(anonymous, method)(address, body, format="json").status_code == 403
     assert ProlificBonus.objects.count() == 1 and not ProlificJob.objects.exists()
     assert len(fake_prolific.requests) == before
+
+
+HUGE = "9" * 30
+
+
+@pytest.mark.parametrize("method, rest", [
+    ("get", f"jobs/{HUGE}/"), ("get", f"bonuses/{HUGE}/"), ("post", f"bonuses/{HUGE}/pay/"),
+    ("post", f"submissions/{HUGE}/reject/"), ("get", "submissions/?cursor=garbage"), ("get", "jobs/?page_size=-5"),
+])
+def test_a_hostile_address_is_refused_without_a_500(owner, study, live, as_user, method, rest):
+    response = getattr(as_user(owner), method)(f"/api/v1/studies/{study.pk}/prolific/{rest}", {}, format="json")
+    assert response.status_code in (200, 404), response.content

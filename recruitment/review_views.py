@@ -8,7 +8,6 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -18,13 +17,10 @@ from annotation.models import Session
 from studies.selectors import study_for_user
 
 from . import review_selectors as selectors
-from .models import ProlificAction, ProlificBonus, ProlificJob, ProlificStudy, ProlificSubmission
+from .models import ProlificBonus, ProlificStudy, ProlificSubmission
 from .review_forms import CATEGORY_LABELS, BonusForm, RejectForm, ReturnForm, ReviewFilterForm
-from .services import review
+from .services import RecruitmentRefused, review, review_start
 from .tokens import token_state
-
-Kind = ProlificAction.Kind
-ACTIVE_JOB = [ProlificJob.Status.QUEUED, ProlificJob.Status.RUNNING, ProlificJob.Status.WAITING]
 
 
 def _submission_for(study, sub_pk: int) -> ProlificSubmission:
@@ -78,18 +74,13 @@ def review_page(request, pk: int):
 def review_refresh(request, pk: int):
     """Read every pool's submissions (or the posted pool's) from Prolific."""
     study = study_for_user(request.user, pk, owner_only=True)
-    rows = ProlificStudy.objects.filter(pool__study=study).exclude(prolific_id="").select_related("pool")
-    if request.POST.get("pool"):
-        rows = rows.filter(pool__pk=request.POST["pool"])
-    started = 0
-    with transaction.atomic():
-        for row in rows:
-            review.prolific_job_start(prolific_study=row, user=request.user, kind=Kind.SUBMISSIONS)
-            started += 1
-    if started:
-        messages.info(request, "Reading the submissions from Prolific: the jobs below show the progress.")
+    pool = get_object_or_404(study.pools.all(), pk=request.POST["pool"]) if request.POST.get("pool") else None
+    try:
+        review_start.prolific_refresh_start(study=study, user=request.user, pool=pool)
+    except RecruitmentRefused as refused:
+        messages.info(request, str(refused))
     else:
-        messages.info(request, "No pool of this study is on Prolific yet.")
+        messages.info(request, "Reading the submissions from Prolific: the jobs below show the progress.")
     return redirect(_review_url(study))
 
 
@@ -107,16 +98,11 @@ def review_approve(request, pk: int):
     if not chosen or len(chosen) != len(set(ids)):
         messages.error(request, "Tick the submissions to approve (of this study).")
         return redirect(_review_url(study))
-    if waiting := [s.participant_id for s in chosen if s.status != ProlificSubmission.Status.AWAITING_REVIEW]:
-        messages.error(request, f"Only submissions awaiting review can be approved; not: {', '.join(waiting)}.")
+    try:
+        review_start.prolific_approve_start(user=request.user, submissions=chosen)
+    except RecruitmentRefused as refused:
+        messages.error(request, str(refused))
         return redirect(_review_url(study))
-    by_pool: dict[ProlificStudy, list[ProlificSubmission]] = {}
-    for sub in chosen:
-        by_pool.setdefault(sub.prolific_study, []).append(sub)
-    with transaction.atomic():
-        for row, subs in by_pool.items():
-            kind = Kind.APPROVE if len(subs) == 1 else Kind.BULK_APPROVE
-            review.prolific_job_start(prolific_study=row, user=request.user, kind=kind, submissions=subs)
     messages.info(request, f"Approving {len(chosen)} submission{'s' if len(chosen) != 1 else ''} on Prolific.")
     return redirect(_review_url(study))
 
@@ -130,13 +116,11 @@ def review_reject(request, pk: int, sub_pk: int):
     # pre-filled for the researcher to read, change and confirm (never sent by itself).
     prefilled = selectors.failed_check_rejection(study=study, session=_session_of(study, sub))
     form = RejectForm(request.POST or None, initial=prefilled or {})
-    refusal = "" if sub.status == ProlificSubmission.Status.AWAITING_REVIEW else (
-        f"Only a submission awaiting review can be rejected; this one is {sub.get_status_display().lower()}."
-    )
+    refusal = review_start.reject_refusal(sub)
     if request.method == "POST" and not refusal and form.is_valid():
-        review.prolific_job_start(
-            prolific_study=sub.prolific_study, user=request.user, kind=Kind.REJECT, submissions=[sub],
-            params={"category": form.cleaned_data["category"], "message": form.cleaned_data["message"]},
+        review_start.prolific_reject_start(
+            submission=sub, user=request.user,
+            category=form.cleaned_data["category"], message=form.cleaned_data["message"],
         )
         messages.info(request, f"Rejecting {sub.participant_id} on Prolific.")
         return redirect(_review_url(study))
@@ -152,16 +136,9 @@ def review_return(request, pk: int, sub_pk: int):
     study = study_for_user(request.user, pk, owner_only=request.method == "POST")
     sub = _submission_for(study, sub_pk)
     form = ReturnForm(request.POST or None)
-    allowed = {ProlificSubmission.Status.ACTIVE, ProlificSubmission.Status.AWAITING_REVIEW}
-    refusal = "" if sub.status in allowed else (
-        f"A return can be requested of an active submission or one awaiting review; this one is "
-        f"{sub.get_status_display().lower()}."
-    )
+    refusal = review_start.return_refusal(sub)
     if request.method == "POST" and not refusal and form.is_valid():
-        review.prolific_job_start(
-            prolific_study=sub.prolific_study, user=request.user, kind=Kind.RETURN, submissions=[sub],
-            params={"reasons": form.cleaned_data["reasons"]},
-        )
+        review_start.prolific_return_start(submission=sub, user=request.user, reasons=form.cleaned_data["reasons"])
         messages.info(request, f"Asking {sub.participant_id} to return the study.")
         return redirect(_review_url(study))
     status = 400 if request.method == "POST" else 200
@@ -210,20 +187,14 @@ def bonus_send(request, pk: int, bonus_pk: int, step: str):
     """Set the bonuses up on Prolific (its fees come back), or pay them (once)."""
     study = study_for_user(request.user, pk, owner_only=True)
     bonus = _bonus_for(study, bonus_pk)
-    kinds = {
-        "setup": (Kind.BONUS_SETUP, ProlificBonus.State.DRAFT),
-        "pay": (Kind.BONUS_PAY, ProlificBonus.State.SET_UP),
-    }
-    if step not in kinds:
+    if step not in review_start.BONUS_STEPS:
         raise Http404
-    kind, needed = kinds[step]
-    if bonus.state != needed:
-        messages.error(request, f"Nothing sent: the bonus is {bonus.get_state_display().lower()}.")
-        return redirect("recruitment:bonus", pk=study.pk, bonus_pk=bonus.pk)
-    if ProlificJob.objects.filter(bonus=bonus, kind=kind, status__in=ACTIVE_JOB).exists():
-        messages.info(request, "Already under way.")
-        return redirect("recruitment:bonus", pk=study.pk, bonus_pk=bonus.pk)
-    review.prolific_job_start(prolific_study=bonus.prolific_study, user=request.user, kind=kind, bonus=bonus)
+    try:
+        review_start.prolific_bonus_send_start(bonus=bonus, user=request.user, step=step)
+    except review_start.AlreadyUnderway as refused:
+        messages.info(request, str(refused))
+    except RecruitmentRefused as refused:
+        messages.error(request, str(refused))
     return redirect("recruitment:bonus", pk=study.pk, bonus_pk=bonus.pk)
 
 

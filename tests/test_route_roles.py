@@ -79,6 +79,8 @@ KINDS: dict[str, list[str]] = {k: row.split() for k, row in {
     "api-read":     "401         ok          404         ok          ok          403         401         401",
     "api-write":    "401         ok          404         403         ok          403         401         401",
     "api-foreign":  "401         404         404         404         404         403         401         401",
+    # the owner's alone (Prolific: their token, their money): a member's is a 403
+    "api-owner":    "401         ok          404         403         403         403         401         401",
     "api-nowhere":  "404         404         404         404         404         404         404         404",
     "own-token":    "login       ok          404         404         404         404         login       login",
 }.items()}
@@ -266,6 +268,19 @@ MATRIX: dict[str, Route] = {
     "api:review-target": route(GET="api-read", args={"pool_id": "pool_pk"}),  # its PUT: tests/api/test_reviews_api.py
 
     # api: Prolific
+    "api:prolific": route(GET="api-owner"),
+    "api:prolific-launch": route(POST="api-owner"),
+    "api:prolific-transition": route(POST="api-owner"),
+    "api:prolific-submissions": route(GET="api-owner"),
+    "api:prolific-refresh": route(POST="api-owner"),
+    "api:prolific-approve": route(POST="api-owner"),
+    "api:prolific-reject": route(POST="api-owner", args={"sub_id": "sub_pk"}),
+    "api:prolific-return": route(POST="api-owner", args={"sub_id": "sub_pk"}),
+    "api:prolific-jobs": route(GET="api-owner"),
+    "api:prolific-job": route(GET="api-owner", args={"job_id": "prolific_job"}),
+    "api:prolific-bonuses": route(GET="api-owner", POST="api-owner"),
+    "api:prolific-bonus": route(GET="api-owner", args={"bonus_id": "bonus_pk"}),
+    "api:prolific-bonus-send": route(POST="api-owner", args={"bonus_id": "bonus_pk"}),
 
     "api:nowhere": route(GET="api-nowhere", POST="api-nowhere", path="/api/v2/studies/"),  # a JSON 404
     # --- the admin's own pages --------------------------------------------------------------------

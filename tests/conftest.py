@@ -3,8 +3,14 @@ an annotator of another pool, a checker of the pool (and one of the other pool).
 what it needs; the builders behind them are in ``tests/factories.py``."""
 
 import pytest
+from django.core.servers.basehttp import WSGIRequestHandler
 
 from . import factories as f
+
+# The live server (browser tests, the API's fuzz and README example) answers a kept-alive connection
+# without Nagle's wait: its headers and body go out in two writes, and the client's delayed ACK held
+# each answer some 40 ms (a test server's artefact; production serves through gunicorn).
+WSGIRequestHandler.disable_nagle_algorithm = True
 
 
 @pytest.fixture

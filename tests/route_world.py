@@ -35,6 +35,17 @@ class World:
     media: str = ""
 
 
+def metric_upload(study, item) -> MetricUpload:
+    """A stored upload of one score, as ``metric_upload_create`` leaves it: the file and its parse."""
+    upload = MetricUpload(study=study, original_name="metrics.csv", rows=1, metrics=["clip"])
+    upload.file.save("metrics.csv", ContentFile(f"item,country,metric,score\n{item.external_id},IN,clip,0.5\n".encode()),
+                     save=False)
+    upload.scores_file.save("scores.csv", ContentFile(
+        f"external_id,country,metric,score\n{item.external_id},IN,clip,0.5\n".encode()), save=False)
+    upload.save()
+    return upload
+
+
 def build_world(media: str) -> World:
     """A built study: an India pool with annotations, reviews, uploads and a checker, a Japan pool
     with its own, an annotator of each holding an item, a viewer and an editor, an invitation, jobs
@@ -93,7 +104,7 @@ def build_world(media: str) -> World:
         "preset": "culturalframes-rating",
         "import_job": ImportJob.objects.create(study=study, rows_name="rows.csv").pk,
         "export_job": export.pk,
-        "metric_upload": MetricUpload.objects.create(study=study, original_name="metrics.csv", rows=0).pk,
+        "metric_upload": metric_upload(study, items[0]).pk,
         "prolific_job": ProlificJob.objects.create(
             study=study, prolific_study=prolific, kind=ProlificAction.Kind.SUBMISSIONS
         ).pk,

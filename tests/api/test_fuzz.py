@@ -26,6 +26,7 @@ import pytest
 
 from api.tokens import api_token_create
 from studies.models import Study
+from tests.recruitment.fake_prolific import FakeProlific
 from tests.route_world import build_world
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,7 +46,8 @@ def path_values(values: dict) -> dict[str, dict[str, int]]:
         "": {
             "path.id": values["study"], "path.pool_id": values["pool_pk"], "path.item_id": values["item_pk"],
             "path.run_id": values["run_pk"], "path.upload_id": values["metric_upload"],
-            "path.review_id": values["annotation.review"],
+            "path.review_id": values["annotation.review"], "path.sub_id": values["sub_pk"],
+            "path.bonus_id": values["bonus_pk"],
         },
         "/imports/": {"path.job_id": values["import_job"]},
         "/exports/": {"path.job_id": values["export_job"]},
@@ -63,16 +65,29 @@ def schemathesis_config(path: Path, values: dict[str, dict[str, int]]) -> Path:
     return path
 
 
-def test_the_whole_schema_answers_as_it_says(live_server, settings, tmp_path):
+@pytest.fixture
+def prolific(settings):
+    """Prolific, faked on a loopback port: the fuzzed actions never leave the machine."""
+    fake = FakeProlific().start()
+    settings.PROLIFIC_API_URL, settings.PROLIFIC_API_TOKEN = fake.url, fake.token
+    settings.PROLIFIC_API_TIMEOUT = settings.PROLIFIC_API_RETRIES = 1
+    try:
+        yield fake  # the built study's Prolific study is unknown to it: Prolific answers 404, as it would
+    finally:
+        fake.stop()
+
+
+def test_the_whole_schema_answers_as_it_says(live_server, prolific, settings, tmp_path):
     settings.API_THROTTLE_READS = settings.API_THROTTLE_WRITES = "100000/min"
     world = build_world(str(tmp_path / "media"))
     owner = Study.objects.get(pk=world.values["study"]).owner
     _, token = api_token_create(user=owner, name="fuzz")
     config = schemathesis_config(tmp_path / "schemathesis.toml", path_values(world.values))
     report = tmp_path / "report.json"
+    server = live_server.url.replace("//localhost:", "//127.0.0.1:")  # no name to resolve on each request
     command = [
         sys.executable, "-m", "schemathesis.cli", "--config-file", str(config), "run",
-        f"{live_server.url}/api/schema/", "--url", live_server.url,
+        f"{server}/api/schema/", "--url", server,
         "--header", f"Authorization: Bearer {token}",
         "--checks", CHECKS, "--phases", "examples,coverage,fuzzing",
         "--max-examples", str(MAX_EXAMPLES), "--seed", str(SEED), "--workers", "1",

@@ -38,10 +38,10 @@ class World:
 def metric_upload(study, item) -> MetricUpload:
     """A stored upload of one score, as ``metric_upload_create`` leaves it: the file and its parse."""
     upload = MetricUpload(study=study, original_name="metrics.csv", rows=1, metrics=["clip"])
-    upload.file.save("metrics.csv", ContentFile(f"item,country,metric,score\n{item.external_id},IN,clip,0.5\n".encode()),
-                     save=False)
-    upload.scores_file.save("scores.csv", ContentFile(
-        f"external_id,country,metric,score\n{item.external_id},IN,clip,0.5\n".encode()), save=False)
+    score = f"{item.external_id},IN,clip,0.5\n"
+    upload.file.save("metrics.csv", ContentFile(f"item,country,metric,score\n{score}".encode()), save=False)
+    upload.scores_file.save(
+        "scores.csv", ContentFile(f"external_id,country,metric,score\n{score}".encode()), save=False)
     upload.save()
     return upload
 

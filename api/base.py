@@ -11,6 +11,7 @@ from django.http import Http404
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions, status
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.pagination import CursorPagination
 from rest_framework.parsers import BaseParser
 from rest_framework.permissions import BasePermission
@@ -142,6 +143,19 @@ class CursorPage(CursorPagination):
             if parameter["name"] == self.page_size_query_param:
                 parameter["schema"] |= {"minimum": 1, "maximum": self.max_page_size}
         return parameters
+
+
+# --- how files are served ----------------------------------------------------------------------
+
+
+class AnyAccept(BaseContentNegotiation):
+    """A file's address answers whatever the client accepts (its refusals in JSON)."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
 
 
 # --- how refusals read ---------------------------------------------------------------------------

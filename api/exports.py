@@ -14,7 +14,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import ValidationError
-from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -27,6 +26,7 @@ from stats.versions import ProtocolSet
 from studies.models import Study
 from studies.selectors import study_for_user
 
+from .base import AnyAccept
 from .jobs import JobSerializer, job_response
 from .validation import typed
 
@@ -245,16 +245,6 @@ class ExportCancel(generics.GenericAPIView):
             return conflict(ENDED)
         job.refresh_from_db()
         return job_response(request, job, ExportJobSerializer, job_path(job))
-
-
-class AnyAccept(BaseContentNegotiation):
-    """A file's address answers whatever the client accepts (its refusals in JSON)."""
-
-    def select_parser(self, request, parsers):
-        return parsers[0] if parsers else None
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
 
 
 FILE_TYPES = sorted({"application/zip", *(f.content_type for f in FORMATS.values())})

@@ -11,7 +11,7 @@ from django.urls import path, reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, serializers
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -19,10 +19,11 @@ from rest_framework.response import Response
 from analysis import imports
 from analysis.import_views import ImportForm
 from analysis.models import ImportJob
+from studies.files import image_response
 from studies.models import Item, ItemQuota
 from studies.selectors import CHECK_CHOICES, EXAMPLE_CHOICES, ItemFilters, items_search, study_for_user
 
-from .base import BodyTooLarge, CursorPage
+from .base import AnyAccept, BodyTooLarge, CursorPage
 from .jobs import JobSerializer, job_response
 from .validation import form_cleaned
 
@@ -70,7 +71,7 @@ class ItemSerializer(serializers.Serializer):
     check_kind = serializers.CharField(help_text="attention, gold, or blank for an ordinary item")
     width = serializers.IntegerField(allow_null=True)
     height = serializers.IntegerField(allow_null=True)
-    image_url = serializers.SerializerMethodField(help_text="The study's own address of the image; null without one.")
+    image_url = serializers.SerializerMethodField(help_text="The image's address (with your token); null without one.")
     documents = ItemDocumentSerializer(many=True, source="document_rows")
     quotas = ItemQuotaSerializer(many=True, source="quota_rows", help_text="Annotations done and wanted, per pool.")
     created_at = serializers.DateTimeField()
@@ -79,7 +80,7 @@ class ItemSerializer(serializers.Serializer):
     def get_image_url(self, item: Item) -> str | None:
         if not item.image:
             return None
-        return self.context["request"].build_absolute_uri(reverse("studies:item-image", args=[item.study_id, item.pk]))
+        return self.context["request"].build_absolute_uri(reverse("api:item-image", args=[item.study_id, item.pk]))
 
 
 def with_quotas(items: list[Item]) -> list[Item]:
@@ -230,9 +231,25 @@ class ImportDetail(generics.GenericAPIView):
         return job_response(request, job, ImportJobSerializer, import_path(job))
 
 
+class ItemImage(generics.GenericAPIView):
+    content_negotiation_class = AnyAccept
+
+    @extend_schema(responses={
+        (200, "image/*"): OpenApiResponse(OpenApiTypes.BINARY, description="The item's image, as stored."),
+        302: OpenApiResponse(description="On a remote storage (S3): a short-lived signed address of the image."),
+    })
+    def get(self, request: Request, pk: int, item_id: int):
+        """The item's image (the items page's own): 404 when it has none."""
+        item = get_object_or_404(study_for_user(request.user, pk).items.only("image"), pk=item_id)
+        if not item.image:
+            raise NotFound("This item has no image.")
+        return image_response(item.image)
+
+
 urlpatterns = [
     path("api/v1/studies/<int:pk>/items/", ItemList.as_view(), name="item-list"),
     path("api/v1/studies/<int:pk>/items/<int:item_id>/", ItemDetail.as_view(), name="item-detail"),
+    path("api/v1/studies/<int:pk>/items/<int:item_id>/image/", ItemImage.as_view(), name="item-image"),
     path("api/v1/studies/<int:pk>/imports/", ImportList.as_view(), name="import-list"),
     path("api/v1/studies/<int:pk>/imports/<int:job_id>/", ImportDetail.as_view(), name="import-detail"),
 ]

@@ -243,6 +243,7 @@ MATRIX: dict[str, Route] = {
     # api: items and annotations
     "api:item-list": route(GET="api-read"),
     "api:item-detail": route(GET="api-read", args={"item_id": "item_pk"}),
+    "api:item-image": route(GET="api-read", args={"item_id": "item_pk"}),
     "api:import-list": route(GET="api-read", POST="api-write"),  # no file sent: a 400 ("ok") to an editor
     "api:import-detail": route(GET="api-read", args={"job_id": "import_job"}),
     "api:annotation-list": route(GET="api-read"),
@@ -419,7 +420,8 @@ def crossed_matrix() -> dict[str, Route]:
         out[f"{key}, of another study"] = replace(
             MATRIX[key], name=key, methods=dict.fromkeys(MATRIX[key].methods, "api-foreign"),
             args=MATRIX[key].args | {"pk": "others_study"})
-    for key in ("api:item-detail", "api:import-detail"):  # an item, an import of this study in the other's address
+    # an item, its image, an import of this study in the other's address
+    for key in ("api:item-detail", "api:item-image", "api:import-detail"):
         out[f"{key}, of another study"] = replace(
             MATRIX[key], name=key, methods=dict.fromkeys(MATRIX[key].methods, "api-foreign"),
             args=MATRIX[key].args | {"pk": "others_study"})

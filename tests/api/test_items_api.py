@@ -28,15 +28,32 @@ def test_the_items_are_listed_in_import_order_with_their_quotas_and_image(study,
     assert first["width"] == 64 and first["height"] == 48 and first["documents"] == []
     pool = study.pools.get(country="IN")
     assert first["quotas"] == [{"pool": pool.pk, "country": "IN", "done": 0, "wanted": 3}]
-    assert first["image_url"] == f"http://testserver/studies/{study.pk}/items/{items[0].pk}/image"
+    assert first["image_url"] == f"http://testserver/api/v1/studies/{study.pk}/items/{items[0].pk}/image/"
     assert "author_pid" not in first and "expected" not in first
 
 
-def test_the_image_address_serves_the_image_to_a_member(study, items, owner, client):
-    client.force_login(owner)
-    first = items[0]
-    response = client.get(f"/studies/{study.pk}/items/{first.pk}/image")
-    assert response.status_code == 200 and b"".join(response.streaming_content).startswith(b"\x89PNG")
+def test_the_image_address_serves_the_image_to_a_members_token(study, items, viewer, as_user):
+    first = as_user(viewer).get(items_url(study)).json()["results"][0]
+    response = as_user(viewer).get(first["image_url"])
+    assert response.status_code == 200 and response["Content-Type"] == "image/png"
+    assert b"".join(response.streaming_content) == items[0].image.open("rb").read()
+
+
+def test_an_image_is_not_served_to_strangers_nor_through_another_study(
+    study, items, other_researcher, checker, anonymous, as_user
+):
+    image = f"{items_url(study)}{items[0].pk}/image/"
+    assert anonymous.get(image).status_code == 401
+    assert as_user(other_researcher).get(image).status_code == 404
+    assert session_of(checker).get(image).status_code == 403
+    elsewhere = f.make_study(other_researcher)
+    assert as_user(other_researcher).get(f"{items_url(elsewhere)}{items[0].pk}/image/").status_code == 404
+
+
+def test_an_item_without_an_image_has_no_image_address(study, pool, as_user):
+    item = Item.objects.create(study=study, external_id="plain", country="IN", prompt="Lamps")
+    response = as_user(study.owner).get(f"{items_url(study)}{item.pk}/image/")
+    assert response.status_code == 404 and response.json() == {"detail": "This item has no image."}
 
 
 def test_an_item_without_an_image_says_null_and_its_documents_are_shown(study, pool, as_user):

@@ -5,7 +5,11 @@ what it needs; the builders behind them are in ``tests/factories.py``."""
 import pytest
 from django.core.servers.basehttp import WSGIRequestHandler
 
+from analysis.models import AnalysisRun
+from analysis.services import analysis_run
+
 from . import factories as f
+from .annotations import annotate, annotators
 
 # The live server (browser tests, the API's fuzz and README example) answers a kept-alive connection
 # without Nagle's wait: its headers and body go out in two writes, and the client's delayed ACK held
@@ -119,3 +123,19 @@ def _postgres_only(request):
 
     if request.node.get_closest_marker("postgres_only") and connection.vendor != "postgresql":
         pytest.skip("concurrency is tested on PostgreSQL: set DATABASE_URL=postgres://… (CI does)")
+
+
+@pytest.fixture
+def rated(study, pool, items):
+    """The India pool's first three items, each annotated by two annotators."""
+    for rater in annotators(pool, 2):
+        for item in items[:3]:
+            annotate(rater, item)
+    return study
+
+
+@pytest.fixture
+def analysed(rated, owner):
+    """``rated``, with a done analysis run."""
+    analysis_run(run_id=AnalysisRun.objects.create(study=rated, requested_by=owner).pk)
+    return rated

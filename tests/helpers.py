@@ -2,10 +2,13 @@
 reviewed answers, real threads, a fresh interpreter. The cast and its data are built by
 ``tests/factories.py`` and the fixtures of ``tests/conftest.py``."""
 
+import csv
+import io
 import os
 import subprocess
 import sys
 import threading
+import zipfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -166,3 +169,21 @@ def start_django(tmp_path: Path, code: str = "", **env: str) -> subprocess.Compl
         text=True,
         timeout=60,
     )
+
+
+def csv_bytes(rows: list[dict]) -> bytes:
+    """Item rows (id, prompt, image, country) as the import's CSV."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=["id", "prompt", "image", "country"])
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue().encode()
+
+
+def zip_bytes(files: dict[str, bytes]) -> bytes:
+    """A zip of ``files`` (name: content)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buf.getvalue()

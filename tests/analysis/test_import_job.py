@@ -1,10 +1,8 @@
 """Importing items from the browser: the upload page, the job on the job base, its progress and
 its problems; the same ``items_import`` as ``manage.py import_items``. For the study's owner only."""
 
-import csv
 import io
 import json
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ from analysis.imports import import_run, import_start
 from analysis.models import ImportJob
 from studies.models import Item, ItemQuota
 from tests import factories as f
+from tests.helpers import csv_bytes, zip_bytes
 
 pytestmark = pytest.mark.django_db
 
@@ -46,22 +45,6 @@ def png(n: int) -> bytes:
 
 def row(n: int, country="IN", **extra) -> dict:
     return {"id": f"p{n}", "prompt": f"Prompt {n}", "image": f"{n}.png", "country": country, **extra}
-
-
-def csv_bytes(rows: list[dict]) -> bytes:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=["id", "prompt", "image", "country"])
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue().encode()
-
-
-def zip_bytes(files: dict[str, bytes]) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        for name, data in files.items():
-            zf.writestr(name, data)
-    return buf.getvalue()
 
 
 def upload(client, study, rows: bytes, images: bytes | None, rows_name="items.csv", images_name="images.zip"):

@@ -9,14 +9,12 @@ import pandas as pd
 import pytest
 from rest_framework.test import APIClient
 
-from analysis.models import AnalysisRun
-from analysis.services import analysis_run
 from exports.formats import formats_for
 from exports.models import ExportJob
 from exports.services import export_build, export_start
 from stats.versions import ProtocolSet
 from tests import factories as f
-from tests.annotations import annotate, annotators
+from tests.annotations import annotate
 
 
 def exports(study) -> str:
@@ -25,20 +23,6 @@ def exports(study) -> str:
 
 def one(job) -> str:
     return f"{exports(job.study)}{job.pk}/"
-
-
-@pytest.fixture
-def rated(study, pool, items):
-    for rater in annotators(pool, 2):
-        for item in items[:3]:
-            annotate(rater, item)
-    return study
-
-
-@pytest.fixture
-def analysed(rated, owner):
-    analysis_run(run_id=AnalysisRun.objects.create(study=rated, requested_by=owner).pk)
-    return rated
 
 
 @pytest.fixture

@@ -3,9 +3,6 @@ takes them (the same ``import_start``, its refusals under their field, the page'
 before the body is read), answered 202 with the job to poll; the list of imports, one polled; the
 fixed cast's refusals. Jobs run in process (the queue is eager in tests): run on the commit."""
 
-import csv
-import io
-import zipfile
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -14,26 +11,11 @@ from rest_framework.test import APIClient
 from analysis.models import ImportJob
 from studies.models import Item
 from tests import factories as f
+from tests.helpers import csv_bytes, zip_bytes
 
 
 def imports_url(study) -> str:
     return f"/api/v1/studies/{study.pk}/imports/"
-
-
-def csv_bytes(rows: list[dict]) -> bytes:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=["id", "prompt", "image", "country"])
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue().encode()
-
-
-def zip_bytes(files: dict[str, bytes]) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return buf.getvalue()
 
 
 def row(n: int) -> dict:

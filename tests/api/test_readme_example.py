@@ -2,7 +2,7 @@
 
 The script is the block between ``<!-- api-example -->`` and ``<!-- /api-example -->`` in README.md:
 it makes a study from a preset, adds a pool, imports items and their images from a folder, then
-runs an analysis of an annotated study and loads its gold labels into pandas. Here it runs in a
+runs an analysis of an rated study and loads its gold labels into pandas. Here it runs in a
 folder holding ``items.csv`` and ``images/``, with the owner's token, and the database is read
 afterwards to see that it did what it printed.
 """
@@ -23,7 +23,6 @@ from api.tokens import api_token_create
 from exports.models import ExportJob
 from studies.models import Study
 from tests import factories as f
-from tests.annotations import annotate, annotators
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -49,21 +48,13 @@ def researchers_folder(folder: Path) -> Path:
     return folder
 
 
-@pytest.fixture
-def annotated(study, pool, items):
-    for rater in annotators(pool, 2):
-        for item in items[:3]:
-            annotate(rater, item)
-    return study
-
-
-def test_the_readme_example_runs_against_a_live_server(live_server, owner, annotated, tmp_path):
+def test_the_readme_example_runs_against_a_live_server(live_server, owner, rated, tmp_path):
     _, token = api_token_create(user=owner, name="notebook")
     folder = researchers_folder(tmp_path / "work")
     script = folder / "example.py"
     script.write_text(readme_example())
     env = {**os.environ, "TESSERA_API": f"{live_server.url}/api/v1", "TESSERA_TOKEN": token,
-           "TESSERA_STUDY": str(annotated.pk)}
+           "TESSERA_STUDY": str(rated.pk)}
 
     done = subprocess.run([sys.executable, str(script)], cwd=folder, env=env, capture_output=True, text=True,
                           timeout=300)
@@ -72,7 +63,7 @@ def test_the_readme_example_runs_against_a_live_server(live_server, owner, annot
     made = Study.objects.get(owner=owner, name="CAIRE, our models")
     assert sorted(made.items.values_list("external_id", flat=True)) == ["in-lunch", "in-wedding"]
     assert list(made.pools.values_list("country", "annotations_per_item")) == [("IN", 3)]
-    run = AnalysisRun.objects.get(study=annotated)
+    run = AnalysisRun.objects.get(study=rated)
     assert (run.status, run.resamples, run.seed) == ("done", 200, 1)
-    assert ExportJob.objects.get(study=annotated, format="gold").status == "done"
+    assert ExportJob.objects.get(study=rated, format="gold").status == "done"
     assert "item" in done.stdout and "field" in done.stdout  # the gold table's head, printed

@@ -11,7 +11,7 @@ from analysis.services import analysis_run
 from exports.models import ExportJob
 from exports.services import export_build, export_start
 from tests import factories as f
-from tests.annotations import annotate, annotators
+from tests.annotations import annotate
 
 
 def start_url(study):
@@ -24,20 +24,6 @@ def status_url(study, job):
 
 def download_url(study, job):
     return reverse("exports:export-download", args=[study.pk, job.pk])
-
-
-@pytest.fixture
-def rated(study, pool, items):
-    for rater in annotators(pool, 2):
-        for item in items[:3]:
-            annotate(rater, item)
-    return study
-
-
-@pytest.fixture
-def analysed(rated, owner):
-    analysis_run(run_id=AnalysisRun.objects.create(study=rated, requested_by=owner).pk)
-    return rated
 
 
 @pytest.fixture

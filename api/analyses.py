@@ -13,7 +13,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -23,7 +22,7 @@ from analysis.models import DEFAULT_RESAMPLES, MAX_RESAMPLES, MAX_SEED, Analysis
 from analysis.views import AnalysisForm, MetricUploadForm
 from studies.selectors import study_for_user
 
-from .base import BodyTooLarge
+from .base import UploadLimited
 from .jobs import JobSerializer, job_response
 from .validation import form_cleaned, typed
 
@@ -199,18 +198,13 @@ class MetricUploadSerializer(serializers.ModelSerializer):
         return MetricSummarySerializer(upload.summary if isinstance(upload.summary, dict) else {}).data
 
 
-def _declared_size(request: Request) -> int:
-    try:
-        return int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        return 0
-
-
-class MetricUploadList(generics.ListAPIView):
+class MetricUploadList(UploadLimited, generics.ListAPIView):
     """The study's metric uploads, newest first (the newest is the one an analysis correlates)."""
 
     serializer_class = MetricUploadSerializer
-    parser_classes = [MultiPartParser]
+
+    def upload_limit(self) -> int:
+        return upload_limit()
 
     def get_queryset(self):
         return study_for_user(self.request.user, self.kwargs["pk"]).metric_uploads.defer("file", "scores_file")
@@ -221,8 +215,6 @@ class MetricUploadList(generics.ListAPIView):
         """Upload metric scores (multipart, the field ``file``): stored if the file parses against the
         study's items and pools, else a 400 naming ``file`` with the page's line errors; nothing stored."""
         study = study_for_user(request.user, pk, write=True)
-        if _declared_size(request) > upload_limit():  # refused before the body is read
-            raise BodyTooLarge(f"The upload is larger than the limit of {upload_limit():,} bytes.")
         given = typed(MetricFileSerializer, request.data)
         file = form_cleaned(MetricUploadForm(files=given))["file"]
         try:

@@ -13,7 +13,7 @@ from rest_framework import exceptions, status
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.pagination import CursorPagination
-from rest_framework.parsers import BaseParser
+from rest_framework.parsers import BaseParser, MultiPartParser
 from rest_framework.permissions import BasePermission
 from rest_framework.throttling import SimpleRateThrottle
 
@@ -114,6 +114,27 @@ class BoundedJSONParser(BaseParser):
             return json_bounded(body, max_chars=limit)
         except JsonRefused as refused:
             raise exceptions.ParseError(str(refused)) from None
+
+
+class UploadLimited:
+    """A view taking a multipart upload of at most ``upload_limit()`` bytes: a body declared larger
+    is a 413 before anything reads it: the parser, and the session's CSRF check, which reads the
+    form (Django's WSGI request reads no more than the declared length)."""
+
+    parser_classes = [MultiPartParser]
+
+    def upload_limit(self) -> int:
+        raise NotImplementedError
+
+    def initial(self, request, *args, **kwargs):
+        if request.method == "POST":
+            try:
+                declared = int(request.META.get("CONTENT_LENGTH") or 0)
+            except ValueError:
+                declared = 0
+            if declared > self.upload_limit():
+                raise BodyTooLarge(f"The upload is larger than the limit of {self.upload_limit():,} bytes.")
+        super().initial(request, *args, **kwargs)  # type: ignore[misc]
 
 
 # --- how lists are paged -------------------------------------------------------------------------

@@ -12,7 +12,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, serializers
 from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -23,7 +22,7 @@ from studies.files import image_response
 from studies.models import Item, ItemQuota
 from studies.selectors import CHECK_CHOICES, EXAMPLE_CHOICES, ItemFilters, items_search, study_for_user
 
-from .base import AnyAccept, BodyTooLarge, CursorPage
+from .base import AnyAccept, CursorPage, UploadLimited
 from .jobs import JobSerializer, job_response
 from .validation import form_cleaned
 
@@ -174,30 +173,17 @@ class ImportUploadSerializer(serializers.Serializer):
     images = serializers.FileField(required=False, help_text="The images the rows name: one .zip file.")
 
 
-class BoundedMultiPartParser(MultiPartParser):
-    """Multipart read only within the import page's limit: a larger declared body is a 413 before
-    any of it is read (into temporary files)."""
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        request = (parser_context or {}).get("request")
-        try:
-            declared = int(request.META.get("CONTENT_LENGTH") or 0) if request is not None else 0
-        except ValueError:
-            declared = 0
-        if declared > imports.upload_limit():
-            raise BodyTooLarge(f"The upload is larger than the limit of {imports.upload_limit():,} bytes.")
-        return super().parse(stream, media_type, parser_context)
-
-
 def import_path(job: ImportJob) -> str:
     return reverse("api:import-detail", args=[job.study_id, job.pk])
 
 
-class ImportList(generics.ListAPIView):
+class ImportList(UploadLimited, generics.ListAPIView):
     """The study's imports, newest first."""
 
     serializer_class = ImportJobSerializer
-    parser_classes = [BoundedMultiPartParser]
+
+    def upload_limit(self) -> int:
+        return imports.upload_limit()
 
     def get_queryset(self):
         study = study_for_user(self.request.user, self.kwargs["pk"])

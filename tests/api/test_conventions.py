@@ -140,6 +140,6 @@ def test_an_upload_declared_over_its_limit_is_refused_before_anything_reads_it(s
     monkeypatch.setattr("rest_framework.parsers.MultiPartParser.parse", never)
     session = APIClient(enforce_csrf_checks=True)
     session.force_login(study.owner)
-    response = session.post(f"/api/v1/studies/{study.pk}/{address}/", b"", content_type="multipart/form-data; boundary=x",
-                            CONTENT_LENGTH=str(10**10))
+    response = session.post(f"/api/v1/studies/{study.pk}/{address}/", b"",
+                            content_type="multipart/form-data; boundary=x", CONTENT_LENGTH=str(10**10))
     assert response.status_code == 413 and "larger than the limit" in response.json()["detail"]

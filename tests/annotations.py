@@ -102,3 +102,12 @@ def run_now(study, owner):
     run = analysis_run(run_id=AnalysisRun.objects.create(study=study, requested_by=owner, resamples=0).pk)
     assert run.status == AnalysisRun.Status.DONE, run.error
     return run
+
+
+def rate_mostly_alike(pool, items) -> None:
+    """Three annotators of ``pool`` rate ``items`` (a CulturalFrames rating), mostly alike: the third
+    is one step off on the alignment."""
+    raters = annotators(pool, 3)
+    for n, item in enumerate(items):
+        for r, rater in enumerate(raters):
+            annotate(rater, item, alignment=[0, 0.5, 1][(n + (r == 2)) % 3], stereotype="no", quality=1, overall=n + 1)

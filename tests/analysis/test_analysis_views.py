@@ -11,7 +11,7 @@ from django.urls import reverse
 from analysis.models import AnalysisRun
 from analysis.services import analysis_run
 from tests import factories as f
-from tests.annotations import annotate, annotators
+from tests.annotations import annotate, rate_mostly_alike
 
 
 def page(study):
@@ -24,10 +24,8 @@ def status(study, run):
 
 @pytest.fixture
 def rated(study, pool, other_pool, items):
-    raters = annotators(pool, 3)
-    for n, item in enumerate(items[:3]):
-        for r, rater in enumerate(raters):
-            annotate(rater, item, alignment=[0, 0.5, 1][(n + (r == 2)) % 3], stereotype="no", quality=1, overall=n + 1)
+    """Three annotators of India rate its three items, mostly alike."""
+    rate_mostly_alike(pool, items[:3])
     return study
 
 

@@ -6,6 +6,8 @@ from rest_framework.test import APIClient
 
 from api.tokens import api_token_create
 from tests import factories as f
+from tests.recruitment.conftest import fake_prolific, no_deployment_token  # noqa: F401 - the fake Prolific
+from tests.recruitment.review_helpers import go_live
 
 
 @pytest.fixture
@@ -35,3 +37,9 @@ def as_user():
 @pytest.fixture
 def anonymous():
     return APIClient()
+
+
+@pytest.fixture
+def live(fake_prolific, owner, pool, items):  # noqa: F811
+    """India's pool published on the fake Prolific."""
+    return go_live(fake_prolific, owner, pool)

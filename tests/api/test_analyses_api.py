@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from analysis.models import MAX_RESAMPLES, MAX_SEED, AnalysisRun
 from analysis.services import analysis_run
 from tests import factories as f
-from tests.annotations import annotate, annotators
+from tests.annotations import annotate, rate_mostly_alike
 
 
 def runs(study) -> str:
@@ -23,11 +23,8 @@ def one(run) -> str:
 
 @pytest.fixture
 def rated(study, pool, other_pool, items):
-    """Three annotators of India rate its three items, mostly alike (as tests/analysis do)."""
-    raters = annotators(pool, 3)
-    for n, item in enumerate(items[:3]):
-        for r, rater in enumerate(raters):
-            annotate(rater, item, alignment=[0, 0.5, 1][(n + (r == 2)) % 3], stereotype="no", quality=1, overall=n + 1)
+    """Three annotators of India rate its three items, mostly alike."""
+    rate_mostly_alike(pool, items[:3])
     return study
 
 

@@ -6,7 +6,6 @@ import pytest
 
 from recruitment.models import ProlificStudy
 from recruitment.services import LaunchOptions, prolific_study_launch
-from tests.recruitment.conftest import fake_prolific, no_deployment_token  # noqa: F401 - the fake Prolific
 
 LAUNCH = {"reward": "1.50", "minutes": 10, "filters": ["Nationality"]}
 

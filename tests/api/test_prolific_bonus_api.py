@@ -5,17 +5,11 @@ import pytest
 
 from recruitment.models import ProlificBonus, ProlificJob
 from tests import factories as f
-from tests.recruitment.conftest import fake_prolific  # noqa: F401 - the fake Prolific
-from tests.recruitment.review_helpers import go_live, read_back, take_part
+from tests.recruitment.review_helpers import read_back, take_part
 
 
 def url(study, rest=""):
     return f"/api/v1/studies/{study.pk}/prolific/bonuses/{rest}"
-
-
-@pytest.fixture
-def live(fake_prolific, owner, pool, items):  # noqa: F811
-    return go_live(fake_prolific, owner, pool)
 
 
 @pytest.fixture

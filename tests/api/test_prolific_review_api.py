@@ -6,19 +6,13 @@ import pytest
 
 from recruitment.models import ProlificJob, ProlificStudy, ProlificSubmission
 from tests import factories as f
-from tests.recruitment.conftest import fake_prolific  # noqa: F401 - the fake Prolific
-from tests.recruitment.review_helpers import go_live, read_back, take_part
+from tests.recruitment.review_helpers import read_back, take_part
 
 MESSAGE = "Your answers were given faster than anyone could read the items: " * 3
 
 
 def url(study, rest=""):
     return f"/api/v1/studies/{study.pk}/prolific/{rest}"
-
-
-@pytest.fixture
-def live(fake_prolific, owner, pool, items):  # noqa: F811
-    return go_live(fake_prolific, owner, pool)
 
 
 @pytest.fixture

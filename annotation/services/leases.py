@@ -152,8 +152,34 @@ def assignment_current(*, session: Session, now: datetime | None = None) -> Assi
         if lease is None and session.schedule:  # an attention check or a gold item planned here
             lease = check_lease(session=session, position=position, now=now, lease_until=_lease_until(session, now))
         if lease is None:
-            lease = _assignment_lease(session=session, now=now, position=position)
-    return lease
+            lease = _lease_in_room(session, now, position)
+            if lease is NO_ROOM:
+                return None  # the annotator took as many items as the pool allows them
+    # Nothing open to the annotator: the pool's lapsed leases are swept (Celery beat also does it every
+    # minute) and an idle newcomer's lease may yield, then the lease is tried again. Never under the
+    # session's lock: the sweep locks other annotators' assignments, then their quotas, one short
+    # transaction each, as their submits do; held in the lock's transaction with a quota taken,
+    # it waited on a submit that waited on it (a deadlock, seen with a crowd on PostgreSQL).
+    # Tried again whatever this sweep freed: a double click's other request may have swept first,
+    # the slot it freed still open (take it, or find the lease that other request took with it).
+    if lease is None:
+        _slots_free(session.annotator, now)
+        with transaction.atomic():
+            Session.objects.select_for_update().filter(pk=session.pk).values_list("pk").first()
+            lease = _session_open_lease(session, now) or _lease_in_room(session, now, position)
+    return None if lease is NO_ROOM else lease
+
+
+NO_ROOM = object()  # ``_lease_in_room``: the annotator may take no more of the pool's items
+
+
+def _lease_in_room(session: Session, now: datetime, position: int):
+    """A new lease of an open quota, None when none is open, or NO_ROOM when the annotator already
+    took as many items as the pool allows them."""
+    room = _annotator_room(session.annotator)
+    if room is not None and room <= 0:
+        return NO_ROOM
+    return _lease_open_quota(session=session, now=now, position=position, room=room)
 
 
 def _session_open_lease(session: Session, now: datetime) -> Assignment | None:
@@ -202,22 +228,10 @@ def _refresh(assignment: Assignment) -> bool:
     return True
 
 
-def _assignment_lease(*, session: Session, now: datetime, position: int) -> Assignment | None:
-    """A new lease at ``position`` of the session. When nothing is open to the annotator, the
-    pool's lapsed leases are swept (Celery beat also does it every minute) and an idle newcomer's
-    lease may yield, then the lease is tried again."""
-    annotator = session.annotator
-    pool = annotator.pool
-    room = _annotator_room(annotator)
-    if room is not None and room <= 0:
-        return None
-    lease = _lease_open_quota(session=session, annotator=annotator, pool=pool, now=now, position=position, room=room)
-    if lease is None and (
-        assignments_expire(now=now, pool=pool) or _newcomer_lease_yield(annotator=annotator, pool=pool, now=now)
-    ):
-        lease = _lease_open_quota(session=session, annotator=annotator, pool=pool, now=now, position=position,
-                                  room=room)
-    return lease
+def _slots_free(annotator: Annotator, now: datetime) -> None:
+    """Give the pool's lapsed leases back, else an idle newcomer's lease."""
+    if not assignments_expire(now=now, pool=annotator.pool):
+        _newcomer_lease_yield(annotator=annotator, pool=annotator.pool, now=now)
 
 
 def _annotator_room(annotator: Annotator) -> int | None:
@@ -260,12 +274,11 @@ def _newcomer_lease_yield(*, annotator: Annotator, pool: CountryPool, now: datet
     return False
 
 
-def _lease_open_quota(
-    *, session: Session, annotator: Annotator, pool: CountryPool, now: datetime, position: int, room: int | None
-) -> Assignment | None:
+def _lease_open_quota(*, session: Session, now: datetime, position: int, room: int | None) -> Assignment | None:
     """Lease one of the open quotas, fewest done first. The candidates read tell how many items are
     still open to the annotator (all of them, when fewer than a lease reads): with ``room``, the
     session's total the page counts, kept on the lease (no query more)."""
+    annotator, pool = session.annotator, session.annotator.pool
     candidates = lease_candidates(annotator=annotator)
     open_items = len(candidates) if len(candidates) < LEASE_CANDIDATES else None
     # Fewest done first; ties in random order so parallel annotators spread over items.

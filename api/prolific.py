@@ -70,6 +70,15 @@ def refusal(exc: Exception) -> APIException:
     return ProlificFailed(str(exc)) if isinstance(exc, ProlificError) else StateRefused(str(exc))
 
 
+class Refusals:
+    """A Prolific action's view: the services' refusals answered as ``refusal`` says (never a 500)."""
+
+    def handle_exception(self, exc):
+        if isinstance(exc, (ProlificNotConfigured, services.RecruitmentRefused, ProlificError)):
+            exc = refusal(exc)
+        return super().handle_exception(exc)  # type: ignore[misc]
+
+
 def owned_study(request: Request, pk: int):
     return study_for_user(request.user, pk, owner_only=True)
 
@@ -141,7 +150,7 @@ class ProlificStudyList(generics.ListAPIView):
         return with_counts(super().paginate_queryset(queryset) or [])
 
 
-class ProlificLaunch(generics.GenericAPIView):
+class ProlificLaunch(Refusals, generics.GenericAPIView):
     serializer_class = s.LaunchResultSerializer
     pagination_class = None  # one result a pool of the study
 
@@ -162,16 +171,13 @@ class ProlificLaunch(generics.GenericAPIView):
             "description": given.get("description", ""),
         })
         form_cleaned(form)
-        try:
-            results = services.prolific_studies_launch(study=study, user=request.user, options=form.options(),
-                                                       pools=pools)
-        except (ProlificNotConfigured, services.RecruitmentRefused, ProlificError) as exc:
-            raise refusal(exc) from None
+        results = services.prolific_studies_launch(study=study, user=request.user, options=form.options(),
+                                                   pools=pools)
         with_counts([r.prolific_study for r in results])
         return Response(s.LaunchResultSerializer(results, many=True).data)
 
 
-class ProlificTransition(generics.GenericAPIView):
+class ProlificTransition(Refusals, generics.GenericAPIView):
     serializer_class = s.TransitionResultSerializer
     pagination_class = None  # one result a pool of the study
 
@@ -187,10 +193,7 @@ class ProlificTransition(generics.GenericAPIView):
         if verb not in VERBS:
             raise Http404
         pools = pool_chosen(study, typed(s.PoolChoiceSerializer, request.data).get("pool"))
-        try:
-            results = services.prolific_studies_transition(study=study, verb=verb, user=request.user, pools=pools)
-        except ProlificNotConfigured as exc:
-            raise refusal(exc) from None
+        results = services.prolific_studies_transition(study=study, verb=verb, user=request.user, pools=pools)
         if not results:
             raise StateRefused(review_start.NOT_LINKED)
         return Response(s.TransitionResultSerializer(results, many=True).data)
@@ -226,7 +229,7 @@ class SubmissionList(generics.ListAPIView):
         return super().get_serializer_context() | {"code_meanings": code_meanings(self.study)}
 
 
-class ProlificRefresh(generics.GenericAPIView):
+class ProlificRefresh(Refusals, generics.GenericAPIView):
     serializer_class = s.JobsStartedSerializer
 
     @extend_schema(request=s.PoolChoiceSerializer, responses={202: s.JobsStartedSerializer, **REFUSED})
@@ -234,14 +237,11 @@ class ProlificRefresh(generics.GenericAPIView):
         """Read every pool's submissions from Prolific (or ``pool``'s): a job a pool."""
         study = owned_study(request, pk)
         pools = pool_chosen(study, typed(s.PoolChoiceSerializer, request.data).get("pool"))
-        try:
-            jobs = review_start.prolific_refresh_start(study=study, user=request.user, pool=pools and pools[0])
-        except services.RecruitmentRefused as exc:
-            raise refusal(exc) from None
+        jobs = review_start.prolific_refresh_start(study=study, user=request.user, pool=pools and pools[0])
         return jobs_started(request, study, jobs)
 
 
-class ProlificApprove(generics.GenericAPIView):
+class ProlificApprove(Refusals, generics.GenericAPIView):
     serializer_class = s.JobsStartedSerializer
 
     @extend_schema(request=s.ApproveSerializer, responses={202: s.JobsStartedSerializer, **REFUSED})
@@ -257,10 +257,7 @@ class ProlificApprove(generics.GenericAPIView):
         )
         if missing := sorted(ids - {sub.pk for sub in chosen}):
             raise ValidationError({"submissions": [f"Not submissions of this study: {', '.join(map(str, missing))}."]})
-        try:
-            jobs = review_start.prolific_approve_start(user=request.user, submissions=chosen)
-        except services.RecruitmentRefused as exc:
-            raise refusal(exc) from None
+        jobs = review_start.prolific_approve_start(user=request.user, submissions=chosen)
         return jobs_started(request, study, jobs)
 
 
@@ -271,7 +268,7 @@ def submission_of(study, sub_id: int) -> ProlificSubmission:
     )
 
 
-class ProlificReject(generics.GenericAPIView):
+class ProlificReject(Refusals, generics.GenericAPIView):
     serializer_class = s.ProlificJobSerializer
 
     @extend_schema(request=s.RejectSerializer, responses={202: s.ProlificJobSerializer, **REFUSED})
@@ -281,15 +278,12 @@ class ProlificReject(generics.GenericAPIView):
         study = owned_study(request, pk)
         sub = submission_of(study, sub_id)
         cleaned = form_cleaned(RejectForm(typed(s.RejectSerializer, request.data)))
-        try:
-            job = review_start.prolific_reject_start(
-                submission=sub, user=request.user, category=cleaned["category"], message=cleaned["message"])
-        except services.RecruitmentRefused as exc:
-            raise refusal(exc) from None
+        job = review_start.prolific_reject_start(
+            submission=sub, user=request.user, category=cleaned["category"], message=cleaned["message"])
         return job_started(request, study, job)
 
 
-class ProlificReturn(generics.GenericAPIView):
+class ProlificReturn(Refusals, generics.GenericAPIView):
     serializer_class = s.ProlificJobSerializer
 
     @extend_schema(request=s.ReturnSerializer, responses={202: s.ProlificJobSerializer, **REFUSED})
@@ -299,10 +293,7 @@ class ProlificReturn(generics.GenericAPIView):
         sub = submission_of(study, sub_id)
         given = typed(s.ReturnSerializer, request.data)
         cleaned = form_cleaned(ReturnForm({"reasons": "\n".join(given["reasons"])}))
-        try:
-            job = review_start.prolific_return_start(submission=sub, user=request.user, reasons=cleaned["reasons"])
-        except services.RecruitmentRefused as exc:
-            raise refusal(exc) from None
+        job = review_start.prolific_return_start(submission=sub, user=request.user, reasons=cleaned["reasons"])
         return job_started(request, study, job)
 
 
@@ -327,7 +318,7 @@ class ProlificJobDetail(generics.GenericAPIView):
 # --- bonuses ---------------------------------------------------------------------------------
 
 
-class BonusList(generics.ListAPIView):
+class BonusList(Refusals, generics.ListAPIView):
     """The study's bonuses, newest first."""
 
     serializer_class = s.BonusSerializer
@@ -363,7 +354,7 @@ class BonusDetail(generics.GenericAPIView):
         return Response(s.BonusSerializer(bonus_of(owned_study(request, pk), bonus_id)).data)
 
 
-class BonusSend(generics.GenericAPIView):
+class BonusSend(Refusals, generics.GenericAPIView):
     serializer_class = s.ProlificJobSerializer
 
     @extend_schema(
@@ -379,10 +370,7 @@ class BonusSend(generics.GenericAPIView):
         bonus = bonus_of(study, bonus_id)
         if step not in review_start.BONUS_STEPS:
             raise Http404
-        try:
-            job = review_start.prolific_bonus_send_start(bonus=bonus, user=request.user, step=step)
-        except services.RecruitmentRefused as exc:
-            raise refusal(exc) from None
+        job = review_start.prolific_bonus_send_start(bonus=bonus, user=request.user, step=step)
         return job_started(request, study, job)
 
 

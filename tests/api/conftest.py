@@ -43,3 +43,18 @@ def anonymous():
 def live(fake_prolific, owner, pool, items):  # noqa: F811
     """India's pool published on the fake Prolific."""
     return go_live(fake_prolific, owner, pool)
+
+
+@pytest.fixture
+def refuse_all_but_the_owner(editor, viewer, other_researcher, checker, anonymous):
+    """Sends ``method`` to ``address`` as every member but the owner, a stranger, no one and a checker:
+    editors and viewers 403, another researcher 404, no login 401, a checker's session 403."""
+
+    def send(method: str, address: str, body: dict) -> None:
+        for who, code in ((editor, 403), (viewer, 403), (other_researcher, 404)):
+            assert getattr(client_of(who), method)(address, body, format="json").status_code == code, who
+        assert getattr(anonymous, method)(address, body, format="json").status_code == 401
+        anonymous.force_login(checker)  # no token for a checker's account: their browser's session
+        assert getattr(anonymous, method)(address, body, format="json").status_code == 403
+
+    return send

@@ -217,15 +217,11 @@ def test_another_studys_submission_or_job_is_not_found(owner, other_researcher, 
     ("post", "submissions/{sub}/return/"), ("get", "jobs/"), ("get", "jobs/{job}/"),
 ])
 def test_only_the_owner_reviews(
-    fake_prolific, study, waiting, editor, viewer, other_researcher, checker, as_user, anonymous, method, rest,  # noqa: F811
+    fake_prolific, study, waiting, refuse_all_but_the_owner, method, rest,  # noqa: F811
 ):
     job = ProlificJob.objects.create(study=study, prolific_study=waiting[0].prolific_study, kind="submissions")
     address = url(study, rest.format(sub=waiting[0].pk, job=job.pk))
     body = {"submissions": [waiting[0].pk], "category": "OTHER", "message": MESSAGE, "reasons": ["x"]}
     before = len(fake_prolific.requests)
-    for who, code in ((editor, 403), (viewer, 403), (other_researcher, 404)):
-        assert getattr(as_user(who), method)(address, body, format="json").status_code == code, who
-    assert getattr(anonymous, method)(address, body, format="json").status_code == 401
-    anonymous.force_login(checker)  # no token for a checker's account: their browser's session
-    assert getattr(anonymous, method)(address, body, format="json").status_code == 403
+    refuse_all_but_the_owner(method, address, body)
     assert ProlificJob.objects.count() == 1 and len(fake_prolific.requests) == before

@@ -9,9 +9,13 @@ The entry link is the annotator's hot path, so:
 - Prolific is asked at most once per SESSION_ID: the answer is kept in the submission's row
   (``ProlificSubmission``, with the session it opened), which every later entry reads instead;
   a refusal, which creates no row, is remembered in the cache for a few minutes;
-- when Prolific cannot be asked (no answer, a 5xx, a 429, no usable token) the participant is let
-  in, the row is marked ``pending`` and a beat task asks again later
-  (``services.sync.prolific_entries_recheck``); the study's Prolific page lists such entries.
+- Prolific's 4xx about the submission is its answer, a refusal (``prolific_refused``): 404 (unknown),
+  403 (not a submission this token may see), 400 or 422 (not a submission id it takes) refuse the
+  participant at once, as a mismatch does; nothing is created and no item leased;
+- only when Prolific cannot answer about the submission (no answer or a time-out, a 5xx, a 429: rate
+  limited, a 401: our token refused, as with no usable token) is the participant let in, the row
+  marked ``pending`` and a beat task asks again later (``services.sync.prolific_entries_recheck``);
+  the study's Prolific page lists such entries.
 """
 
 from __future__ import annotations
@@ -28,11 +32,14 @@ from annotation.models import Session
 from studies.models import CountryPool
 
 from .models import ProlificStudy, ProlificSubmission
-from .prolific import ProlificError, ProlificRequestError
+from .prolific import ProlificError
 from .prolific import Submission as RemoteSubmission
-from .tokens import ProlificNotConfigured, TokenUnreadable, client_for
+from .tokens import ProlificNotConfigured, client_for
 
 REFUSAL_TTL = 300  # seconds a refusal is remembered (no row is created for it)
+# Prolific's 4xx that say nothing of the submission: our token refused (401), the request timed out
+# (408), too many requests (429). The check could not be made: the entry is let in unverified.
+UNANSWERED_4XX = frozenset({401, 408, 429})
 # A participant whose submission reached one of these may not come back in.
 ENDED = frozenset({"RETURNED", "REJECTED", "SCREENED OUT"})
 
@@ -56,12 +63,12 @@ def prolific_entry_check(pool: CountryPool, params: dict[str, str]) -> EntryVerd
     try:
         with client_for(user=pool.study.owner) as client:
             remote = client.submission_get(params["SESSION_ID"])
-    except ProlificRequestError as exc:
-        if exc.status == 404:
+    except ProlificError as exc:
+        if prolific_refused(exc):
             return _refuse(refusal_key, "wrong_participant")
-        return _unverified(prolific_study_pk, params, f"Prolific refused the check: {exc.message}")
-    except (ProlificError, ProlificNotConfigured, TokenUnreadable) as exc:
-        return _unverified(prolific_study_pk, params, str(getattr(exc, "message", exc)))
+        return _unverified(prolific_study_pk, params, exc.message)
+    except ProlificNotConfigured as exc:  # no token, or one that cannot be read
+        return _unverified(prolific_study_pk, params, str(exc))
     if remote.participant != params["PROLIFIC_PID"]:
         return _refuse(refusal_key, "wrong_participant")
     if remote.study_id != params["STUDY_ID"]:
@@ -69,6 +76,12 @@ def prolific_entry_check(pool: CountryPool, params: dict[str, str]) -> EntryVerd
     if remote.status != ProlificSubmission.Status.ACTIVE:
         return _refuse(refusal_key, "not_active", _status_text(remote.status))
     return EntryVerdict("allow", entered=_recorder(prolific_study_pk, params, remote))
+
+
+def prolific_refused(exc: ProlificError) -> bool:
+    """Whether Prolific's error answers the question about the submission: a 4xx other than
+    ``UNANSWERED_4XX`` (a refusal), where a time-out, a 5xx or a 429 leaves it open."""
+    return exc.status is not None and 400 <= exc.status < 500 and exc.status not in UNANSWERED_4XX
 
 
 def _verdict_of_row(row: ProlificSubmission, prolific_study_pk: int, params: dict[str, str]) -> EntryVerdict:

@@ -99,6 +99,41 @@ def test_it_refuses_a_submission_prolific_does_not_know(client, fake_prolific, p
     assert response.status_code == 400 and nothing_created()
 
 
+MADE_UP = {"pid": "aaaaaaaaaaaaaaaaaaaaaaaa", "session_id": "0123456789abcdef01234567"}
+
+
+@pytest.mark.parametrize("status", [400, 403, 404, 422])
+def test_prolifics_4xx_on_the_submission_refuses_a_made_up_entry_and_leases_nothing(
+    client, fake_prolific, participant, pool, status
+):
+    """Prolific's answer about the submission (malformed, not this token's to see, unknown) is its word:
+    the entry is refused at once, not let in unverified to lease an item until the recheck."""
+    fake_prolific.fail_next("GET", SUBMISSION_GET, status)
+    response = entry(client, participant, **MADE_UP)
+    assert response.status_code == 400
+    assert "This link belongs to another participant" in response.content.decode()
+    assert nothing_created() and not ItemQuota.objects.filter(pool=pool, leased__gt=0).exists()
+    assert len(fake_prolific.calls("GET", SUBMISSION_GET)) == 1  # a refusal is not asked again
+    assert entry(client, participant, **MADE_UP).status_code == 400  # remembered, as every refusal
+    assert len(fake_prolific.calls("GET", SUBMISSION_GET)) == 1 and nothing_created()
+
+
+@pytest.mark.parametrize("fault", [500, 503, 429, 401, "hang"])
+def test_prolific_that_cannot_answer_lets_the_participant_in_unverified(client, fake_prolific, participant, fault):
+    """No answer about the submission (a time-out, a 5xx, rate-limited, our token refused): the check
+    could not be made, so the participant is let in and Prolific asked again in the background."""
+    if fault == "hang":
+        for _ in range(2):  # the call and its one retry, each past the client's time-out
+            fake_prolific.hang_next("GET", SUBMISSION_GET, 2)
+    else:
+        fake_prolific.fail_next("GET", SUBMISSION_GET, fault, headers={"Retry-After": "0"}, times=2)
+    response = entry(client, participant)
+    assert response.status_code == 302 and response.url == reverse("annotation:consent")
+    row = ProlificSubmission.objects.get()
+    assert row.entry_check == "pending" and row.session == Session.objects.get()
+    assert row.check_note.startswith("Unverified at entry")
+
+
 def test_a_participant_who_returned_cannot_come_back(client, fake_prolific, participant):
     entry(client, participant)
     ProlificSubmission.objects.update(status="RETURNED")  # as a webhook or the sync records it

@@ -5,14 +5,18 @@ pages' own messages, 401, 403, 404; never a 500 for a refusal)."""
 
 from __future__ import annotations
 
+from base64 import b64decode
+from urllib import parse
+
 from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions, status
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.negotiation import BaseContentNegotiation
-from rest_framework.pagination import CursorPagination
+from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.parsers import BaseParser, MultiPartParser
 from rest_framework.permissions import BasePermission
 from rest_framework.throttling import SimpleRateThrottle
@@ -140,12 +144,62 @@ class UploadLimited:
 # --- how lists are paged -------------------------------------------------------------------------
 
 
+CURSOR_MAX_CHARS = 200  # a cursor the API gives is some 20 characters (its position an id)
+CURSOR_KEYS = {"o": "offset", "r": "reverse", "p": "position"}
+
+
 class CursorPage(CursorPagination):
-    """A cursor over ``ordering``; ``page_size`` rows a page (API_PAGE_SIZE), at most 100."""
+    """A cursor over ``ordering``; ``page_size`` rows a page (API_PAGE_SIZE), at most 100. A cursor
+    the API did not give (not base64, an unknown key, a position its ordering's column cannot hold)
+    is a 400 naming ``cursor``, on every paged list, never a 500 of the database's."""
 
     ordering = "-pk"
     page_size_query_param = "page_size"
     max_page_size = 100
+    cursor_query_description = (
+        "The cursor of a `next` or `previous` link, as given; any other value is a 400 naming `cursor`."
+    )
+    invalid_cursor_message = "Not a cursor of this list: follow the next and previous links as the API gives them."
+
+    def paginate_queryset(self, queryset, request, view=None):
+        self.model = queryset.model  # whose column the cursor's position is checked against
+        return super().paginate_queryset(queryset, request, view)
+
+    def decode_cursor(self, request) -> Cursor | None:
+        """DRF's cursor (base64 of ``o=<offset>&r=<0|1>&p=<position>``), read strictly: each key at
+        most once, the offset up to ``offset_cutoff``, the position a value of the ordering's column."""
+        encoded = request.query_params.get(self.cursor_query_param)
+        if encoded is None:
+            return None
+        try:
+            if len(encoded) > CURSOR_MAX_CHARS:
+                raise ValueError("too long")
+            text = b64decode(encoded.encode("ascii"), validate=True).decode("ascii")
+            pairs = parse.parse_qsl(text, keep_blank_values=True, strict_parsing=True, max_num_fields=3)
+            tokens = dict(pairs)
+            if len(tokens) != len(pairs) or not set(tokens) <= set(CURSOR_KEYS):
+                raise ValueError("a key unknown or given twice")
+            offset, reverse = tokens.get("o", "0"), tokens.get("r", "0")
+            if not (offset.isascii() and offset.isdigit() and int(offset) <= self.offset_cutoff):
+                raise ValueError("an offset out of range")
+            if reverse not in ("0", "1"):
+                raise ValueError("a direction out of range")
+            position = tokens.get("p")
+            if position is not None:
+                self._position_check(position)
+        except (ValueError, DjangoValidationError):  # binascii.Error and UnicodeError are ValueErrors
+            raise exceptions.ValidationError({self.cursor_query_param: [self.invalid_cursor_message]}) from None
+        return Cursor(offset=int(offset), reverse=reverse == "1", position=position)
+
+    def _position_check(self, position: str) -> None:
+        """A position the ordering's column can hold (its type and, for a number, its range), or a
+        ValidationError: the database is never asked to compare the column with what it cannot hold."""
+        name = self.ordering[0].lstrip("-")
+        opts = self.model._meta
+        field = opts.pk if name == "pk" else opts.get_field(name)
+        if "\x00" in position:
+            raise ValueError("a NUL")
+        field.run_validators(field.to_python(position))
 
     def get_page_size(self, request) -> int:
         """API_PAGE_SIZE, or ``page_size`` when given: a whole number from 1 to 100 (else a 400)."""
@@ -163,6 +217,8 @@ class CursorPage(CursorPagination):
         for parameter in parameters:
             if parameter["name"] == self.page_size_query_param:
                 parameter["schema"] |= {"minimum": 1, "maximum": self.max_page_size}
+            if parameter["name"] == self.cursor_query_param:
+                parameter["schema"] |= {"maxLength": CURSOR_MAX_CHARS}
         return parameters
 
 

@@ -15,10 +15,11 @@ FIELD_ERRORS = {
     "additionalProperties": {"type": "array", "items": {"type": "string"}},
 }
 SAID = {
-    "400": "Input refused: each field named with its messages, or the body is not JSON.",
+    "400": "Input refused: each field named with its messages (a `cursor` the API did not give, too), or the body "
+    "is not JSON.",
     "401": "No login, or a token that is malformed, unknown or revoked (the detail says which).",
     "403": "Not a researcher's account, a viewer's change, or the session's CSRF check.",
-    "404": "Not found, or not yours to see (another researcher's study); an invalid cursor.",
+    "404": "Not found, or not yours to see (another researcher's study).",
     "413": "The body is larger than API_MAX_BODY_BYTES.",
     "415": "The body is not JSON.",
     "429": "Too many requests for this token: wait Retry-After seconds.",
@@ -33,8 +34,8 @@ def _response(code: str) -> dict:
 
 
 def add_refusals(result, generator, request, public):
-    """Every operation: 401, 403, 429; with an id in its path or a cursor, 404; with a query, 400; a
-    write: 400, 413, 415.
+    """Every operation: 401, 403, 429; with an id in its path, 404; with a query (a cursor, a
+    page_size, a filter), 400; a write: 400, 413, 415.
     A request body takes only the keys it names (``api.validation.typed`` refuses any other)."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     for name, schema in schemas.items():
@@ -44,11 +45,10 @@ def add_refusals(result, generator, request, public):
     for path, operations in result.get("paths", {}).items():
         for method, operation in operations.items():
             codes = ["401", "403", "429"]
-            names = {p.get("name") for p in operation.get("parameters", [])}
-            if "{" in path or "cursor" in names:
+            if "{" in path:
                 codes.append("404")
             if any(p.get("in") == "query" for p in operation.get("parameters", [])):
-                codes.append("400")  # a page_size or a filter refused, naming it
+                codes.append("400")  # a cursor, a page_size or a filter refused, naming it
             if method in WRITES:
                 codes += ["413", "415"] + ([] if "400" in codes else ["400"])
             responses = operation.setdefault("responses", {})

@@ -167,7 +167,7 @@ def test_the_list_is_newest_first_without_results_paged_by_a_cursor(rated, as_us
     assert all("result" not in r and "summary" not in r for r in seen)
     assert [r["current"] for r in seen] == [None, True, True, True]
     assert [r["result_url"] is not None for r in seen] == [False, True, True, True]
-    assert client.get(runs(rated), {"cursor": "garbage"}).status_code == 404
+    assert client.get(runs(rated), {"cursor": "garbage"}).status_code == 400
 
 
 def test_the_list_costs_the_same_few_queries_for_many_runs(rated, as_user, django_assert_max_num_queries):

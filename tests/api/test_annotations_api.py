@@ -146,12 +146,12 @@ def test_250_annotations_are_walked_page_by_page_each_once(study, pool, as_user,
     assert client.get(annotations_url(study), {"page_size": 1000}).status_code == 400  # at most 100 a page
 
 
-def test_the_cursor_walks_back_and_a_broken_one_is_a_404(study, annotated, as_user):
+def test_the_cursor_walks_back_and_a_broken_one_is_a_400(study, annotated, as_user):
     client = as_user(study.owner)
     second = client.get(client.get(annotations_url(study), {"page_size": 4}).json()["next"]).json()
     back = client.get(second["previous"]).json()
     assert [r["id"] for r in back["results"]] == sorted(a.pk for a in annotated)[:4]
-    assert client.get(annotations_url(study), {"cursor": "garbage"}).status_code == 404
+    assert client.get(annotations_url(study), {"cursor": "garbage"}).status_code == 400
 
 
 def test_the_cast_is_refused(study, annotated, other_researcher, checker, as_user, anonymous):

@@ -85,7 +85,11 @@ def test_the_schema_is_served_with_the_refusals_each_operation_may_answer(anonym
     assert response.status_code == 200 and "/api/v1/studies/" in paths
     patch = paths["/api/v1/studies/{id}/"]["patch"]["responses"]
     assert {"400", "401", "403", "404", "413", "415", "429"} <= set(patch)
-    assert {"401", "403", "404", "429"} <= set(paths["/api/v1/studies/"]["get"]["responses"])  # the cursor's 404
+    studies = paths["/api/v1/studies/"]["get"]
+    assert {"400", "401", "403", "429"} <= set(studies["responses"]) and "404" not in studies["responses"]
+    cursor = next(p for p in studies["parameters"] if p["name"] == "cursor")  # a cursor not given: its 400
+    assert "400 naming `cursor`" in cursor["description"] and cursor["schema"]["maxLength"] == 200
+    assert "cursor" in studies["responses"]["400"]["description"]
     assert "400" not in paths["/api/v1/presets/"]["get"]["responses"]
 
 

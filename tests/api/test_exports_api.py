@@ -211,10 +211,9 @@ HUGE = "9" * 30
 @pytest.mark.parametrize("address", [
     "/api/v1/studies/{study}/exports/" + HUGE + "/", "/api/v1/studies/{study}/exports/" + HUGE + "/download/",
     "/api/v1/studies/{study}/exports/" + HUGE + "/manifest/", "/api/v1/studies/" + HUGE + "/export-formats/",
-    "/api/v1/studies/{study}/exports/?cursor=garbage", "/api/v1/studies/{study}/reviews/" + HUGE + "/",
-    "/api/v1/studies/{study}/reviews/?cursor=garbage", "/api/v1/studies/{study}/pools/" + HUGE + "/review-target/",
+    "/api/v1/studies/{study}/reviews/" + HUGE + "/", "/api/v1/studies/{study}/pools/" + HUGE + "/review-target/",
 ])
 def test_a_hostile_address_is_a_404_never_a_500(study, as_user, address):
     response = as_user(study.owner).get(address.format(study=study.pk))
     assert response.status_code == 404, response.content
-    assert response.json()["detail"] in ("Not found.", "Invalid cursor")
+    assert response.json()["detail"] == "Not found."

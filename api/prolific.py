@@ -3,8 +3,10 @@ the launch and the transitions of the study's Prolific page, the submissions of 
 the review's actions (read from Prolific, approve, reject, request a return) as jobs to poll, and
 bonuses (written down, then set up and paid as jobs).
 
-Everything here is the owner's only (``study_for_user(owner_only=True)``: a member 403, anyone else
-404), as on the pages: a call to Prolific uses the acting researcher's token and spends their money.
+Everything here is the owner's only (a member 403, anyone else 404), as on the pages: a call to
+Prolific uses the acting researcher's token and spends their money (``study_for_user(owner_only=True)``),
+and what lists the participants (submissions, jobs, bonuses) shows their Prolific ids beside the
+annotators' pseudonyms (``participants_study_for_user``, the review pages' rule).
 Each view checks the input with the page's form and calls the page's service. A refusal of the
 study's state (no pool on Prolific, no Prolific token, a submission not awaiting review) is a 409;
 Prolific refusing or not answering, a 502 with its message."""
@@ -27,7 +29,13 @@ from recruitment.forms import LaunchForm
 from recruitment.models import ProlificBonus, ProlificJob, ProlificStudy, ProlificSubmission
 from recruitment.prolific import ProlificError
 from recruitment.review_forms import BonusForm, RejectForm, ReturnForm, ReviewFilterForm
-from recruitment.review_selectors import bonuses_of, code_meanings, review_jobs_of, review_submissions
+from recruitment.review_selectors import (
+    bonuses_of,
+    code_meanings,
+    participants_study_for_user,
+    review_jobs_of,
+    review_submissions,
+)
 from recruitment.selectors import prolific_studies_of
 from recruitment.services import review_start
 from recruitment.services.launch import TRANSITIONS
@@ -81,6 +89,11 @@ class Refusals:
 
 def owned_study(request: Request, pk: int):
     return study_for_user(request.user, pk, owner_only=True)
+
+
+def participants_study(request: Request, pk: int):
+    """A study whose participants the caller may see, by the review pages' rule (a member: 403)."""
+    return participants_study_for_user(request.user, pk)
 
 
 def linked(study) -> None:
@@ -220,7 +233,7 @@ class SubmissionList(generics.ListAPIView):
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
-        self.study = owned_study(self.request, self.kwargs["pk"])
+        self.study = participants_study(self.request, self.kwargs["pk"])
         asked = {key: self.request.query_params.get(key, "") for key in ("pool", "status")}
         chosen = form_cleaned(ReviewFilterForm(asked, study=self.study))
         return review_submissions(study=self.study, pool=chosen["pool"], status=chosen["status"] or "")
@@ -303,7 +316,7 @@ class ProlificJobList(generics.ListAPIView):
     serializer_class = s.ProlificJobSerializer
 
     def get_queryset(self):
-        return review_jobs_of(study=owned_study(self.request, self.kwargs["pk"]))
+        return review_jobs_of(study=participants_study(self.request, self.kwargs["pk"]))
 
 
 class ProlificJobDetail(generics.GenericAPIView):
@@ -311,7 +324,7 @@ class ProlificJobDetail(generics.GenericAPIView):
 
     def get(self, request: Request, pk: int, job_id: int) -> Response:
         """One review job: poll it until ``status`` is done or failed (``Retry-After`` until then)."""
-        job = get_object_or_404(review_jobs_of(study=owned_study(request, pk)), pk=job_id)
+        job = get_object_or_404(review_jobs_of(study=participants_study(request, pk)), pk=job_id)
         return job_response(request, job, s.ProlificJobSerializer, request.path)
 
 
@@ -324,7 +337,7 @@ class BonusList(Refusals, generics.ListAPIView):
     serializer_class = s.BonusSerializer
 
     def get_queryset(self):
-        return bonuses_of(study=owned_study(self.request, self.kwargs["pk"]))
+        return bonuses_of(study=participants_study(self.request, self.kwargs["pk"]))
 
     @extend_schema(request=s.BonusCreateSerializer, responses={201: s.BonusSerializer})
     def post(self, request: Request, pk: int) -> Response:
@@ -351,7 +364,7 @@ class BonusDetail(generics.GenericAPIView):
     serializer_class = s.BonusSerializer
 
     def get(self, request: Request, pk: int, bonus_id: int) -> Response:
-        return Response(s.BonusSerializer(bonus_of(owned_study(request, pk), bonus_id)).data)
+        return Response(s.BonusSerializer(bonus_of(participants_study(request, pk), bonus_id)).data)
 
 
 class BonusSend(Refusals, generics.GenericAPIView):

@@ -1,21 +1,48 @@
 """Reads of the review page: a page of a study's Prolific submissions joined to what the platform
 knows of each participant (the session, items submitted, time spent, practice attempts, outcome,
-completion code, the quality check's flags), the latest review jobs and bonuses."""
+completion code, the quality check's flags), the latest review jobs and bonuses; and who may see a
+study's participants (``may_see_participants``, ``participants_study_for_user``), the one rule of the
+pages and the API."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Q, QuerySet, Sum
 
 from annotation.models import Annotation, Annotator, CheckAnswer, Review, Session
 from studies.models import CheckKind, CountryPool, Study
+from studies.selectors import study_for_user
 
 from .models import ProlificBonus, ProlificJob, ProlificSubmission
 from .rules import money
 
 PAGE_SIZE = 50
+PARTICIPANTS_OWNER_ONLY = (
+    "Only the study's owner sees its Prolific participants: their Prolific ids beside the annotators' "
+    "pseudonyms would undo the pseudonyms of the exports."
+)
+
+
+def may_see_participants(study: Study) -> bool:
+    """Whether the user who looked ``study`` up (``study_for_user``) may see its Prolific participants:
+    their Prolific ids (PROLIFIC_PID, SESSION_ID), which sit beside the annotators' pseudonyms on the
+    review, reject, return and bonus pages, in a review job's outcome, among the entries not verified,
+    and in the API's ``/prolific/`` resources. The owner's only (a superuser counts as the owner): a
+    member of any role who saw them could undo the pseudonyms of the exports."""
+    return study.access.is_owner
+
+
+def participants_study_for_user(user: AbstractBaseUser, pk: int) -> Study:
+    """One study whose Prolific participants the user may see, for a page or an API resource that
+    shows them: 404 for anyone who does not see the study, 403 for a member (``may_see_participants``)."""
+    study = study_for_user(user, pk)
+    if not may_see_participants(study):
+        raise PermissionDenied(PARTICIPANTS_OWNER_ONLY)
+    return study
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
 """The review page of a study's Prolific submissions (/prolific/studies/<pk>/review/): what the
 platform knows of each participant; approve one or many, reject, request a return, refresh from
 Prolific, bonuses with a preview then set-up and pay. Every action is a job (a Celery task) whose
-progress the page polls. The study's members read the pages; every action (they use the owner's
-Prolific token and money) is the owner's only (403 for a member, 404 for anyone else)."""
+progress the page polls. Every page is the owner's only (403 for a member, 404 for anyone else): the
+pages show the participants' Prolific ids beside the annotators' pseudonyms
+(``review_selectors.participants_study_for_user``, the API's rule too), and the actions use the
+owner's Prolific token and money."""
 
 from urllib.parse import urlencode
 
@@ -45,7 +47,7 @@ def _review_url(study) -> str:
 @login_required
 @require_GET
 def review_page(request, pk: int):
-    study = study_for_user(request.user, pk)
+    study = selectors.participants_study_for_user(request.user, pk)
     # awaiting review unless the researcher chose otherwise
     filters = ReviewFilterForm(request.GET or {"status": ProlificSubmission.Status.AWAITING_REVIEW}, study=study)
     chosen = filters.cleaned_data if filters.is_valid() else {}
@@ -110,7 +112,7 @@ def review_approve(request, pk: int):
 @login_required
 @require_http_methods(["GET", "POST"])
 def review_reject(request, pk: int, sub_pk: int):
-    study = study_for_user(request.user, pk, owner_only=request.method == "POST")
+    study = selectors.participants_study_for_user(request.user, pk)
     sub = _submission_for(study, sub_pk)
     # A session ended by failed attention checks: Prolific's category and a message naming the checks,
     # pre-filled for the researcher to read, change and confirm (never sent by itself).
@@ -133,7 +135,7 @@ def review_reject(request, pk: int, sub_pk: int):
 @login_required
 @require_http_methods(["GET", "POST"])
 def review_return(request, pk: int, sub_pk: int):
-    study = study_for_user(request.user, pk, owner_only=request.method == "POST")
+    study = selectors.participants_study_for_user(request.user, pk)
     sub = _submission_for(study, sub_pk)
     form = ReturnForm(request.POST or None)
     refusal = review_start.return_refusal(sub)
@@ -153,7 +155,7 @@ def review_return(request, pk: int, sub_pk: int):
 @require_http_methods(["GET", "POST"])
 def bonus_new(request, pk: int):
     """The bonus form; a valid one is written down (nothing sent) and its preview shown."""
-    study = study_for_user(request.user, pk, owner_only=request.method == "POST")
+    study = selectors.participants_study_for_user(request.user, pk)
     form = BonusForm(request.POST or None, study=study)
     if request.method == "POST" and form.is_valid():
         bonus = review.prolific_bonus_draft(
@@ -173,7 +175,7 @@ def _bonus_for(study, bonus_pk: int) -> ProlificBonus:
 @login_required
 @require_GET
 def bonus_page(request, pk: int, bonus_pk: int):
-    study = study_for_user(request.user, pk)
+    study = selectors.participants_study_for_user(request.user, pk)
     bonus = _bonus_for(study, bonus_pk)
     jobs = selectors.review_jobs_of(study=study).filter(bonus=bonus)[:5]
     return render(request, "recruitment/review_bonus.html", {
@@ -204,6 +206,6 @@ def bonus_send(request, pk: int, bonus_pk: int, step: str):
 @login_required
 @require_GET
 def review_job(request, pk: int, job_pk: int):
-    study = study_for_user(request.user, pk)
+    study = selectors.participants_study_for_user(request.user, pk)
     job = get_object_or_404(selectors.review_jobs_of(study=study), pk=job_pk)
     return render(request, "recruitment/_review_job.html", {"study": study, "job": job})

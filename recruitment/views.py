@@ -1,7 +1,9 @@
 """Researcher pages of recruitment: the Prolific token settings (the logged-in researcher's own
 token only, no id in the address, never rendered back) and a study's pools on Prolific (launch,
-preview, publish, pause, resume, stop). The study's members read its page; what calls Prolific is
-the owner's only (their token, their money), and the returned-participant choice is an editor's too."""
+preview, publish, pause, resume, stop). The study's members read its page, but not who its participants
+are (``review_selectors.may_see_participants``: the entries not verified, the review, the owner's
+only); what calls Prolific is the owner's only (their token, their money), and the returned-participant
+choice is an editor's too."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -16,6 +18,7 @@ from . import selectors, services, tokens
 from .forms import LaunchForm, PolicyForm, TokenForm
 from .models import ProlificStudy
 from .prolific import ProlificAuthError, ProlificError
+from .review_selectors import may_see_participants
 
 
 def _page(request, form: TokenForm, *, status: int = 200):
@@ -75,6 +78,8 @@ PROLIFIC_FAILURES = (tokens.ProlificNotConfigured, services.RecruitmentRefused, 
 
 
 def _study_page(request, study, form: LaunchForm, *, status: int = 200):
+    unverified = selectors.entries_unverified_of(study=study)
+    sees_participants = may_see_participants(study)
     context = {
         "study": study,
         "form": form,
@@ -82,7 +87,10 @@ def _study_page(request, study, form: LaunchForm, *, status: int = 200):
         "token": tokens.token_state(user=request.user),
         "refusal": services.launch_refusal(),
         "actions": selectors.prolific_actions_of(study=study)[:10],
-        "unverified": selectors.entries_unverified_of(study=study)[:50],
+        "sees_participants": sees_participants,
+        # who they are for the owner; how many for a member
+        "unverified": unverified[:50] if sees_participants else [],
+        "unverified_count": 0 if sees_participants else unverified.count(),
         "policy_form": PolicyForm(initial={"count_returned": selectors.count_returned_of(study=study)}),
         "webhooks": selectors.webhooks_set_up(),
         "webhook_url": services.webhook_target_url(),

@@ -184,20 +184,21 @@ MATRIX: dict[str, Route] = {
     "exports:export-cancel": route(POST=STUDY_WRITE, args={"job_pk": "export_job"}),
     "exports:export-download": route(GET=STUDY_READ, args={"job_pk": "export_job"}),
     "exports:export-manifest": route(GET=STUDY_READ, args={"job_pk": "export_job"}),
-    # Prolific: what calls it is the owner's (their token, their money)
-    "recruitment:study-prolific": route(GET=STUDY_READ),
+    # Prolific: what calls it is the owner's (their token, their money), and so is what shows who the
+    # participants are (their Prolific ids beside the pseudonyms: the review, its jobs and bonuses)
+    "recruitment:study-prolific": route(GET=STUDY_READ),  # the entries not verified: counted for a member
     "recruitment:study-webhooks": route(POST=STUDY_OWNER),
     "recruitment:study-policy": route(POST=STUDY_WRITE),
     "recruitment:study-launch": route(POST=STUDY_OWNER),
     "recruitment:pool-preview": route(GET=STUDY_OWNER),
-    "recruitment:review": route(GET=STUDY_READ),
+    "recruitment:review": route(GET=STUDY_OWNER),
     "recruitment:review-refresh": route(POST=STUDY_OWNER),
     "recruitment:review-approve": route(POST=STUDY_OWNER),
-    "recruitment:review-reject": route(GET=STUDY_READ, POST=STUDY_OWNER),
-    "recruitment:review-return": route(GET=STUDY_READ, POST=STUDY_OWNER),
-    "recruitment:review-job": route(GET=STUDY_READ, args={"job_pk": "prolific_job"}),
-    "recruitment:bonus-new": route(GET=STUDY_READ, POST=STUDY_OWNER),
-    "recruitment:bonus": route(GET=STUDY_READ),
+    "recruitment:review-reject": route(GET=STUDY_OWNER, POST=STUDY_OWNER),
+    "recruitment:review-return": route(GET=STUDY_OWNER, POST=STUDY_OWNER),
+    "recruitment:review-job": route(GET=STUDY_OWNER, args={"job_pk": "prolific_job"}),
+    "recruitment:bonus-new": route(GET=STUDY_OWNER, POST=STUDY_OWNER),
+    "recruitment:bonus": route(GET=STUDY_OWNER),
     "recruitment:bonus-send": route(POST=STUDY_OWNER),
     "recruitment:study-transition": route(POST=STUDY_OWNER),
     "recruitment:pool-remove": route(GET=STUDY_WRITE, POST=STUDY_WRITE),  # the pool stays while on Prolific

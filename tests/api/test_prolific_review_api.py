@@ -3,8 +3,10 @@ a return) as jobs, and the jobs polled, against the fake Prolific: the review pa
 messages; the owner's only; another study's submission or job is not found."""
 
 import pytest
+from django.test import Client
 
-from recruitment.models import ProlificJob, ProlificStudy, ProlificSubmission
+from recruitment.models import ProlificBonus, ProlificJob, ProlificStudy, ProlificSubmission
+from recruitment.review_selectors import PARTICIPANTS_OWNER_ONLY
 from tests import factories as f
 from tests.recruitment.review_helpers import read_back, take_part
 
@@ -210,6 +212,21 @@ def test_another_studys_submission_or_job_is_not_found(owner, other_researcher, 
                        {"category": "OTHER", "message": MESSAGE}, format="json").status_code == 404
     assert as_user(owner).get(url(study, f"jobs/{job.pk + 1}/")).status_code == 404
     assert as_user(owner).get(url(study, f"jobs/{'9' * 30}/")).status_code == 404
+
+
+@pytest.mark.parametrize("rest", ["submissions/", "jobs/", "jobs/{job}/", "bonuses/", "bonuses/{bonus}/"])
+def test_a_member_reads_no_participant_by_the_pages_rule(study, waiting, viewer, editor, as_user, rest):
+    """Who sees the participants' Prolific ids is one rule (``participants_study_for_user``): the API
+    refuses a member what the review pages refuse them, with the same words."""
+    job = ProlificJob.objects.create(study=study, prolific_study=waiting[0].prolific_study, kind="submissions")
+    bonus = ProlificBonus.objects.create(prolific_study=waiting[0].prolific_study, amount=5,
+                                         lines=[{"who": waiting[0].participant_id, "amount": 5}])
+    for member in (viewer, editor):
+        response = as_user(member).get(url(study, rest.format(job=job.pk, bonus=bonus.pk)))
+        assert response.status_code == 403 and response.json() == {"detail": PARTICIPANTS_OWNER_ONLY}
+        page = Client()
+        page.force_login(member)
+        assert page.get(f"/prolific/studies/{study.pk}/review/").context["exception"] == PARTICIPANTS_OWNER_ONLY
 
 
 @pytest.mark.parametrize("method, rest", [

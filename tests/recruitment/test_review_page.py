@@ -5,6 +5,7 @@ refusals and its outcome as the page shows it."""
 
 import pytest
 from django.test import Client
+from django.urls import reverse
 
 from annotation.models import Annotator
 from recruitment.models import ProlificBonus, ProlificJob, ProlificSubmission
@@ -128,6 +129,58 @@ def test_anyone_but_the_owner_reaches_nothing(fake_prolific, who, request, study
     ]:
         assert client.post(path, data).status_code == 404, path
     assert len(fake_prolific.requests) == calls and not ProlificJob.objects.exists()
+
+
+@pytest.mark.parametrize("role", ["viewer", "editor"])
+def test_a_member_of_the_study_reads_no_page_that_shows_participants(fake_prolific, role, study, waiting, live, owner):
+    """Prolific ids beside the annotators' pseudonyms would undo the exports' pseudonyms: the review,
+    reject, return, bonus and job pages are the owner's only, as the API's (a member: 403)."""
+    bonus = ProlificBonus.objects.create(prolific_study=live, lines=[{"who": waiting[0].participant_id, "amount": 5}],
+                                         amount=5, currency="GBP")
+    job = ProlificJob.objects.create(study=study, prolific_study=live, kind="submissions")
+    client = logged_in(f.make_member(study, role, role))
+    sub = waiting[0]
+    calls = len(fake_prolific.requests)
+    for path in (url(study), url(study, f"submissions/{sub.pk}/reject/"), url(study, f"submissions/{sub.pk}/return/"),
+                 url(study, "bonuses/"), url(study, f"bonuses/{bonus.pk}/"), url(study, f"jobs/{job.pk}/")):
+        response = client.get(path)
+        assert response.status_code == 403, path
+        body = response.content.decode()
+        assert "Only the study&#x27;s owner sees its Prolific participants" in body, path
+        assert sub.participant_id not in body and bonus.lines[0]["who"] not in body, path
+    for path, data in [
+        (url(study, "approve/"), {"submission": [sub.pk]}),
+        (url(study, f"submissions/{sub.pk}/reject/"), {"category": "LOW_EFFORT", "message": MESSAGE}),
+        (url(study, f"submissions/{sub.pk}/return/"), {"reasons": "No consent"}),
+        (url(study, "bonuses/"), {"prolific_study": live.pk, "lines": f"{sub.participant_id},1.00"}),
+    ]:
+        assert client.post(path, data).status_code == 403, path
+    assert len(fake_prolific.requests) == calls and ProlificJob.objects.filter(study=study).count() == 1
+    assert ProlificBonus.objects.count() == 1
+    owner_client = logged_in(owner)  # the owner reads every one of them
+    for path in (url(study), url(study, f"submissions/{sub.pk}/reject/"), url(study, f"submissions/{sub.pk}/return/"),
+                 url(study, "bonuses/"), url(study, f"bonuses/{bonus.pk}/"), url(study, f"jobs/{job.pk}/")):
+        assert owner_client.get(path).status_code == 200, path
+    assert sub.participant_id in owner_client.get(url(study)).content.decode()
+
+
+@pytest.mark.parametrize("role", ["viewer", "editor"])
+def test_the_study_page_shows_a_member_no_participant_and_no_link_to_the_review(
+    fake_prolific, role, study, live, owner
+):
+    """The study's Prolific page is every member's; its entries not verified (their Prolific ids) and
+    its link to the review are the owner's only."""
+    pid, sid = "5f1a2b3c4d5e6f7a8b9c0d1e", "0123456789abcdef01234567"
+    ProlificSubmission.objects.create(prolific_study=live, prolific_id=sid, participant_id=pid, entry_check="pending",
+                                      check_note="Unverified at entry: Prolific failed")
+    page = reverse("recruitment:study-prolific", args=[study.pk])
+    member = logged_in(f.make_member(study, role, role)).get(page)
+    assert member.status_code == 200
+    body = member.content.decode()
+    assert pid not in body and sid not in body and url(study) not in body
+    assert "Entries not verified with Prolific" in body  # that some are, without who
+    mine = logged_in(owner).get(page).content.decode()
+    assert pid in mine and sid in mine and url(study) in mine
 
 
 def test_a_visitor_is_sent_to_log_in(study, pool):

@@ -17,10 +17,15 @@ from annotation.models import Annotation, Annotator, CheckAnswer, Review, Sessio
 from studies.models import CheckKind, CountryPool, Study
 from studies.selectors import study_for_user
 
-from .models import ProlificBonus, ProlificJob, ProlificSubmission
+from .models import ProlificAction, ProlificBonus, ProlificJob, ProlificSubmission
 from .rules import money
 
 PAGE_SIZE = 50
+# The review's calls to Prolific: their targets and errors name a participant's submission, so the
+# study's Prolific page lists them only to whoever may see the participants.
+ACTIONS_ON_PARTICIPANTS = tuple(
+    ProlificAction.Kind[name] for name in ("APPROVE", "BULK_APPROVE", "REJECT", "RETURN", "BONUS_SETUP", "BONUS_PAY")
+)
 PARTICIPANTS_OWNER_ONLY = (
     "Only the study's owner sees its Prolific participants: their Prolific ids beside the annotators' "
     "pseudonyms would undo the pseudonyms of the exports."
@@ -30,9 +35,10 @@ PARTICIPANTS_OWNER_ONLY = (
 def may_see_participants(study: Study) -> bool:
     """Whether the user who looked ``study`` up (``study_for_user``) may see its Prolific participants:
     their Prolific ids (PROLIFIC_PID, SESSION_ID), which sit beside the annotators' pseudonyms on the
-    review, reject, return and bonus pages, in a review job's outcome, among the entries not verified,
-    and in the API's ``/prolific/`` resources. The owner's only (a superuser counts as the owner): a
-    member of any role who saw them could undo the pseudonyms of the exports."""
+    review, reject, return and bonus pages, in a review job's outcome, among the entries not verified
+    and the review's calls to Prolific, and in the API's ``/prolific/`` resources. The owner's only (a
+    superuser counts as the owner): a member of any role who saw them could undo the pseudonyms of the
+    exports."""
     return study.access.is_owner
 
 

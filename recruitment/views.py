@@ -18,7 +18,7 @@ from . import selectors, services, tokens
 from .forms import LaunchForm, PolicyForm, TokenForm
 from .models import ProlificStudy
 from .prolific import ProlificAuthError, ProlificError
-from .review_selectors import may_see_participants
+from .review_selectors import ACTIONS_ON_PARTICIPANTS, may_see_participants
 
 
 def _page(request, form: TokenForm, *, status: int = 200):
@@ -79,14 +79,17 @@ PROLIFIC_FAILURES = (tokens.ProlificNotConfigured, services.RecruitmentRefused, 
 
 def _study_page(request, study, form: LaunchForm, *, status: int = 200):
     unverified = selectors.entries_unverified_of(study=study)
+    actions = selectors.prolific_actions_of(study=study)
     sees_participants = may_see_participants(study)
+    if not sees_participants:
+        actions = actions.exclude(kind__in=ACTIONS_ON_PARTICIPANTS)
     context = {
         "study": study,
         "form": form,
         "pools": selectors.prolific_pools(study=study),
         "token": tokens.token_state(user=request.user),
         "refusal": services.launch_refusal(),
-        "actions": selectors.prolific_actions_of(study=study)[:10],
+        "actions": actions[:10],
         "sees_participants": sees_participants,
         # who they are for the owner; how many for a member
         "unverified": unverified[:50] if sees_participants else [],

@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Annotator
-from recruitment.models import ProlificBonus, ProlificJob, ProlificSubmission
+from recruitment.models import ProlificAction, ProlificBonus, ProlificJob, ProlificSubmission
 from recruitment.review_selectors import PAGE_SIZE
 
 from .. import factories as f
@@ -173,12 +173,15 @@ def test_the_study_page_shows_a_member_no_participant_and_no_link_to_the_review(
     pid, sid = "5f1a2b3c4d5e6f7a8b9c0d1e", "0123456789abcdef01234567"
     ProlificSubmission.objects.create(prolific_study=live, prolific_id=sid, participant_id=pid, entry_check="pending",
                                       check_note="Unverified at entry: Prolific failed")
+    ProlificAction.objects.create(study=study, prolific_study=live, user=owner, kind="reject", target=sid, ok=False,
+                                  error=f"Prolific refused POST /submissions/{sid}/transition/ (400): not awaiting")
     page = reverse("recruitment:study-prolific", args=[study.pk])
     member = logged_in(f.make_member(study, role, role)).get(page)
     assert member.status_code == 200
     body = member.content.decode()
     assert pid not in body and sid not in body and url(study) not in body
     assert "Entries not verified with Prolific" in body  # that some are, without who
+    assert "Latest calls to Prolific" in body  # the calls, but none of the review's, which name submissions
     mine = logged_in(owner).get(page).content.decode()
     assert pid in mine and sid in mine and url(study) in mine
 

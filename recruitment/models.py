@@ -69,6 +69,13 @@ class ProlificStudy(models.Model):
         null=True, blank=True, editable=False, help_text="A launch holds the right to create until then."
     )
     last_error = models.TextField(blank=True)
+    workspace_id = models.CharField(
+        max_length=64, blank=True, editable=False,
+        help_text="The Prolific workspace holding the study: only its webhook secret may act on it.",
+    )
+    event_at = models.DateTimeField(
+        null=True, blank=True, editable=False, help_text="The signed time of the last webhook event applied."
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     synced_at = models.DateTimeField(null=True, blank=True)
@@ -184,6 +191,9 @@ class ProlificSubmission(models.Model):
     checked_at = models.DateTimeField(null=True, blank=True)
     released_at = models.DateTimeField(
         null=True, blank=True, help_text="When its session's lease was given back (returned, timed out, rejected)."
+    )
+    event_at = models.DateTimeField(
+        null=True, blank=True, editable=False, help_text="The signed time of the last webhook event applied."
     )
 
     class Meta:
@@ -340,10 +350,13 @@ class ProlificWebhook(models.Model):
 
 
 class ProlificEvent(models.Model):
-    """A webhook delivery applied once: its ``X-Event-ID`` is unique, so a retry or a replay of the
-    same event is recognised and does nothing."""
+    """A webhook delivery applied once. Its ``X-Event-ID`` is unique (Prolific keeps it across
+    retries) and so is ``digest``, a hash of what the signature covers (timestamp and body): a
+    captured delivery sent again under a new event id is recognised too, and does nothing."""
 
     event_id = models.CharField(max_length=128, unique=True)
+    digest = models.CharField(max_length=71, unique=True, editable=False)
+    workspace_id = models.CharField(max_length=64, blank=True, help_text="The workspace whose secret signed it.")
     event_type = models.CharField(max_length=64)
     resource_id = models.CharField(max_length=64, blank=True)
     status = models.CharField(max_length=32, blank=True)

@@ -2,16 +2,27 @@
 
 A delivery is applied only when all of these hold, else it is refused with a 4xx and changes
 nothing (never a 500 on bad input):
-- its body is at most ``MAX_BODY`` bytes;
+- its body is at most ``MAX_BODY`` bytes, sent as ``application/json`` (anything else is a 415);
 - ``X-Prolific-Request-Timestamp`` is within ``TOLERANCE`` seconds of our clock (a stale one may be
   a replay);
 - ``X-Prolific-Request-Signature`` is base64(HMAC-SHA256(secret, timestamp + raw body)) for a
   workspace secret we stored (``services.hooks``), compared in constant time. (Prolific's example
-  signs ``json.dumps`` of the parsed body; that form is accepted as well when it differs.)
+  signs ``json.dumps`` of the parsed body; that form is accepted as well when it differs.) The secret
+  that verifies it names the workspace the delivery speaks for.
 
-Each event is applied once: its ``X-Event-ID`` (or, lacking one, a digest of the signed delivery)
-is stored in the same transaction as its effects, so a retry or a replay answers 200 and does
-nothing, and a failure stores neither (Prolific retries).
+Then the event acts only on a resource of that workspace: a submission through its Prolific study,
+a study by its own ``workspace_id`` (recorded at launch, or by the periodic sync for older rows).
+An event naming another workspace's resource, or one whose workspace is not known yet, changes
+nothing: it is answered 200 (so that Prolific does not retry it), recorded with what was done, and
+logged as a warning.
+
+Each event is applied once: its ``X-Event-ID`` and a digest of what the signature covers (timestamp
+and body, with the signing workspace) are both unique, stored in the same transaction as its
+effects, so a retry, or a captured delivery sent again under a new event id, answers 200 and does
+nothing; a failure stores neither (Prolific retries). And an event never undoes a newer one: each
+study and submission keeps the signed time of the last event applied to it, and an older event is
+recorded but not applied. (Only events are compared with events, both stamped by Prolific's clock;
+what the periodic sync reads is Prolific's state at that moment and is applied as it is.)
 """
 
 from __future__ import annotations
@@ -20,10 +31,13 @@ import base64
 import hashlib
 import hmac
 import json
+import logging
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
@@ -37,6 +51,8 @@ from .tokens import TokenUnreadable, decrypt
 
 MAX_BODY = 64 * 1024
 TOLERANCE = 300  # seconds
+
+log = logging.getLogger(__name__)
 
 
 def _answer(status: int, message: str) -> JsonResponse:
@@ -52,6 +68,8 @@ def webhook(request: HttpRequest) -> JsonResponse:
         return _answer(400, "bad Content-Length")
     if declared > MAX_BODY:
         return _answer(413, "body too large")
+    if request.content_type != "application/json":
+        return _answer(415, "a webhook is sent as application/json")
     body = request.body
     if len(body) > MAX_BODY:
         return _answer(413, "body too large")
@@ -71,51 +89,85 @@ def webhook(request: HttpRequest) -> JsonResponse:
         event = json_bounded(body)
     except ValueError:  # JsonRefused included: not JSON, too deep, a NUL
         event = None
-    if not signature_valid(body=body, timestamp=stamp, signature=signature, parsed=event):
+    signer = signing_workspace(body=body, timestamp=stamp, signature=signature, parsed=event)
+    if signer is None:
         return _answer(403, "bad signature")
+    workspace_id, signed = signer
     if not isinstance(event, dict) or not isinstance(event.get("event_type"), str):
         return _answer(400, "not an event")
-    event_id = request.headers.get("X-Event-ID", "")[:128] or "sha256:" + hashlib.sha256(
-        stamp.encode() + b"." + body
-    ).hexdigest()
+    # What the signature covers, and whose it is: another workspace's copy of the same body is not ours.
+    digest = hashlib.sha256(f"{workspace_id}.{stamp}.".encode() + signed).hexdigest()
+    event_id = request.headers.get("X-Event-ID", "")[:128] or "sha256:" + digest
     with transaction.atomic():
         try:
             with transaction.atomic():
                 record = ProlificEvent.objects.create(
                     event_id=event_id,
+                    digest=digest,
+                    workspace_id=workspace_id,
                     event_type=event["event_type"][:64],
                     resource_id=str(event.get("resource_id") or "")[:64],
                     status=str(event.get("status") or "")[:32],
                 )
         except IntegrityError:
             return _answer(200, "already applied")
-        record.outcome = event_apply(event)[:200]
+        when = datetime.fromtimestamp(sent_at, tz=UTC)
+        record.outcome = event_apply(event, workspace_id=workspace_id, sent_at=when)[:200]
         record.save(update_fields=["outcome"])
     return _answer(200, record.outcome or "nothing to do")
 
 
-def signature_valid(*, body: bytes, timestamp: str, signature: str, parsed: Any) -> bool:
-    """Does ``signature`` sign (timestamp + body) with a stored workspace secret? Constant-time."""
+def signing_workspace(*, body: bytes, timestamp: str, signature: str, parsed: Any) -> tuple[str, bytes] | None:
+    """The workspace whose stored secret signs (timestamp + body), and the form it signed (the raw
+    body, or Prolific's ``json.dumps`` of it); None when no secret does. Every secret and form is
+    tried, in constant time for each."""
     given = signature.strip().encode()
     forms = [body]
     if parsed is not None:
         resent = json.dumps(parsed).encode()
         if resent != body:
             forms.append(resent)
-    valid = False
-    for ciphertext in ProlificWebhook.objects.values_list("secret_ciphertext", flat=True):
+    found = None
+    for workspace_id, ciphertext in ProlificWebhook.objects.values_list("workspace_id", "secret_ciphertext"):
         try:
             secret = decrypt(ciphertext).encode()
         except TokenUnreadable:
             continue
         for form in forms:
             expected = base64.b64encode(hmac.new(secret, timestamp.encode() + form, hashlib.sha256).digest())
-            valid |= hmac.compare_digest(expected, given)
-    return valid
+            if hmac.compare_digest(expected, given) and found is None:
+                found = (workspace_id, form)
+    return found
 
 
-def event_apply(event: dict[str, Any]) -> str:
-    """What a verified event changes; returns what was done."""
+def _not_ours(study: ProlificStudy, workspace_id: str, event: str) -> str:
+    """Why ``study`` may not be acted on by an event of ``workspace_id`` ("" when it may)."""
+    if study.workspace_id == workspace_id:
+        return ""
+    if not study.workspace_id:
+        why = "not applied: the study's workspace is not known yet (the periodic sync applies its state)"
+    else:
+        why = "not applied: the resource belongs to another workspace"
+    log.warning(
+        "Prolific webhook %s signed by workspace %s names study %s of workspace %s: %s",
+        event, workspace_id, study.prolific_id, study.workspace_id or "(unknown)", why,
+    )
+    return why
+
+
+def _newest(model: type[ProlificStudy] | type[ProlificSubmission], pk: int, sent_at: datetime) -> bool:
+    """Record ``sent_at`` as the resource's last event unless a newer one was applied; True when recorded."""
+    return bool(
+        model.objects.filter(Q(event_at__isnull=True) | Q(event_at__lte=sent_at), pk=pk).update(event_at=sent_at)
+    )
+
+
+OLDER = "not applied: older than the last event applied to it"
+
+
+def event_apply(event: dict[str, Any], *, workspace_id: str, sent_at: datetime) -> str:
+    """What a verified event, signed by ``workspace_id``'s secret at ``sent_at``, changes; returns
+    what was done."""
     kind, resource = event["event_type"], str(event.get("resource_id") or "")
     status = str(event.get("status") or "")
     if not resource:
@@ -128,11 +180,22 @@ def event_apply(event: dict[str, Any]) -> str:
         )
         if row is None:
             return "unknown submission: the periodic sync records it"
+        if refused := _not_ours(row.prolific_study, workspace_id, kind):
+            return refused
+        if not _newest(ProlificSubmission, row.pk, sent_at):
+            return OLDER
         return prolific_submission_apply(row=row, status=status) or "no change"
     if kind == "study.status.change":
         if status not in ProlificStudy.Status.values or not status:
             return f"unknown study status {status[:40]!r}"
-        changed = ProlificStudy.objects.filter(prolific_id=resource).exclude(status=status).update(
+        study = ProlificStudy.objects.filter(prolific_id=resource).first()
+        if study is None:
+            return "unknown study"
+        if refused := _not_ours(study, workspace_id, kind):
+            return refused
+        if not _newest(ProlificStudy, study.pk, sent_at):
+            return OLDER
+        changed = ProlificStudy.objects.filter(pk=study.pk).exclude(status=status).update(
             status=status, synced_at=timezone.now()
         )
         return f"study status {status}" if changed else "no change"

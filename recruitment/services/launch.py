@@ -109,6 +109,7 @@ def prolific_study_launch(
             found = None if fresh else _find_on_prolific(client, row.reference)
             if found is not None:
                 row = _id_store(row, found)
+                workspace_record(client, row, found)
                 action_log(row=row, kind=ProlificAction.Kind.RECONCILE, user=user, ok=True, answer=found.raw)
                 return LaunchResult(row, created=False, plan=plan)
             try:
@@ -118,6 +119,7 @@ def prolific_study_launch(
                 action_log(row=row, kind=ProlificAction.Kind.CREATE, user=user, ok=False, error=exc)
                 raise
             row = _id_store(row, remote)  # first: before logging or anything else
+            workspace_record(client, row, remote)
             action_log(row=row, kind=ProlificAction.Kind.CREATE, user=user, ok=True, answer=remote.raw)
             return LaunchResult(row, created=True, plan=plan)
         finally:
@@ -192,6 +194,27 @@ def _id_store(row: ProlificStudy, remote: RemoteStudy) -> ProlificStudy:
     )
     row.refresh_from_db()
     return row
+
+
+def workspace_record(client: ProlificClient, row: ProlificStudy, remote: RemoteStudy | None = None) -> str:
+    """Record the Prolific workspace that holds the pool's study (only that workspace's webhook
+    secret may act on it): the only workspace ``client``'s token sees, else the one whose projects
+    hold the study's project. Left blank when Prolific cannot tell now; the periodic sync tries again."""
+    try:
+        workspaces = [str(w.get("id") or "") for w in client.workspaces()]
+        found = workspaces[0] if len(workspaces) == 1 else ""
+        if not found and workspaces:
+            known = remote is not None and remote.raw.get("project")
+            raw = remote.raw if known and remote is not None else client.study_get(row.prolific_id).raw
+            project = str(raw.get("project") or "")
+            holds = (wid for wid in workspaces if any(str(p.get("id")) == project for p in client.projects(wid)))
+            found = next(holds, "") if project else ""
+    except ProlificError:
+        return ""
+    if found:
+        ProlificStudy.objects.filter(pk=row.pk).update(workspace_id=found)
+        row.workspace_id = found
+    return found
 
 
 def _row_failed(row: ProlificStudy, exc: ProlificError) -> None:

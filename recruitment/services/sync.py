@@ -22,11 +22,13 @@ from django.utils import timezone
 from annotation.services import session_annotations_withdraw, session_release
 from studies.models import Study
 
+from ..entry import prolific_refused
 from ..models import ProlificEvent, ProlificStudy, ProlificSubmission, RecruitmentPolicy
 from ..prolific import ProlificError, ProlificRequestError
 from ..prolific import Submission as RemoteSubmission
 from ..prolific_answers import answer_time
 from ..tokens import ProlificNotConfigured, client_for
+from .launch import workspace_record
 from .places import prolific_places_sync
 
 # Statuses after which the participant holds no item: their lease goes back to the pool.
@@ -113,6 +115,8 @@ def prolific_study_sync(*, prolific_study: ProlificStudy, user: AbstractBaseUser
     if not row.created:
         return result
     with client_for(user=user) as client:
+        if not row.workspace_id:
+            workspace_record(client, row)  # a study launched before workspaces were recorded
         for remote in client.submissions(row.prolific_id):
             result.seen += 1
             submission = submission_row(prolific_study=row, remote=remote)
@@ -197,8 +201,11 @@ def prolific_entries_recheck(*, now: datetime | None = None, limit: int = 200) -
             with client_for(user=row.prolific_study.pool.study.owner) as client:
                 remote = client.submission_get(row.prolific_id)
         except ProlificRequestError as exc:
-            if exc.status == 404:
-                _recheck_failed(row, "Prolific does not know this submission")
+            if prolific_refused(exc):
+                why = f"Prolific refused it ({exc.status})"
+                if exc.status == 404:
+                    why = "Prolific does not know this submission"
+                _recheck_failed(row, why)
                 settled += 1
             continue
         except (ProlificError, ProlificNotConfigured) as exc:

@@ -81,6 +81,8 @@ class FakeProlific(SubmissionsBonusesHooks):
             self.workspaces[0]["id"]: [{"id": new_id(), "title": "Project", "owner": self.user["id"],
                                         "workspace": self.workspaces[0]["id"]}]
         }
+        self.token_workspace = {self.token: self.workspaces[0]["id"]}  # each token sees its lab's workspace
+        self.caller: str | None = None  # the token of the request being answered (None: the test itself)
         self.studies: dict[str, dict[str, Any]] = {}
         self.submissions: dict[str, dict[str, Any]] = {}
         self.bonuses: dict[str, dict[str, Any]] = {}
@@ -154,6 +156,29 @@ class FakeProlific(SubmissionsBonusesHooks):
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(timeout=5)
+
+    def lab_add(self, title: str = "Another lab") -> str:
+        """Another lab on Prolific: a token of its own that sees only its own workspace (with one
+        project); returns the token."""
+        with self.lock:
+            token = "fake-prolific-token-" + secrets.token_hex(16)
+            workspace = {"id": new_id(), "title": title, "owner": new_id(), "users": []}
+            self.workspaces.append(workspace)
+            self.projects[workspace["id"]] = [{"id": new_id(), "title": "Project", "owner": workspace["owner"],
+                                               "workspace": workspace["id"]}]
+            self.tokens.add(token)
+            self.token_workspace[token] = workspace["id"]
+            return token
+
+    def visible_workspaces(self) -> list[dict[str, Any]]:
+        """The workspaces the current caller sees (the test itself sees them all)."""
+        if self.caller is None:
+            return self.workspaces
+        return [w for w in self.workspaces if w["id"] == self.token_workspace[self.caller]]
+
+    def workspace_of_study(self, study: dict[str, Any]) -> str:
+        holds = (wid for wid, projects in self.projects.items() if any(p["id"] == study["project"] for p in projects))
+        return next(holds)
 
     # --- faults ------------------------------------------------------------------------------
 
@@ -237,7 +262,11 @@ class FakeProlific(SubmissionsBonusesHooks):
                     raise Answer(404, "No such endpoint.")
                 raise Answer(405, "Method not allowed.")
             with self.lock:
-                status, payload, headers = route(body=body, query=query, **params)
+                self.caller = h_auth.removeprefix("Token ")
+                try:
+                    status, payload, headers = route(body=body, query=query, **params)
+                finally:
+                    self.caller = None
         except Answer as answer:
             status, headers = answer.status, answer.headers
             payload = error_body(answer.status, answer.title, answer.detail)
@@ -279,10 +308,10 @@ class FakeProlific(SubmissionsBonusesHooks):
         return 200, dict(self.user), {}
 
     def r_workspaces(self, body, query):
-        return 200, self._page("workspaces/", self.workspaces, query), {}
+        return 200, self._page("workspaces/", self.visible_workspaces(), query), {}
 
     def r_projects(self, body, query, wid):
-        if wid not in self.projects:
+        if wid not in {w["id"] for w in self.visible_workspaces()}:
             raise Answer(404, "Workspace not found.")
         return 200, self._page(f"workspaces/{wid}/projects/", self.projects[wid], query), {}
 
@@ -300,7 +329,7 @@ class FakeProlific(SubmissionsBonusesHooks):
 
     def _study(self, sid: str) -> dict[str, Any]:
         study = self.studies.get(sid)
-        if study is None:
+        if study is None or self.workspace_of_study(study) not in {w["id"] for w in self.visible_workspaces()}:
             raise Answer(404, "Study not found.")
         return study
 
@@ -314,8 +343,10 @@ class FakeProlific(SubmissionsBonusesHooks):
         """Create a draft as the API would (a test standing in for an earlier, lost answer)."""
         with self.lock:
             sid = new_id()
+            project = self.projects[self.visible_workspaces()[0]["id"]][0]["id"]  # the caller's own project
             study = {"id": sid, "status": "UNPUBLISHED", "places_taken": 0, "internal_name": "", "metadata": None,
-                     "currency_code": self.user["currency_code"], "date_created": next(self._clock), **body}
+                     "currency_code": self.user["currency_code"], "date_created": next(self._clock),
+                     "project": project, **body}
             self.studies[sid] = self._costed(study)
             return dict(study)
 
@@ -326,7 +357,8 @@ class FakeProlific(SubmissionsBonusesHooks):
         return 201, self.study_create_direct(body), {}
 
     def r_studies(self, body, query):
-        items = list(self.studies.values())
+        seen = {w["id"] for w in self.visible_workspaces()}
+        items = [s for s in self.studies.values() if self.workspace_of_study(s) in seen]
         if query.get("published") == "0":
             items = [s for s in items if s["status"] == "UNPUBLISHED"]
         summary = [{k: s.get(k) for k in ("id", "name", "internal_name", "status", "total_available_places",

@@ -196,7 +196,7 @@ class SubmissionsBonusesHooks:
         return 200, self._page("hooks/event-types/", [{"event_type": e} for e in self.EVENT_TYPES], query), {}
 
     def _workspace(self, wid: Any) -> str:
-        if wid not in {w["id"] for w in self.workspaces}:
+        if wid not in {w["id"] for w in self.visible_workspaces()}:
             raise Answer(400, {"workspace_id": ["Unknown workspace."]})
         return str(wid)
 
@@ -247,10 +247,14 @@ class SubmissionsBonusesHooks:
     # --- webhook deliveries ------------------------------------------------------------------
 
     def emit(self, event_type: str, resource_id: str, **fields: Any) -> None:
-        """Queue the event for every workspace with an enabled subscription to ``event_type``."""
+        """Queue the event for the enabled subscriptions to ``event_type`` of the workspace that
+        holds the resource (a submission's: its study's)."""
         with self.lock:
+            study = self.studies[self.submissions[resource_id]["study_id"] if event_type.startswith("submission.")
+                                 else resource_id]
+            workspace = self.workspace_of_study(study)
             for sub in self.subscriptions.values():
-                if sub["event_type"] == event_type and sub["is_enabled"]:
+                if sub["event_type"] == event_type and sub["is_enabled"] and sub["workspace_id"] == workspace:
                     body = {"resource_id": resource_id, "event_type": event_type, **fields}
                     self.events.append({"workspace_id": sub["workspace_id"], "event_id": new_id(),
                                         "target_url": sub["target_url"], "body": json.dumps(body).encode()})

@@ -229,7 +229,121 @@ def test_event_ids_are_forgotten_after_a_week(hooked, leased, participant):
     from recruitment.tasks import prolific_sync_task
 
     assert post(Client(), returned(participant[2]), key=secret(hooked), event_id="old").status_code == 200
-    assert post(Client(), returned(participant[2]), key=secret(hooked), event_id="new").status_code == 200
+    later = {**returned(participant[2]), "status": "TIMED-OUT"}  # another delivery (the same one is a replay)
+    assert post(Client(), later, key=secret(hooked), event_id="new").status_code == 200
     ProlificEvent.objects.filter(event_id="old").update(received_at=timezone.now() - timedelta(days=8))
     prolific_sync_task.delay()
     assert list(ProlificEvent.objects.values_list("event_id", flat=True)) == ["new"]
+
+
+# --- two labs on one deployment: a workspace's secret acts on its own resources only ------------
+
+
+@pytest.fixture
+def lab_b(hooked, other_researcher):
+    """A second lab: the other researcher's own Prolific token, which sees only its own workspace,
+    and its webhooks set up through the real path; returns lab B's signing secret."""
+    from recruitment.services.hooks import prolific_webhooks_setup
+    from recruitment.tokens import token_set
+
+    token_set(user=other_researcher, token=hooked.lab_add("Lab B"))
+    [result] = prolific_webhooks_setup(user=other_researcher)
+    hooked.events.clear()
+    return next(s["value"] for s in hooked.hook_secrets.values() if s["workspace_id"] == result.workspace_id)
+
+
+def test_the_launch_records_the_workspace_that_holds_the_study(hooked, on_prolific):
+    on_prolific.refresh_from_db()
+    assert on_prolific.workspace_id == hooked.workspaces[0]["id"]
+
+
+def test_another_labs_secret_cannot_return_our_participant(hooked, lab_b, leased, participant, pool, caplog):
+    session, lease = leased
+    response = post(Client(), returned(participant[2]), key=lab_b, event_id="evt-b")
+    assert response.status_code == 200 and "another workspace" in response.json()["message"]
+    assert Assignment.objects.get(pk=lease.pk).status == Assignment.Status.LEASED
+    assert ItemQuota.objects.get(item=lease.item, pool=pool).leased == 1
+    row = ProlificSubmission.objects.get()
+    assert row.status == "ACTIVE" and row.released_at is None
+    assert ProlificEvent.objects.get(event_id="evt-b").workspace_id != ProlificStudy.objects.get().workspace_id
+    assert "another workspace" in caplog.text and lab_b not in caplog.text
+    # our own workspace's secret still acts on it
+    assert post(Client(), returned(participant[2]), key=secret_of(hooked, 0)).status_code == 200
+    assert ProlificSubmission.objects.get().status == "RETURNED"
+
+
+def test_another_labs_secret_cannot_change_our_study(hooked, lab_b, on_prolific):
+    body = {"resource_id": on_prolific.prolific_id, "event_type": "study.status.change", "status": "PAUSED"}
+    response = post(Client(), body, key=lab_b, event_id="evt-b-study")
+    assert response.status_code == 200 and "another workspace" in response.json()["message"]
+    on_prolific.refresh_from_db()
+    assert on_prolific.status == "ACTIVE"
+
+
+def test_a_study_whose_workspace_is_not_known_is_left_to_the_sync(hooked, leased, participant, on_prolific):
+    from recruitment.services import prolific_study_sync
+
+    ProlificStudy.objects.update(workspace_id="")  # launched before workspaces were recorded
+    response = post(Client(), returned(participant[2]), key=secret_of(hooked, 0))
+    assert "not known" in response.json()["message"] and ProlificSubmission.objects.get().status == "ACTIVE"
+    prolific_study_sync(prolific_study=ProlificStudy.objects.get(), user=on_prolific.pool.study.owner)
+    assert ProlificStudy.objects.get().workspace_id == hooked.workspaces[0]["id"]
+
+
+def test_each_lab_receives_only_the_events_of_its_own_studies(hooked, lab_b, leased, participant):
+    hooked.submission_return(participant[2])
+    assert [e["workspace_id"] for e in hooked.events] == [hooked.workspaces[0]["id"]]
+
+
+def secret_of(fake, index):
+    wid = fake.workspaces[index]["id"]
+    return next(s["value"] for s in fake.hook_secrets.values() if s["workspace_id"] == wid)
+
+
+# --- replays and order ---------------------------------------------------------------------------
+
+
+def test_a_captured_delivery_resent_under_a_new_event_id_is_not_applied_again(hooked, leased, participant):
+    hooked.submission_finish(participant[2], "NOT-A-CODE")  # AWAITING REVIEW, as Prolific signs it
+    [delivery] = list(hooked.events)
+    body, stamp = delivery["body"], str(int(time.time()))
+    signature = sign(secret_of(hooked, 0), stamp, body)
+
+    def send(event_id):
+        return Client().post(WEBHOOK, data=body, content_type="application/json", HTTP_X_EVENT_ID=event_id,
+                             HTTP_X_PROLIFIC_REQUEST_SIGNATURE=signature, HTTP_X_PROLIFIC_REQUEST_TIMESTAMP=stamp)
+
+    assert send("evt-1").status_code == 200 and ProlificSubmission.objects.get().status == "AWAITING REVIEW"
+    ProlificSubmission.objects.update(status="ACTIVE")  # as a later read of Prolific said
+    response = send("evt-attacker-2")
+    assert response.status_code == 200 and response.json()["message"] == "already applied"
+    assert ProlificSubmission.objects.get().status == "ACTIVE" and ProlificEvent.objects.count() == 1
+
+
+def test_an_older_event_never_undoes_a_newer_one(hooked, leased, participant, on_prolific):
+    submission = returned(participant[2])
+    newer = post(Client(), submission, key=secret_of(hooked, 0), event_id="evt-new")
+    assert newer.status_code == 200 and ProlificSubmission.objects.get().status == "RETURNED"
+    active = {**submission, "status": "ACTIVE"}
+    older = post(Client(), active, key=secret_of(hooked, 0), age=60, event_id="evt-old")
+    assert older.status_code == 200 and "older" in older.json()["message"]
+    assert ProlificSubmission.objects.get().status == "RETURNED"
+    study = {"resource_id": on_prolific.prolific_id, "event_type": "study.status.change"}
+    post(Client(), {**study, "status": "PAUSED"}, key=secret_of(hooked, 0), event_id="evt-pause")
+    post(Client(), {**study, "status": "ACTIVE"}, key=secret_of(hooked, 0), age=30, event_id="evt-late")
+    assert ProlificStudy.objects.get().status == "PAUSED"
+    post(Client(), {**study, "status": "ACTIVE"}, key=secret_of(hooked, 0), event_id="evt-resume")
+    assert ProlificStudy.objects.get().status == "ACTIVE"  # a newer event moves it on, back and forth
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", "application/jsonp"])
+def test_only_json_is_a_webhook(hooked, leased, participant, content_type):
+    raw = json.dumps(returned(participant[2])).encode()
+    stamp = str(int(time.time()))
+    response = Client().post(
+        WEBHOOK, data=raw, content_type=content_type, HTTP_X_EVENT_ID="evt-plain",
+        HTTP_X_PROLIFIC_REQUEST_SIGNATURE=sign(secret_of(hooked, 0), stamp, raw),
+        HTTP_X_PROLIFIC_REQUEST_TIMESTAMP=stamp,
+    )
+    assert response.status_code == 415
+    assert ProlificSubmission.objects.get().status == "ACTIVE" and not ProlificEvent.objects.exists()

@@ -24,7 +24,7 @@ from studies.models import Study
 
 from ..entry import prolific_refused
 from ..models import ProlificEvent, ProlificStudy, ProlificSubmission, RecruitmentPolicy
-from ..prolific import ProlificError, ProlificRequestError
+from ..prolific import ProlificError
 from ..prolific import Submission as RemoteSubmission
 from ..prolific_answers import answer_time
 from ..tokens import ProlificNotConfigured, client_for
@@ -200,15 +200,17 @@ def prolific_entries_recheck(*, now: datetime | None = None, limit: int = 200) -
         try:
             with client_for(user=row.prolific_study.pool.study.owner) as client:
                 remote = client.submission_get(row.prolific_id)
-        except ProlificRequestError as exc:
-            if prolific_refused(exc):
+        except ProlificError as exc:
+            if prolific_refused(exc):  # Prolific answered, and refused: as at the entry
                 why = f"Prolific refused it ({exc.status})"
                 if exc.status == 404:
                     why = "Prolific does not know this submission"
                 _recheck_failed(row, why)
                 settled += 1
+            else:
+                ProlificSubmission.objects.filter(pk=row.pk).update(check_note=f"Still unverified: {exc}"[:500])
             continue
-        except (ProlificError, ProlificNotConfigured) as exc:
+        except ProlificNotConfigured as exc:
             ProlificSubmission.objects.filter(pk=row.pk).update(check_note=f"Still unverified: {exc}"[:500])
             continue
         if remote.participant != row.participant_id:

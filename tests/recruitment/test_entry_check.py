@@ -236,3 +236,14 @@ def test_a_reload_reads_two_recruitment_rows_and_writes_none(client, fake_prolif
     ours = [q["sql"] for q in ctx.captured_queries if "recruitment_" in q["sql"]]
     assert len(ours) == 2 and all(q.lstrip().upper().startswith("SELECT") for q in ours)
     assert len(fake_prolific.calls("GET", SUBMISSION_GET)) == 1
+
+
+@pytest.mark.parametrize("status", [400, 403, 404])
+def test_a_recheck_answered_with_a_4xx_settles_the_entry_as_not_matching(client, fake_prolific, participant, status):
+    fake_prolific.fail_next("GET", SUBMISSION_GET, 503, times=2)  # the entry: Prolific could not be asked
+    entry(client, participant)
+    fake_prolific.fail_next("GET", SUBMISSION_GET, status)  # the recheck: Prolific answers, and refuses
+    prolific_entries_recheck_task.delay()
+    row = ProlificSubmission.objects.get()
+    assert row.entry_check == "failed" and row.check_attempts == 1
+    assert (str(status) in row.check_note) or (status == 404 and "does not know" in row.check_note)

@@ -209,11 +209,13 @@ NEWCOMER_GRACE = timedelta(minutes=2)
 
 def idle_newcomer_leases(*, pool: CountryPool, now: datetime) -> QuerySet[Assignment]:
     """Leases of the pool that do not block its last slots: held for longer than ``NEWCOMER_GRACE``
-    by an annotator who has submitted nothing and typed nothing on the item (no draft: the page
-    saves one at the first answer). Invented participant ids that only open the link hold slots
-    this way; a real participant at work has answered something within that time."""
+    by an annotator who has neither submitted anything nor passed the practice test. A draft is not
+    progress: invented participant ids that open the link (and save a one-answer draft) hold slots
+    this way. The holder loses nothing: a late submit is kept (counted if the quota allows, else
+    stored as surplus), and the draft stays with the lease."""
     return Assignment.objects.filter(
-        pool=pool, status=Assignment.Status.LEASED, leased_at__lte=now - NEWCOMER_GRACE, draft={}
+        pool=pool, status=Assignment.Status.LEASED, leased_at__lte=now - NEWCOMER_GRACE,
+        annotator__mock_passed_at__isnull=True,
     ).exclude(
         Exists(Assignment.objects.filter(annotator=OuterRef("annotator_id"), status=Assignment.Status.SUBMITTED))
     )

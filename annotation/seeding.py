@@ -33,6 +33,7 @@ from django.db.models import QuerySet
 from stats.decisions import NO, YES, Decision, prompt_decision, prompt_kept, vote_token  # noqa: F401 (re-exported)
 from studies.models import Item, ItemQuota, Study
 from studies.protocol import SKIP, Protocol
+from studies.protocol.safetext import safe_cell
 from studies.selectors import studies_for_user
 from studies.services import quotas_for_items
 
@@ -315,8 +316,8 @@ def kept_prompts_lines(rows: Iterable[dict[str, Any]], *, jsonl: bool = False) -
         return
     writer = csv.DictWriter(_Lines(), fieldnames=KEPT_COLUMNS)
     yield writer.writeheader()
-    for row in rows:
-        yield writer.writerow(row)
+    for row in rows:  # a prompt is the researcher's text, opened in a spreadsheet: neutralised
+        yield writer.writerow({k: safe_cell(v) if isinstance(v, str) else v for k, v in row.items()})
 
 
 class _Lines:

@@ -15,7 +15,6 @@ An item-level skip fills the ``skipped`` column with its reason and leaves every
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -267,23 +266,3 @@ def trailing_cells(
     return [column[0] for column in columns]
 
 
-# --- formula injection --------------------------------------------------------------------------
-
-FORMULA_STARTS = frozenset("=+-@\t\r")
-NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
-
-
-def safe_cell(text: str) -> str:
-    """A cell a spreadsheet will not run: one that starts like a formula (``=``, ``+``, ``-``,
-    ``@``, a tab or a carriage return) gets a leading apostrophe (OWASP's advice), unless it is a
-    plain number (a -3 score stays a number for pandas and for the spreadsheet)."""
-    if text[:1] in FORMULA_STARTS and not NUMBER.fullmatch(text):
-        return "'" + text
-    return text
-
-
-def safe_cells(cells: Sequence[str]) -> list[str]:
-    """``safe_cell`` of each cell (the common case, no formula start, without a call per cell): a
-    row's cells, or a column's."""
-    starts = FORMULA_STARTS
-    return [safe_cell(c) if c[:1] in starts else c for c in cells]

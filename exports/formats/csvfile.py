@@ -1,5 +1,5 @@
 """``csv``: raw annotations as CSV (UTF-8, a header row), every cell a field type's text
-(``export_cells``); a cell that starts like a formula is neutralised (``csvformat.safe_cell``).
+(``export_cells``); a cell that starts like a formula is neutralised (``studies.protocol.safetext.safe_cell``).
 A chunk is made column by column (``csvformat.answer_cell_columns``) and written at once."""
 
 from __future__ import annotations
@@ -8,12 +8,13 @@ import csv
 from pathlib import Path
 
 from stats.versions import ProtocolSet
+from studies.protocol.safetext import safe_cells
 
 from .. import csvformat
 from .base import ANNOTATIONS, DOCUMENTS, ExportFormat, Origin, WrittenFile
 from .table import Tables, by_version, columns_of
 
-_safe = csvformat.safe_cells
+_safe = safe_cells
 
 
 class CsvWriter:

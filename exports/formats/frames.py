@@ -5,7 +5,7 @@ no Django.
   (of their element's type); a column mixing kinds (a majority that is a number in one row and a
   text in another) is text, each value as its JSON; a column of nothing but None is text.
 - ``write_csv``: lists and mappings as JSON text, every cell neutralised against formula
-  injection (``csvformat.safe_cell``), None as an empty cell.
+  injection (``studies.protocol.safetext.safe_cell``), None as an empty cell.
 - ``write_parquet``: the Arrow table, zstd.
 """
 
@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..csvformat import safe_cell
+from studies.protocol.safetext import safe_cell
 
 
 def plain(value: Any) -> Any:

@@ -1,11 +1,13 @@
 """Text a database can store: no NUL character (PostgreSQL refuses it in text and JSON) and no lone
 UTF-16 surrogate (it cannot be encoded as UTF-8). One check for every text a researcher or an
-annotator sends: an answer, a draft, a JSON body, an import row (pure)."""
+annotator sends: an answer, a draft, a JSON body, an import row. And text a spreadsheet will not
+run: one neutraliser (``safe_cell``) for every CSV cell the platform writes (pure)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+import unicodedata
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 NUL_MESSAGE = "Remove the invisible NUL character (\\0): it cannot be stored."
@@ -37,3 +39,32 @@ def value_problem(value: Any) -> str | None:
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
     return None
+
+
+# --- CSV cells: formula injection ---------------------------------------------------------------
+
+FORMULA_STARTS = frozenset("=+-@\t\r")
+NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def _formula_start(first: str) -> bool:
+    """Does a cell starting with ``first`` start like a formula? Compatibility forms count too: a
+    spreadsheet reads the full-width ``＝ ＋ － ＠`` (and the small ``﹦ ﹢ ﹣``) as ``= + - @``."""
+    return first in FORMULA_STARTS or (first > "\x7f" and unicodedata.normalize("NFKC", first)[:1] in FORMULA_STARTS)
+
+
+def safe_cell(text: str) -> str:
+    """A cell a spreadsheet will not run: one that starts like a formula (``=``, ``+``, ``-``,
+    ``@``, a tab or a carriage return, or a compatibility form of one) gets a leading apostrophe
+    (OWASP's advice), unless it is a plain number (a -3 score stays a number for pandas and for the
+    spreadsheet)."""
+    if _formula_start(text[:1]) and not NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def safe_cells(cells: Sequence[str]) -> list[str]:
+    """``safe_cell`` of each cell (the common case, an ASCII start that is no formula, without a
+    call per cell): a row's cells, or a column's."""
+    starts = FORMULA_STARTS
+    return [safe_cell(c) if c[:1] in starts or c[:1] > "\x7f" else c for c in cells]

@@ -280,3 +280,14 @@ def test_a_visitor_and_an_annotator_are_sent_to_the_login_page(client, questions
         ):
             assert response.status_code == 302 and response["Location"].startswith("/login/"), who
     assert not Item.objects.filter(study=answers).exists()
+
+
+def test_the_kept_prompts_download_neutralises_a_prompt_a_spreadsheet_would_run(client, owner, prompt_filter):
+    from studies.models import Item
+
+    Item.objects.filter(study=prompt_filter, external_id="fp-1").update(prompt='＝HYPERLINK("https://evil.example")')
+    Item.objects.filter(study=prompt_filter, external_id="fp-3").update(prompt="=1+1")
+    login(client, owner)
+    body = b"".join(client.get(download_url(prompt_filter), {"min_yes": 1}).streaming_content).decode()
+    prompts = {row["id"]: row["prompt"] for row in csv.DictReader(io.StringIO(body))}
+    assert prompts == {"fp-1": '\'＝HYPERLINK("https://evil.example")', "fp-2": "A man skiing to work", "fp-3": "'=1+1"}

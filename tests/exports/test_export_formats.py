@@ -121,10 +121,13 @@ def test_csv_reads_back_with_numbers_and_neutralised_formulas(rated, owner):
     [
         ("=1+1", "'=1+1"), ("+1+1", "'+1+1"), ("-2+3", "'-2+3"), ("@SUM(A1)", "'@SUM(A1)"),
         ("\tx", "'\tx"), ("\rx", "'\rx"), ("-3", "-3"), ("+0.5", "+0.5"), ("-1e3", "-1e3"), ("plain", "plain"),
+        # the full-width and small forms a spreadsheet reads as = + - @
+        ("＝1+1", "'＝1+1"), ("＋1", "'＋1"), ("－2", "'－2"), ("＠SUM(A1)", "'＠SUM(A1)"), ("﹦1", "'﹦1"),
+        ("日本語", "日本語"), ("ｱ", "ｱ"),
     ],
 )
 def test_a_formula_cell_is_neutralised_but_a_number_is_kept(text, cell):
-    from exports.csvformat import safe_cell
+    from studies.protocol.safetext import safe_cell
 
     assert safe_cell(text) == cell
 

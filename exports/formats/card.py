@@ -9,11 +9,16 @@ The header: ``license``, ``pretty_name``, ``size_categories``, ``configs`` (each
 (countries, pool sizes, eligibility, the practice test, the pay rate of each launch), every
 question's text, the agreement per field and per country from the analysis the export was gated
 on, and known limitations (``limitations``: what is true of this study, then what is true of any).
+
+Every text the researcher wrote (the study's name, questions, help, choices, pools, eligibility,
+reasons) goes through ``md_text``: the Hub renders the card, so it shows as written, never as HTML
+(``<script>``, ``onerror``) or as a link (``[x](javascript:…)``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -64,6 +69,16 @@ def _body(t: pa.DataType) -> dict[str, Any]:
 def features_of(schema: pa.Schema) -> list[dict[str, Any]]:
     """The ``features`` of a config, from the Arrow schema of its files."""
     return [{"name": f.name, **_body(f.type)} for f in schema]
+
+
+_MARKUP = re.compile(r"[&<>\[\]\\]")
+_ESCAPED = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]", "\\": "\\\\"}
+
+
+def md_text(value: Any) -> str:
+    """Text the researcher wrote, as Markdown that shows it as written: ``& < >`` as HTML entities
+    (no tag, no attribute survives), ``[ ]`` and ``\\`` escaped (no link or image syntax)."""
+    return _MARKUP.sub(lambda m: _ESCAPED[m.group()], str(value))
 
 
 def _scalar(value: Any) -> str:
@@ -119,7 +134,7 @@ def _number(value: Any) -> str:
 def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license: str,
                    missing: Mapping[str, str] | None = None) -> str:
     """The card's Markdown body from the export's datasheet facts (``exports.sources.datasheet``)."""
-    out = [f"# {sheet.get('study', 'Dataset')}", "",
+    out = [f"# {md_text(sheet.get('study', 'Dataset'))}", "",
            f"Human annotations collected with Tessera: {sheet.get('annotations', 0)} annotations by "
            f"{sheet.get('annotators', 0)} annotators, checked against analysis run {sheet.get('analysis_run')}. "
            f"License: {license}.", "", "## Configurations", ""]
@@ -128,8 +143,8 @@ def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license:
     out += ["", "## Who was asked and how", "", "| Country | Annotators | Annotations | Ratings wanted per item "
             "| Eligibility (annotators said they…) |", "|---|---|---|---|---|"]
     for p in sheet.get("pools", []):
-        out.append(f"| {p['country_name']} ({p['country']}) | {p['annotators']} | {p['annotations']} | "
-                   f"{p['annotations_per_item']} | {'; '.join(p['eligibility']) or 'no question asked'} |")
+        out.append(f"| {_cell(p['country_name'])} ({_cell(p['country'])}) | {p['annotators']} | {p['annotations']} | "
+                   f"{p['annotations_per_item']} | {_cell('; '.join(p['eligibility'])) or 'no question asked'} |")
     practice = sheet.get("practice") or {}
     out += ["", f"Each session offered {sheet.get('items_per_session')} items. "
             + (f"A practice test of {practice.get('questions')} questions came first "
@@ -159,7 +174,7 @@ def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license:
             "| Field | Level | Alpha | Units | Per country |", "|---|---|---|---|---|"]
     for a in sheet.get("agreement", []):
         countries = ", ".join(f"{c['country']}: {_number(c['alpha'])}" for c in a.get("countries", []))
-        out.append(f"| {a['label'] or a['key']} (`{a['key']}`) | {a['level'] or '–'} | {_number(a['alpha'])} | "
+        out.append(f"| {_cell(a['label'] or a['key'])} (`{a['key']}`) | {a['level'] or '–'} | {_number(a['alpha'])} | "
                    f"{_number(a['n_units'])} | {countries or '–'} |")
     out += excluded_text(sheet.get("excluded") or [])
     out += ["", "## Known limitations", "", *limitations(sheet),
@@ -186,8 +201,8 @@ def excluded_text(excluded: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def _cell(text: str) -> str:
-    """Free text as one Markdown table cell."""
-    return " ".join(text.split()).replace("|", "\\|")
+    """Free text as one Markdown table cell (``md_text``, on one line, its pipes escaped)."""
+    return md_text(" ".join(str(text).split())).replace("|", "\\|")
 
 
 def limitations(sheet: Mapping[str, Any]) -> list[str]:
@@ -198,7 +213,7 @@ def limitations(sheet: Mapping[str, Any]) -> list[str]:
     for p in sheet.get("pools", []):
         people, wanted = p.get("annotators") or 0, p.get("annotations_per_item") or 0
         distinct = p.get("min_distinct_annotators") or 0
-        name = f"{p['country_name']} ({p['country']}): {_count(people, 'annotator')}"
+        name = f"{md_text(p['country_name'])} ({md_text(p['country'])}): {_count(people, 'annotator')}"
         if people < wanted:
             lines.append(f"- {name}, fewer than the {wanted} ratings wanted per item: no item of it can have "
                          "that many different raters.")
@@ -241,11 +256,11 @@ def _changes(version: Mapping[str, Any], current: Sequence[Mapping[str, Any]]) -
 
 def _question(q: Mapping[str, Any], depth: int) -> str:
     pad = "  " * depth
-    text = f"{pad}- `{q['key']}` ({q['type']}{', ' + q['level'] if q.get('level') else ''}): {q['label']}"
+    text = f"{pad}- `{q['key']}` ({q['type']}{', ' + q['level'] if q.get('level') else ''}): {md_text(q['label'])}"
     if q.get("help"):
-        text += f" — {q['help']}"
+        text += f" — {md_text(q['help'])}"
     if q.get("choices"):
-        text += f" Choices: {', '.join(q['choices'])}."
+        text += f" Choices: {md_text(', '.join(map(str, q['choices'])))}."
     for sub in q.get("fields", []):
         text += "\n" + _question(sub, depth + 1)
     return text
@@ -255,5 +270,6 @@ def card_text(*, sheet: Mapping[str, Any], configs: Sequence[Config], license: s
               missing: Mapping[str, str] | None = None) -> str:
     """The whole ``README.md``: the YAML header between ``---`` lines, then the datasheet (``missing``:
     the paper tables not computed, by name, with why)."""
-    head = header(configs=configs, license=license, pretty_name=str(sheet.get("study") or "Tessera study"), rows=rows)
+    name = md_text(sheet.get("study") or "Tessera study")  # the Hub shows it too
+    head = header(configs=configs, license=license, pretty_name=name, rows=rows)
     return f"---\n{yaml_text(head)}\n---\n\n{datasheet_text(sheet, configs, license, missing)}"

@@ -4,6 +4,7 @@ when asked; the card's datasheet (pools, eligibility, the practice test, the pay
 question, the agreement); the license chosen; the page's options and the command's."""
 
 import io
+import re
 import zipfile
 from pathlib import Path
 
@@ -394,3 +395,26 @@ def test_the_known_limitations_leave_out_what_is_not_so(owner, tmp_path):
     limits = body.split("## Known limitations", 1)[1]
     assert "fewer than" not in limits and "confirmation" not in limits and "protocol versions" not in limits
     assert "agreement below" not in limits.lower()
+
+
+HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)> [click](javascript:alert(3))'
+
+
+def test_the_card_shows_the_researchers_html_as_text_never_as_markup(caire, owner, tmp_path):
+    study, items, _ = caire
+    study.name = "Study " + HOSTILE
+    spec = study.protocol
+    spec["fields"][0]["label"] = "How relevant? " + HOSTILE
+    spec["fields"][0]["help"] = "a < b & C++ — 日本語 " + HOSTILE
+    study.protocol = spec
+    study.save()
+    study.pools.filter(country="IN").update(country_name="India <b onmouseover=alert(4)>")
+    head, body = card_of(unzip(exported(study, owner, "hf"), tmp_path / "hf"))
+    card = (tmp_path / "hf" / "README.md").read_text(encoding="utf-8")
+    for markup in ("<script", "<img", "onerror=alert(2)>", "<b "):
+        assert markup not in card, markup
+    assert not re.search(r"(?<!\\)\]\(javascript:", body)  # no link, its text: \[click\](javascript:…)
+    assert "\\[click\\](javascript:alert(3))" in body
+    assert "# Study &lt;script&gt;alert(1)&lt;/script&gt;" in body  # shown as written
+    assert "a &lt; b &amp; C++ — 日本語" in body and "India &lt;b onmouseover=alert(4)&gt;" in body
+    assert head["pretty_name"].startswith("Study &lt;script&gt;")

@@ -75,10 +75,12 @@ def member_invite(
 
 def invitation_accept(*, invitation: StudyInvitation, user: AbstractBaseUser) -> None:
     """The invitation's role given to ``user``, the invitation spent, both or neither
-    (MemberRefused: spent, expired, or the user owns the study)."""
+    (MemberRefused: spent, expired, sent to another address than ``user``'s, or the user owns the study)."""
     with transaction.atomic():
         if user.pk == invitation.study.owner_id:
             raise MemberRefused("You own this study already.")
+        if refusal := members.invitation_addressee_refusal(invitation, user):
+            raise MemberRefused(refusal)
         if not members.invitation_claim(invitation=invitation, user=user):
             invitation.refresh_from_db()
             raise MemberRefused(members.invitation_refusal(invitation) or "This invitation cannot be used.")

@@ -4,7 +4,9 @@ The owner shares a study with a viewer (reads every page) or an editor (a co-res
 but the members and Prolific, see ``studies.selectors``), and invites by email someone without an
 account (or with one the owner does not know). An invitation's token is random, only its SHA-256
 is stored, it expires after ``INVITATION_DAYS`` and opens the study once: accepted, revoked or
-expired, it is spent. Checkers (``annotation.Checker``) are granted by annotation
+expired, it is spent. It is bound to its address: only an account with that email address accepts
+it (``invitation_addressee_refusal``), and an account made from the link is given that address, so
+a forwarded or leaked link opens nothing for anyone else. Checkers (``annotation.Checker``) are granted by annotation
 (``annotation.members``), which calls these services for the rest: studies cannot import it.
 """
 
@@ -108,6 +110,22 @@ def member_role_set(*, member: StudyMember, role: str) -> StudyMember:
 
 def member_remove(*, member: StudyMember) -> None:
     member.delete()
+
+
+def invitation_addressee_refusal(invitation: StudyInvitation, user: AbstractBaseUser) -> str:
+    """Why ``user`` may not accept ``invitation`` ("" when they may): it was sent to an address,
+    and only the account with that address (case and spaces aside) accepts it; never its owner."""
+    if user.pk == invitation.study.owner_id:
+        return "You own this study already."
+    mine = str(getattr(user, "email", "") or "").strip().lower()
+    if mine == invitation.email.strip().lower():
+        return ""
+    who = user.get_username()
+    if not mine:
+        return (f"This invitation was sent to {invitation.email}, and your account ({who}) has no email address: "
+                f"log out, then accept it by creating an account here, or ask the owner to invite {who} by name.")
+    return (f"This invitation was sent to {invitation.email}, and you are logged in as {who} ({mine}): log out, "
+            "then log in with the account of that address or create one here.")
 
 
 def invitation_check(*, study: Study, email: str, role: str, pool: CountryPool | None) -> str:

@@ -71,7 +71,9 @@ def invitation(request, token: str):
         status = 404 if invitation is None else 410
         return render(request, "annotation/invitation.html", {"refusal": refusal}, status=status)
     form = None if request.user.is_authenticated else SignUpForm(request.POST or None)
-    if request.method == "POST":
+    if form is None:  # said before the button, not only after a click
+        refusal = study_members.invitation_addressee_refusal(invitation, request.user)
+    if request.method == "POST" and not refusal:
         try:
             with transaction.atomic():
                 if form is not None:
@@ -93,4 +95,5 @@ def invitation(request, token: str):
                 return redirect("annotation:review-study", invitation.study.pk)
             return redirect("analysis:study-dashboard", invitation.study.pk)
     context = {"invitation": invitation, "form": form, "refusal": refusal, "token": token}
-    return render(request, "annotation/invitation.html", context, status=400 if request.method == "POST" else 200)
+    status = 403 if refusal and form is None else 400 if request.method == "POST" else 200
+    return render(request, "annotation/invitation.html", context, status=status)

@@ -215,6 +215,8 @@ def test_a_logged_in_user_accepts_a_checker_invitation(client, owner, other_rese
     login(client, owner)
     response = invite(client, study, "someone@example.org", "checker", pool.pk)
     token = link_token(client.get(response.url))
+    other_researcher.email = " Someone@Example.org"  # the address the invitation was sent to
+    other_researcher.save()
     login(client, other_researcher)
     response = client.post(reverse("annotation:invitation", args=[token]))
     assert response.status_code == 302
@@ -259,7 +261,7 @@ def test_it_refuses_a_second_pending_invitation_and_the_owner_accepting(client, 
     response = invite(client, study, "X@example.org", "editor")
     assert response.status_code == 400 and "pending" in str(response.context["invite_form"].errors["who"])
     response = client.post(reverse("annotation:invitation", args=[token]))
-    assert response.status_code == 400 and "own this study" in response.content.decode()
+    assert response.status_code == 403 and "own this study" in response.content.decode()
     assert StudyInvitation.objects.get().accepted_at is None
 
 
@@ -293,3 +295,20 @@ def test_an_expired_invitation_may_be_sent_again(client, owner, study):
     StudyInvitation.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
     assert invite(client, study, "X@example.org", "editor").status_code == 302
     assert StudyInvitation.objects.filter(revoked_at__isnull=True).get().role == "editor"
+
+
+@pytest.mark.parametrize("email", ["someone.else@example.org", ""])
+def test_an_account_of_another_address_holding_the_link_cannot_accept(client, owner, other_researcher, study, email):
+    login(client, owner)
+    token = link_token(client.get(invite(client, study, "invited@example.org", "editor").url))
+    other_researcher.email = email
+    other_researcher.save()
+    login(client, other_researcher)
+    url = reverse("annotation:invitation", args=[token])
+    page = client.get(url)
+    assert page.status_code == 403 and "sent to invited@example.org" in page.content.decode()
+    assert "Accept as" not in page.content.decode()  # said before any click: no button to press
+    response = client.post(url)
+    assert response.status_code == 403 and "sent to invited@example.org" in response.content.decode()
+    assert not StudyMember.objects.exists()
+    assert StudyInvitation.objects.get().accepted_at is None  # still there for the person it was sent to

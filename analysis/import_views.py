@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from studies.selectors import study_for_user
+from studies.uploads import upload_limit
 
 from . import imports
 
@@ -18,15 +19,13 @@ class ImportForm(forms.Form):
     images = forms.FileField(label="Images (one .zip)", required=False)
 
 
+@upload_limit(imports.upload_limit)  # a larger body is refused before anything reads it
 @login_required
 @require_http_methods(["GET", "POST"])
 def import_items(request, pk: int):
     study = study_for_user(request.user, pk, write=request.method == "POST")
-    form, refused, status = ImportForm(), "", 200
-    if request.method == "POST" and _declared_size(request) > imports.upload_limit():
-        # refused before Django reads the body into temporary files
-        refused, status = f"The upload is larger than the limit of {imports.upload_limit():,} bytes.", 413
-    elif request.method == "POST":
+    form, status = ImportForm(), 200
+    if request.method == "POST":
         form = ImportForm(request.POST, request.FILES)
         if form.is_valid():
             try:
@@ -41,19 +40,11 @@ def import_items(request, pk: int):
     context = {
         "study": study,
         "form": form,
-        "refused": refused,
         "job": study.import_jobs.order_by("-created_at", "-id").first(),
         "rows_limit": settings.IMPORT_ROWS_MAX_BYTES,
         "zip_limit": settings.IMPORT_ZIP_MAX_BYTES,
     }
     return render(request, "analysis/import.html", context, status=status)
-
-
-def _declared_size(request) -> int:
-    try:
-        return int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        return 0
 
 
 @login_required

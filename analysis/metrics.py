@@ -34,6 +34,15 @@ from .reader import annotation_columns, complete_prompts_of, item_names, items_n
 
 CHUNK_SIZE = 2000
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+# The body may carry the multipart wrapping beside a file of the limit; a body larger still is
+# refused before it is read (studies.uploads), a file over the limit by the form.
+UPLOAD_SLACK_BYTES = 64 * 1024
+
+
+def upload_limit() -> int:
+    """The largest request the metric upload (page and API) reads."""
+    return MAX_UPLOAD_BYTES + UPLOAD_SLACK_BYTES
+
 MAX_ERRORS = 20
 HUMAN_LEVELS = ("ordinal", "interval", "ratio")
 # A scale with one of these keys is the human score even when another scale comes first
@@ -42,7 +51,7 @@ PREFERRED_HUMAN_FIELDS = ("overall",)
 N_BOOT = 1000
 SEED = 0
 
-__all__ = ["MAX_UPLOAD_BYTES", "MetricCSVError", "human_field", "metric_result", "metric_upload_create",
+__all__ = ["MAX_UPLOAD_BYTES", "upload_limit", "MetricCSVError", "human_field", "metric_result", "metric_upload_create",
            "metric_upload_latest"]
 
 

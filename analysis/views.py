@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation import seeding
 from studies.selectors import study_for_user
 from studies.translations import translation_warnings
+from studies.uploads import upload_limit
 
 from . import dashboard, metrics, selectors, services
 from .fingerprint import data_fingerprint, staleness
@@ -142,6 +143,7 @@ class MetricUploadForm(forms.Form):
         return file
 
 
+@upload_limit(metrics.upload_limit)  # a larger body is refused before anything reads it
 @login_required
 @require_POST
 def metrics_upload(request, pk: int):

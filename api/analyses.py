@@ -156,15 +156,6 @@ class AnalysisResult(generics.GenericAPIView):
 
 # --- metric uploads ------------------------------------------------------------------------------
 
-# The body may carry the multipart wrapping beside a file of the page's limit; a body larger still is
-# refused before it is read, a file over the limit by the page's form.
-UPLOAD_SLACK_BYTES = 64 * 1024
-
-
-def upload_limit() -> int:
-    return metrics.MAX_UPLOAD_BYTES + UPLOAD_SLACK_BYTES
-
-
 class MetricFileSerializer(serializers.Serializer):
     file = serializers.FileField(help_text=(
         f"A CSV of item, country (optional), metric, score; at most {metrics.MAX_UPLOAD_BYTES // (1024 * 1024)} MB."))
@@ -203,8 +194,7 @@ class MetricUploadList(UploadLimited, generics.ListAPIView):
 
     serializer_class = MetricUploadSerializer
 
-    def upload_limit(self) -> int:
-        return upload_limit()
+    upload_limit = staticmethod(metrics.upload_limit)
 
     def get_queryset(self):
         return study_for_user(self.request.user, self.kwargs["pk"]).metric_uploads.defer("file", "scores_file")

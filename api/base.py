@@ -6,6 +6,7 @@ pages' own messages, 401, 403, 404; never a 500 for a refusal)."""
 from __future__ import annotations
 
 from base64 import b64decode
+from collections.abc import Callable
 from urllib import parse
 
 from django.conf import settings
@@ -121,24 +122,13 @@ class BoundedJSONParser(BaseParser):
 
 
 class UploadLimited:
-    """A view taking a multipart upload of at most ``upload_limit()`` bytes: a body declared larger
-    is a 413 before anything reads it: the parser, and the session's CSRF check, which reads the
-    form (Django's WSGI request reads no more than the declared length)."""
+    """A view taking a multipart upload of at most ``upload_limit()`` bytes (a class attribute: a
+    function of no argument). A body declared larger is a 413 before anything reads it, by the rule
+    the pages share (``studies.uploads.UploadLimitMiddleware``, ahead of every parser and of the
+    session's CSRF check)."""
 
     parser_classes = [MultiPartParser]
-
-    def upload_limit(self) -> int:
-        raise NotImplementedError
-
-    def initial(self, request, *args, **kwargs):
-        if request.method == "POST":
-            try:
-                declared = int(request.META.get("CONTENT_LENGTH") or 0)
-            except ValueError:
-                declared = 0
-            if declared > self.upload_limit():
-                raise BodyTooLarge(f"The upload is larger than the limit of {self.upload_limit():,} bytes.")
-        super().initial(request, *args, **kwargs)  # type: ignore[misc]
+    upload_limit: Callable[[], int]
 
 
 # --- how lists are paged -------------------------------------------------------------------------

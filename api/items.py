@@ -182,8 +182,7 @@ class ImportList(UploadLimited, generics.ListAPIView):
 
     serializer_class = ImportJobSerializer
 
-    def upload_limit(self) -> int:
-        return imports.upload_limit()
+    upload_limit = staticmethod(imports.upload_limit)
 
     def get_queryset(self):
         study = study_for_user(self.request.user, self.kwargs["pk"])

@@ -60,6 +60,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # before anything reads a body (the CSRF check reads a form): a body declared larger than its
+    # route allows is a 413 at once (studies/uploads.py)
+    "studies.uploads.UploadLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -210,6 +213,9 @@ IMAGE_MAX_BYTES = env_int("IMAGE_MAX_BYTES", 20 * 1024 * 1024)
 IMAGE_MAX_PIXELS = env_int("IMAGE_MAX_PIXELS", 40_000_000)
 # Imports from the browser: the rows file and the images zip are refused above these sizes.
 # Uploads above FILE_UPLOAD_MAX_MEMORY_SIZE (Django's 2.5 MB) go to a temporary file, never memory.
+# The largest request body a route that declares no upload limit of its own accepts (the annotator's
+# photo and the admin's item image are at most IMAGE_MAX_BYTES; 1 MiB more for the form around it).
+REQUEST_MAX_BYTES = env_int("REQUEST_MAX_BYTES", IMAGE_MAX_BYTES + (1 << 20))
 IMPORT_ROWS_MAX_BYTES = env_int("IMPORT_ROWS_MAX_BYTES", 50 * 1024 * 1024)
 IMPORT_ZIP_MAX_BYTES = env_int("IMPORT_ZIP_MAX_BYTES", 2 * 1024 * 1024 * 1024)
 
@@ -250,6 +256,9 @@ if not 0 < JOB_HEARTBEAT_SECONDS < JOB_LEASE_SECONDS:
 JOB_QUEUED_GRACE_SECONDS = env_int("JOB_QUEUED_GRACE_SECONDS", 600)
 if JOB_QUEUED_GRACE_SECONDS < 1:
     raise ImproperlyConfigured("JOB_QUEUED_GRACE_SECONDS must be at least 1")
+# With no broker there is no beat: the serving process runs these itself (config/embedded.py), unless
+# TESSERA_EMBEDDED_SCHEDULER=0.
+TESSERA_EMBEDDED_SCHEDULER = env_bool("TESSERA_EMBEDDED_SCHEDULER", True)
 CELERY_BEAT_SCHEDULE = {
     "expire-leases": {"task": "annotation.tasks.assignments_expire_task", "schedule": 60.0},
     "reap-jobs": {"task": "analysis.tasks.jobs_reap_task", "schedule": 60.0},

@@ -17,3 +17,6 @@ STATIC_ROOT = tempfile.mkdtemp(prefix="tessera-test-static-")
 # The suite logs in a lot (force_login and login): no lockout, except in the tests of the lockout
 # itself (tests/test_login_lockout.py turns it on).
 AXES_ENABLED = False
+# No scheduler thread in the suite (nothing imports config.wsgi, but a test that did would start
+# one); tests/test_embedded_scheduler.py turns it on for itself.
+TESSERA_EMBEDDED_SCHEDULER = False

@@ -4,3 +4,8 @@ from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 application = get_wsgi_application()
+
+# No broker (the embedded mode): this serving process runs beat's periodic work itself.
+from config.embedded import scheduler_start  # noqa: E402 (Django is set up above)
+
+scheduler_start()

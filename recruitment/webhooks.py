@@ -68,15 +68,15 @@ def webhook(request: HttpRequest) -> JsonResponse:
         return _answer(400, "bad Content-Length")
     if declared > MAX_BODY:
         return _answer(413, "body too large")
+    signature = request.headers.get("X-Prolific-Request-Signature", "")
+    stamp = request.headers.get("X-Prolific-Request-Timestamp", "")
+    if not signature or not stamp:
+        return _answer(401, "unsigned")
     if request.content_type != "application/json":
         return _answer(415, "a webhook is sent as application/json")
     body = request.body
     if len(body) > MAX_BODY:
         return _answer(413, "body too large")
-    signature = request.headers.get("X-Prolific-Request-Signature", "")
-    stamp = request.headers.get("X-Prolific-Request-Timestamp", "")
-    if not signature or not stamp:
-        return _answer(401, "unsigned")
     try:
         sent_at = int(stamp)
     except ValueError:

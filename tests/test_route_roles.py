@@ -41,6 +41,9 @@ KINDS: dict[str, list[str]] = {k: row.split() for k, row in {
     "public":       "ok          ok          ok          ok          ok          ok          ok          ok",
     "webhook":      "401         401         401         401         401         401         401         401",
     "logout":       "login       login       login       login       login       login       login       login",
+    # an invitation sent to new@example.org: anyone without an account may sign up from it; an account
+    # of another address is refused (none of the cast has that address)
+    "invitation":   "ok          403         403         403         403         403         ok          ok",
     # any account's own page (their studies, their reviews, their Prolific token)
     "account":      "login       ok          ok          ok          ok          ok          login       login",
     # a researcher's page outside a study (staff accounts)
@@ -111,7 +114,7 @@ MATRIX: dict[str, Route] = {
     "set_language": route(POST="public"),  # the annotator's language menu: a cookie, nothing stored
     "annotation:healthz": route(GET="public"),
     "recruitment:webhook": route(POST="webhook"),
-    "annotation:invitation": route(GET="public", POST="public", args={"token": "invitation"}),  # its token
+    "annotation:invitation": route(GET="invitation", POST="invitation", args={"token": "invitation"}),  # its token
     "annotation:entry": route(GET="public"),  # Prolific's ids (none here: "this link is incomplete")
     "admin:login": route(GET="admin-login", POST="public"),
     # --- the annotator's path (join/ is above) ----------------------------------------------------

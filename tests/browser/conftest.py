@@ -45,6 +45,26 @@ def browser():
         chromium.close()
 
 
+class Answered:
+    """A response that counts as answered once the server closes it (after its last byte). Its own
+    ``close`` is called first: Django's closes files and sends request_finished (which returns the
+    request's database connection)."""
+
+    def __init__(self, response, done):
+        self.response, self.done = response, done
+
+    def __iter__(self):
+        return iter(self.response)
+
+    def close(self):
+        try:
+            close = getattr(self.response, "close", None)
+            if close is not None:
+                close()
+        finally:
+            self.done()
+
+
 class InFlight:
     """The live server's WSGI app, counting the requests it is answering (the body streamed out
     included)."""
@@ -56,11 +76,15 @@ class InFlight:
         with self.idle:
             self.count += 1
         try:
-            yield from self.app(environ, start_response)
-        finally:
-            with self.idle:
-                self.count -= 1
-                self.idle.notify_all()
+            return Answered(self.app(environ, start_response), self.done)
+        except BaseException:
+            self.done()
+            raise
+
+    def done(self) -> None:
+        with self.idle:
+            self.count -= 1
+            self.idle.notify_all()
 
     def drain(self, timeout: float) -> bool:
         """Wait until no request is in flight (at most ``timeout`` seconds); True when idle."""

@@ -170,7 +170,9 @@ class ProlificLaunch(Refusals, generics.GenericAPIView):
     @extend_schema(request=s.LaunchSerializer, responses={200: s.LaunchResultSerializer(many=True), **REFUSED})
     def post(self, request: Request, pk: int) -> Response:
         """Create the Prolific draft of every pool not on Prolific yet (or of ``pool``), with the launch
-        form's checks and messages; a pool already there is left as it is. Publish them next."""
+        form's checks and messages; a pool already there is left as it is. One pool's failure does
+        not stop the others: each result says whether it is on Prolific, or why not (``error``); send
+        ``pool`` to try a failed one again. Publish them next."""
         study = owned_study(request, pk)
         given = typed(s.LaunchSerializer, request.data)
         pools = pool_chosen(study, given.pop("pool", None))
@@ -186,7 +188,10 @@ class ProlificLaunch(Refusals, generics.GenericAPIView):
         form_cleaned(form)
         results = services.prolific_studies_launch(study=study, user=request.user, options=form.options(),
                                                    pools=pools)
-        with_counts([r.prolific_study for r in results])
+        failed = [r for r in results if not r.ok]
+        if failed and len(failed) == len(results) and failed[0].failure is not None:
+            raise failed[0].failure  # nothing launched: the first refusal, as a 409 or a 502
+        with_counts([r.prolific_study for r in results if r.prolific_study is not None])
         return Response(s.LaunchResultSerializer(results, many=True).data)
 
 

@@ -80,8 +80,10 @@ class LaunchSerializer(serializers.Serializer):
 
 
 class LaunchResultSerializer(serializers.Serializer):
-    created = serializers.BooleanField(help_text="False: the pool was on Prolific already.")
-    prolific_study = ProlificStudySerializer()
+    ok = serializers.BooleanField(help_text="False: this pool was not launched (see error); the others were tried.")
+    error = serializers.CharField(help_text="Why this pool failed, its country named; empty when ok.")
+    created = serializers.BooleanField(help_text="False: the pool was on Prolific already, or it failed.")
+    prolific_study = ProlificStudySerializer(allow_null=True, help_text="Null: nothing was written for the pool.")
 
 
 class PoolChoiceSerializer(serializers.Serializer):

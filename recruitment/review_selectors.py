@@ -161,16 +161,24 @@ def code_meanings(study: Study) -> dict[str, str]:
 
 
 def review_jobs_of(*, study: Study) -> QuerySet[ProlificJob]:
-    """The study's review jobs, newest first, with their pool and how many submissions each took."""
+    """The study's review jobs, newest first, with their pool and how many submissions each took.
+    The order is said here: a query with an aggregate (the count) ignores ``Meta.ordering``, and the
+    page's "latest ten" were then any ten."""
     return (
         ProlificJob.objects.filter(study=study)
         .select_related("prolific_study__pool", "user", "bonus")
         .annotate(n_submissions=Count("submissions"))
+        .order_by("-created_at", "-id")
     )
 
 
 def bonuses_of(*, study: Study) -> QuerySet[ProlificBonus]:
-    return ProlificBonus.objects.filter(prolific_study__pool__study=study).select_related("prolific_study__pool")
+    """The study's bonuses, newest first."""
+    return (
+        ProlificBonus.objects.filter(prolific_study__pool__study=study)
+        .select_related("prolific_study__pool")
+        .order_by("-created_at", "-id")
+    )
 
 
 @dataclass(frozen=True)

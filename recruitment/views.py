@@ -122,12 +122,16 @@ def study_launch(request, pk: int):
     except PROLIFIC_FAILURES as exc:
         messages.error(request, str(exc))
         return _study_page(request, study, form, status=400)
-    created = [r.prolific_study.pool.country_name for r in results if r.created]
-    messages.success(
-        request,
-        f"Created as Prolific drafts: {', '.join(created)}. Check each pool's eligible participants and cost, "
-        "then publish." if created else "Every pool was already on Prolific.",
-    )
+    created = [r.prolific_study.pool.country_name for r in results if r.created and r.prolific_study]
+    if created:
+        messages.success(request, f"Created as Prolific drafts: {', '.join(created)}. Check each pool's eligible "
+                                  "participants and cost, then publish.")
+    for failed in (r for r in results if not r.ok):
+        messages.error(request, f"Not launched: {failed.error} (the pool's Retry button tries it again).")
+    if results and all(r.ok and not r.created for r in results):
+        messages.success(request, "Every pool was already on Prolific.")
+    if results and not any(r.ok for r in results):  # nothing launched: the form stays as it was sent
+        return _study_page(request, study, form, status=400)
     return redirect("recruitment:study-prolific", pk=study.pk)
 
 

@@ -211,8 +211,11 @@ RESEARCHER_PERMISSIONS = {
 }
 
 
-def researcher_create(*, username: str, password: str, email: str = ""):
-    """A staff account in the Researchers group: may use the admin, sees only their own studies."""
+def researcher_create(*, username: str, password: str | None, email: str = ""):
+    """A staff account in the Researchers group: may use the admin, sees only their own studies.
+    An existing account of that username is made a researcher; ``password`` (when given) set, and
+    ``email`` too when the account has none. ``password=None`` keeps an existing account's password
+    (a new one gets an unusable password, set later through the password form)."""
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group, Permission
 
@@ -226,10 +229,14 @@ def researcher_create(*, username: str, password: str, email: str = ""):
     user, created = get_user_model().objects.get_or_create(
         username=username, defaults={"email": email, "is_staff": True}
     )
-    if created or not user.check_password(password):
+    if password is not None and (created or not user.check_password(password)):
         user.set_password(password)
-        user.is_staff = True
-        user.save()
+    elif created:
+        user.set_unusable_password()
+    if email and not user.email:
+        user.email = email
+    user.is_staff = True
+    user.save()
     user.groups.add(group)
     return user
 

@@ -14,7 +14,7 @@ The mirrored status is written only from Prolific's answers, so the platform is 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -39,9 +39,15 @@ class RecruitmentRefused(Exception):
 
 @dataclass(frozen=True)
 class LaunchResult:
-    prolific_study: ProlificStudy
-    created: bool  # False: the study existed already (on a retry, or found again on Prolific)
+    prolific_study: ProlificStudy | None  # None: nothing was written for the pool (a rule refused it)
+    created: bool  # False: the study existed already (on a retry, or found again on Prolific), or it failed
     plan: LaunchPlan | None
+    error: str = ""  # why this pool failed ("" when it is on Prolific), its country named
+    failure: Exception | None = field(default=None, compare=False, repr=False)  # what was raised, if it failed
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
 
 
 def reference_for(pool: CountryPool) -> str:
@@ -129,17 +135,26 @@ def prolific_study_launch(
 def prolific_studies_launch(
     *, study: Study, user: AbstractBaseUser | None, options: LaunchOptions, pools: list[CountryPool] | None = None
 ) -> list[LaunchResult]:
-    """Launch each pool (all of the study's by default); stops at the first failure, which is
-    raised: the pools before it are launched, and a retry goes on from there."""
+    """Launch each pool (all of the study's by default), one result a pool: a pool that fails (a
+    rule of ours, or Prolific's refusal or silence) says why and the others are launched all the
+    same; a retry launches what failed and leaves the rest. What fails for every pool alike (no
+    token, this site's address) is raised before any is tried."""
     chosen = pools if pools is not None else list(study.pools.order_by("country"))
+    problem = launch_refusal()
+    if problem:
+        raise RecruitmentRefused(problem)
     results = []
     for pool in chosen:
         try:
             results.append(prolific_study_launch(pool=pool, user=user, options=options))
-        except ProlificError as exc:
-            exc.message = f"{pool.country_name}: {exc.message}"  # say which pool failed
-            exc.args = (exc.message,)
-            raise
+        except (ProlificError, RecruitmentRefused) as exc:
+            text = str(exc)
+            named = text if text.startswith(f"{pool.country_name}:") else f"{pool.country_name}: {text}"
+            if isinstance(exc, ProlificError):  # said with its pool wherever it is shown
+                exc.message = f"{pool.country_name}: {exc.message}"
+                exc.args = (exc.message,)
+            row = ProlificStudy.objects.filter(pool=pool).select_related("pool").first()
+            results.append(LaunchResult(row, created=False, plan=None, error=named, failure=exc))
     return results
 
 

@@ -99,9 +99,20 @@ def test_without_a_token_the_launch_is_a_409_with_the_pages_message(
 
 def test_prolific_refusing_the_launch_is_a_502_naming_the_pool(fake_prolific, owner, study, pool, items, as_user):  # noqa: F811
     fake_prolific.fail_next("POST", "studies/", 400)
-    response = as_user(owner).post(url(study, "launch/"), LAUNCH, format="json")
+    response = as_user(owner).post(url(study, "launch/"), {**LAUNCH, "pool": pool.pk}, format="json")
     assert response.status_code == 502 and "India: Prolific refused POST studies/ (400)" in response.json()["detail"]
     assert ProlificStudy.objects.get(pool=pool).prolific_id == ""
+
+
+def test_one_pool_refused_the_others_are_launched_and_each_result_says_so(
+    fake_prolific, owner, study, pool, items, as_user  # noqa: F811
+):
+    fake_prolific.fail_next("POST", "studies/", 400)
+    response = as_user(owner).post(url(study, "launch/"), LAUNCH, format="json")
+    assert response.status_code == 200
+    india, japan = response.json()
+    assert not india["ok"] and india["error"].startswith("India: Prolific refused POST studies/ (400)")
+    assert japan["ok"] and japan["created"] and japan["error"] == ""
 
 
 def test_publish_one_pool_then_pause_every_pool(fake_prolific, owner, study, drafts, as_user):  # noqa: F811

@@ -290,3 +290,34 @@ def test_every_pool_of_a_study(fake_prolific, owner, study, pool, other_pool, it
     japan = fake_prolific.calls("POST", "studies/")[1].body
     assert japan["filters"][0] == {"filter_id": "current-country-of-residence", "selected_values": ["17"]}
     assert japan["external_study_url"] == entry_link(other_pool)
+
+
+def test_one_pool_that_fails_does_not_stop_the_others(fake_prolific, owner, study, pool, other_pool, items):
+    usa = f.make_pool(study, "US", "United States")
+    f.make_items(study, "US", 2)
+    f.make_items(study, "JP", 1)
+    fake_prolific.fail_next("POST", "studies/", 400, {"error": {"status": 400, "title": "Bad", "detail":
+                                                              "Refused."}})  # the first pool tried: IN
+    results = prolific_studies_launch(study=study, user=owner, options=OPTIONS)
+    by_country = {(r.prolific_study.pool.country if r.prolific_study else "?"): r for r in results}
+    assert [r.ok for r in results] == [False, True, True], [r.error for r in results]  # IN failed, JP and US launched
+    assert results[0].error.startswith("India: ") and ProlificStudy.objects.get(pool=pool).prolific_id == ""
+    assert by_country["JP"].created and by_country["US"].created
+    retried = prolific_studies_launch(study=study, user=owner, options=OPTIONS, pools=[pool])  # its Retry
+    assert retried[0].ok and retried[0].created and ProlificStudy.objects.exclude(prolific_id="").count() == 3
+    assert usa.prolific_study.prolific_id
+
+
+def test_the_page_lists_each_failure_and_gives_each_pool_its_button(fake_prolific, owner, study, pool, other_pool,
+                                                                    items, client):
+    from django.urls import reverse
+
+    client.force_login(owner)
+    fake_prolific.fail_next("POST", "studies/", 400)
+    form = {"reward": "1.50", "minutes": "10", "devices": ["desktop", "mobile", "tablet"]}
+    response = client.post(reverse("recruitment:study-launch", args=[study.pk]), form, follow=True)
+    page = response.content.decode()
+    assert "Not launched: India:" in page and "Created as Prolific drafts: Japan" in page
+    assert f'form="prolific-launch" name="pool" value="{pool.pk}"' in page and "Retry IN" in page
+    response = client.post(reverse("recruitment:study-launch", args=[study.pk]), {**form, "pool": pool.pk}, follow=True)
+    assert "Created as Prolific drafts: India" in response.content.decode()

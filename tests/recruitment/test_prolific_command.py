@@ -81,3 +81,13 @@ def test_places(fake_prolific, study, pool, items):
     out = run("places", study.pk)
     assert "India (IN): 0 open slots, 2 places, Paused; paused: the pool is full" in out
     assert "Japan (JP): not on Prolific, skipped" in out
+
+
+def test_launch_goes_on_past_a_pool_that_fails_then_says_which(fake_prolific, study, pool, other_pool, items):
+    fake_prolific.fail_next("POST", "studies/", 400)  # India, tried first
+    out = StringIO()
+    with pytest.raises(CommandError, match=r"1 of 2 pools not launched \(India: Prolific refused"):
+        call_command("prolific", "launch", str(study.pk), "--reward", "150", "--minutes", "10", stdout=out,
+                     stderr=StringIO())
+    assert "Japan (JP): created as a draft" in out.getvalue()
+    assert "India (IN): created as a draft" in run("launch", study.pk, "--reward", 150, "--minutes", 10)

@@ -368,3 +368,15 @@ def test_a_failed_check_submission_is_offered_a_prefilled_rejection_that_is_neve
 def test_a_submission_without_failed_checks_gets_an_empty_rejection_form(fake_prolific, owner, study, live, waiting):
     page = logged_in(owner).get(url(study, f"submissions/{waiting[1].pk}/reject/"))
     assert page.context["form"].initial == {} and 'id="prefilled-rejection"' not in page.content.decode()
+
+
+def test_the_latest_actions_are_the_newest_ten_newest_first(fake_prolific, owner, study, live):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    jobs = [ProlificJob.objects.create(study=study, prolific_study=live, kind="submissions") for _ in range(12)]
+    for age, job in enumerate(reversed(jobs)):  # the last made is the newest
+        ProlificJob.objects.filter(pk=job.pk).update(created_at=timezone.now() - timedelta(minutes=age))
+    shown = list(logged_in(owner).get(url(study)).context["jobs"])
+    assert [j.pk for j in shown] == [j.pk for j in reversed(jobs)][:10]

@@ -27,7 +27,7 @@ from ...services import (
     LaunchOptions,
     RecruitmentRefused,
     prolific_places_sync,
-    prolific_study_launch,
+    prolific_studies_launch,
     prolific_study_refresh,
     prolific_study_sync,
     prolific_study_transition,
@@ -129,9 +129,13 @@ class Command(BaseCommand):
             auto_approve=options["auto_approve"],
             description=options["description"],
         )
-        for pool in pools:
-            result = prolific_study_launch(pool=pool, user=user, options=launch_options)
+        results = prolific_studies_launch(study=pools[0].study, user=user, options=launch_options, pools=pools)
+        for result in results:
             row = result.prolific_study
+            if not result.ok or row is None:
+                self.stderr.write(f"{result.error}: not launched")
+                continue
+            pool = row.pool
             said = "created as a draft" if result.created else "already on Prolific"
             self.stdout.write(
                 f"{pool.country_name} ({pool.country}): {said}, Prolific study {row.prolific_id}, "
@@ -145,6 +149,10 @@ class Command(BaseCommand):
             if options["publish"]:
                 prolific_study_transition(prolific_study=row, verb="publish", user=user)
                 self.stdout.write(f"  published: {row.get_status_display()}")
+        failed = [r.error for r in results if not r.ok]
+        if failed:
+            raise CommandError(f"{len(failed)} of {len(results)} pools not launched ({'; '.join(failed)}); "
+                               "the same command tries them again and leaves the others as they are")
 
     def _status(self, study: Study, pools: list[CountryPool], user) -> None:
         rows = {row.pool_id: row for row in prolific_studies_of(study=study)}

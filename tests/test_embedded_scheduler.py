@@ -108,9 +108,9 @@ def test_it_starts_only_in_the_embedded_mode_and_when_not_switched_off(settings,
 
 
 def test_a_management_command_starts_no_scheduler(tmp_path):
-    code = ("import django, threading; django.setup(); from django.core.management import call_command; "
+    code = ("import django, os, threading; django.setup(); from django.core.management import call_command; "
             "call_command('check', verbosity=0); "
-            "print(sorted(t.name for t in threading.enumerate()))")
+            "print(sorted(t.name for t in threading.enumerate()), flush=True); os._exit(0)")
     env = {"DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "1", "TESSERA_EMBEDDED_SCHEDULER": "1",
            "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
@@ -119,8 +119,10 @@ def test_a_management_command_starts_no_scheduler(tmp_path):
 
 
 def test_the_serving_process_starts_it_in_the_embedded_mode(tmp_path):
-    code = ("import threading, config.wsgi; "
-            "print(sorted(t.name for t in threading.enumerate()))")
+    # os._exit: the answer is read, then the process ends at once (its scheduler's first tasks may
+    # still be running against the empty database; a daemon thread must not hold up the test)
+    code = ("import os, threading, config.wsgi; "
+            "print(sorted(t.name for t in threading.enumerate()), flush=True); os._exit(0)")
     env = {"DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "1", "PATH": "/usr/bin:/bin",
            "HOME": str(tmp_path), "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,

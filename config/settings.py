@@ -1,4 +1,4 @@
-"""Tessera settings. Everything comes from environment variables (see README's table)."""
+"""Tessera settings. Everything comes from environment variables (see the table in docs/deployment.md)."""
 
 import base64
 import re

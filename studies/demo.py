@@ -15,7 +15,7 @@ from studies.models import CountryPool, Item, MockQuestion, Study
 from studies.services import WorkspaceError, study_create_from_preset, study_translations_save
 
 DEFAULT_FIXTURES = Path(settings.BASE_DIR) / "fixtures" / "demo"
-ORDER = (  # CulturalFrames first: the README and the browser test walk through it (study id 1)
+ORDER = (  # CulturalFrames first: docs/guide.md and the browser test walk through it (study id 1)
     "culturalframes-rating", "culturalframes-prompt-filter", "caire-relevance", "ravenea-doc-relevance",
     "ravenea-caption-choice", "globalrg-grounding",
     "culturalvqa-question", "culturalvqa-answer", "culturalvqa-judgment",

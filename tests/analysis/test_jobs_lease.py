@@ -292,10 +292,10 @@ def test_a_job_queued_again_after_its_worker_was_lost_gets_a_fresh_grace(rated, 
     assert AnalysisRun.objects.get(pk=run.pk).status == "queued"
 
 
-def test_the_queued_grace_is_a_setting_in_the_readme():
+def test_the_queued_grace_is_a_setting_in_the_deployment_doc():
     from pathlib import Path
 
-    readme = (Path(django_settings.BASE_DIR) / "README.md").read_text()
+    readme = (Path(django_settings.BASE_DIR) / "docs" / "deployment.md").read_text()
     assert django_settings.JOB_QUEUED_GRACE_SECONDS == 600
     assert "| `JOB_QUEUED_GRACE_SECONDS` | `600` |" in readme
 

@@ -1,4 +1,4 @@
-"""The researcher's whole way in the browser, as the README's walk-through tells it: a study from a
+"""The researcher's whole way in the browser, as docs/guide.md's walk-through tells it: a study from a
 preset, a country pool, items imported (a file with a bad row refused by its line, then the fixed
 one), a practice question (its feedback refused while it names the expected answer), the pool's
 path previewed, the study opened, a co-researcher invited; then the study page follows an annotator

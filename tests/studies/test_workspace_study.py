@@ -68,7 +68,7 @@ def test_it_creates_a_study_from_a_preset_owned_by_the_researcher(client, owner)
 def test_it_copies_a_study_with_its_pools_but_not_its_items_or_answers(
     client, owner, study, pool, other_pool, annotated, checker
 ):
-    """What the README's walk-through says a copy brings (and leaves behind)."""
+    """What the walk-through of docs/guide.md says a copy brings (and leaves behind)."""
     CountryPool.objects.filter(pk=pool.pk).update(annotations_per_item=4, require_born=False, min_distinct_annotators=3)
     Study.objects.filter(pk=study.pk).update(mock_attempts_allowed=4)
     f.make_mock_question(study)

@@ -1,6 +1,6 @@
-"""The README's Python example, as written there, run as a script against a live server.
+"""The API page's Python example (docs/api.md), as written there, run as a script against a live server.
 
-The script is the block between ``<!-- api-example -->`` and ``<!-- /api-example -->`` in README.md:
+The script is the block between ``<!-- api-example -->`` and ``<!-- /api-example -->`` in docs/api.md:
 it makes a study from a preset, adds a pool, imports items and their images from a folder, then
 runs an analysis of an rated study and loads its gold labels into pandas. Here it runs in a
 folder holding ``items.csv`` and ``images/``, with the owner's token, and the database is read
@@ -26,13 +26,13 @@ from tests import factories as f
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+API_DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 PROMPTS = {"wedding": "A realistic photo of a wedding in India", "lunch": "A realistic photo of a lunch in India"}
 
 
-def readme_example() -> str:
-    found = re.search(r"<!-- api-example -->\s*```python\n(.*?)```\s*<!-- /api-example -->", README.read_text(), re.S)
-    assert found, "README.md has no Python block between <!-- api-example --> and <!-- /api-example -->"
+def api_doc_example() -> str:
+    found = re.search(r"<!-- api-example -->\s*```python\n(.*?)```\s*<!-- /api-example -->", API_DOC.read_text(), re.S)
+    assert found, "docs/api.md has no Python block between <!-- api-example --> and <!-- /api-example -->"
     return found.group(1)
 
 
@@ -48,11 +48,11 @@ def researchers_folder(folder: Path) -> Path:
     return folder
 
 
-def test_the_readme_example_runs_against_a_live_server(live_server, owner, rated, tmp_path):
+def test_the_api_doc_example_runs_against_a_live_server(live_server, owner, rated, tmp_path):
     _, token = api_token_create(user=owner, name="notebook")
     folder = researchers_folder(tmp_path / "work")
     script = folder / "example.py"
-    script.write_text(readme_example())
+    script.write_text(api_doc_example())
     env = {**os.environ, "TESSERA_API": f"{live_server.url}/api/v1", "TESSERA_TOKEN": token,
            "TESSERA_STUDY": str(rated.pk)}
 

@@ -77,9 +77,7 @@ def invitation_accept(*, invitation: StudyInvitation, user: AbstractBaseUser) ->
     """The invitation's role given to ``user``, the invitation spent, both or neither
     (MemberRefused: spent, expired, sent to another address than ``user``'s, or the user owns the study)."""
     with transaction.atomic():
-        if user.pk == invitation.study.owner_id:
-            raise MemberRefused("You own this study already.")
-        if refusal := members.invitation_addressee_refusal(invitation, user):
+        if refusal := members.invitation_addressee_refusal(invitation, user):  # its owner, another address
             raise MemberRefused(refusal)
         if not members.invitation_claim(invitation=invitation, user=user):
             invitation.refresh_from_db()

@@ -40,7 +40,6 @@ def task_runner(name: str) -> Callable[[], Any]:
     """The beat entry's task, run in this process (the task object called, as a worker would)."""
     from config.celery import app
 
-    app.loader.import_default_modules()  # the apps' tasks modules, as a worker imports them
     task = app.tasks[name]
     return lambda: task.apply(throw=True)
 
@@ -54,6 +53,9 @@ class EmbeddedScheduler(threading.Thread):
         self.runs: dict[str, int] = {name: 0 for name, _, _ in self.entries}  # how often each ran
 
     def run(self) -> None:
+        from config.celery import app
+
+        app.loader.import_default_modules()  # the apps' tasks modules, once, as a worker imports them
         due = {name: time.monotonic() for name, _, _ in self.entries}  # each runs once at start
         log.info("embedded scheduler started: %s", ", ".join(f"{n} every {p:g}s" for n, _, p in self.entries))
         while not self.stopping.is_set():

@@ -65,13 +65,10 @@ class UploadLimitMiddleware:
     def refusal(self, request: HttpRequest) -> HttpResponse | None:
         declared_text = request.META.get("CONTENT_LENGTH") or ""
         chunked = "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower()
-        try:
-            declared = int(declared_text) if declared_text else 0
-        except ValueError:
-            return self.answer(request, 400, "The request's Content-Length is not a number.", api=None)
-        if declared < 0:
-            return self.answer(request, 400, "The request's Content-Length is not a number.", api=None)
         limit, api = route_limit(request.path_info)
+        declared = int(declared_text) if declared_text.isdigit() else None if declared_text else 0
+        if declared is None:  # not a whole number (negative included)
+            return self.answer(request, 400, "The request's Content-Length is not a number.", api=api)
         if declared > limit:
             return self.answer(request, 413, refusal_text(limit), api=api)
         if chunked and not declared_text:
@@ -79,9 +76,7 @@ class UploadLimitMiddleware:
         return None
 
     @staticmethod
-    def answer(request: HttpRequest, status: int, message: str, *, api: bool | None) -> HttpResponse:
-        if api is None:
-            api = route_limit(request.path_info)[1]
+    def answer(request: HttpRequest, status: int, message: str, *, api: bool) -> HttpResponse:
         if api:
             response: HttpResponse = JsonResponse({"detail": message}, status=status)
         else:

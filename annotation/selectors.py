@@ -283,6 +283,14 @@ class Ending:
         return END_COUNTDOWN
 
 
+# Endings where the participant did not qualify: they are asked to return the study on Prolific
+# (its completion code's action is REQUEST_RETURN: recruitment.services.body.OUTCOMES), never
+# given a code to be paid or rejected with.
+RETURNING = frozenset({
+    Annotator.Outcome.NO_CONSENT, Annotator.Outcome.NOT_ELIGIBLE, Annotator.Outcome.FAILED_MOCK,
+})
+
+
 def ending_for(annotator: Annotator, session: Session) -> Ending | None:
     """The completion code the annotator leaves with, or None while there is work to do."""
     study = annotator.study
@@ -294,7 +302,7 @@ def ending_for(annotator: Annotator, session: Session) -> Ending | None:
             gettext(
                 "No problem: please return the study on Prolific; you will not be penalised. Thank you for your time."
             ),
-            returns=True,
+            returns=outcome in RETURNING,
         )
     if outcome == Annotator.Outcome.NOT_ELIGIBLE:
         return Ending(
@@ -302,12 +310,14 @@ def ending_for(annotator: Annotator, session: Session) -> Ending | None:
             gettext("Thank you"),
             gettext("This study is for people with a different background, so we cannot include you. "
                     "Thank you for your time."),
+            returns=outcome in RETURNING,
         )
     if outcome == Annotator.Outcome.FAILED_MOCK:
         return Ending(
             study.code_failed_mock,
             gettext("The practice test was not passed"),
             gettext("You used all attempts at the practice test, so the study ends here. Thank you for your time."),
+            returns=outcome in RETURNING,
         )
     if outcome == Annotator.Outcome.ALL_SKIPPED:
         return Ending(

@@ -17,6 +17,53 @@ class RuleBroken(ValueError):
     """A launch that a rule of ours refuses; the message says which rule and the figures."""
 
 
+# --- completion codes ------------------------------------------------------------------------
+
+# Prolific's predefined code types and the actions a code may carry (its API reference).
+CODE_TYPES = frozenset({
+    "COMPLETED", "FAILED_ATTENTION_CHECK", "FOLLOW_UP_STUDY", "GIVE_BONUS", "INCOMPATIBLE_DEVICE", "NO_CONSENT",
+    "OTHER",
+})
+CODE_ACTIONS = frozenset({
+    "AUTOMATICALLY_APPROVE", "MANUALLY_REVIEW", "ADD_TO_PARTICIPANT_GROUP", "REMOVE_FROM_PARTICIPANT_GROUP",
+    "REQUEST_RETURN", "DYNAMIC_PAYMENT",
+})
+# What Prolific asks each kind of code to do: a completion is approved or reviewed, a failed
+# attention check is reviewed (a rejection is the researcher's act, never automatic), no consent
+# and an incompatible device are asked to return.
+CODE_TYPE_ACTIONS = {
+    "COMPLETED": frozenset({"AUTOMATICALLY_APPROVE", "MANUALLY_REVIEW"}),
+    "FAILED_ATTENTION_CHECK": frozenset({"MANUALLY_REVIEW"}),
+    "NO_CONSENT": frozenset({"REQUEST_RETURN"}),
+    "INCOMPATIBLE_DEVICE": frozenset({"REQUEST_RETURN"}),
+}
+
+
+def completion_code_problems(codes: list[dict]) -> list[str]:
+    """Each way ``codes`` (a study's ``completion_codes``) breaks one of Prolific's rules."""
+    problems = []
+    seen: set[str] = set()
+    for entry in codes:
+        code, kind = entry.get("code"), entry.get("code_type")
+        actions = [a.get("action") for a in entry.get("actions", [])]
+        if code in seen:
+            problems.append(f"the code {code!r} is used twice")
+        seen.add(code)
+        if kind not in CODE_TYPES:
+            problems.append(f"{code}: {kind!r} is not one of Prolific's code types")
+        if unknown := [a for a in actions if a not in CODE_ACTIONS]:
+            problems.append(f"{code}: unknown action(s) {', '.join(map(str, unknown))}")
+        allowed = CODE_TYPE_ACTIONS.get(str(kind))
+        if allowed is not None and (len(actions) != 1 or actions[0] not in allowed):
+            problems.append(f"{code}: a {kind} code must {' or '.join(sorted(allowed))}, not {actions}")
+        if {"AUTOMATICALLY_APPROVE", "MANUALLY_REVIEW"} <= set(actions):
+            problems.append(f"{code}: approving automatically and reviewing exclude each other")
+        for action in entry.get("actions", []):
+            if action.get("action") == "REQUEST_RETURN" and not str(action.get("return_reason") or "").strip():
+                problems.append(f"{code}: a request to return needs its reason")
+    return problems
+
+
 def money(minor: int, currency: str) -> str:
     """``625, "GBP"`` as ``"£6.25"``."""
     sign = CURRENCY_SIGNS.get(currency, "")

@@ -15,7 +15,13 @@ from studies.models import CountryPool, ItemQuota, Study
 from studies.protocol.quality import outcome_rule_problem
 
 from ..prolific import DEVICES, Filter
-from ..rules import RuleBroken, least_maximum_minutes, places_for, reward_check, site_url_problem
+from ..rules import (
+    RuleBroken,
+    completion_code_problems,
+    least_maximum_minutes, places_for,
+    reward_check,
+    site_url_problem,
+)
 
 # The filter that puts a pool's country on Prolific, found by its title in Prolific's list (its
 # id and its choice keys are read from there, never written here).
@@ -24,33 +30,48 @@ RESIDENCE_FILTER_TITLE = "Current Country of Residence"
 
 @dataclass(frozen=True)
 class Outcome:
-    """One way out of the study and the completion code Prolific gets for it."""
+    """One way out of the study, the completion code Prolific gets for it, and why."""
 
-    key: str
+    key: str  # annotation's Annotator.Outcome ("completed": the session finished)
     code_field: str  # the Study field holding the code
     code_type: str
     actions: tuple[dict[str, Any], ...]
+    why: str  # for the docs and the page: what Prolific then does, and the rule behind it
+
+    @property
+    def returns(self) -> bool:
+        return any(a["action"] == "REQUEST_RETURN" for a in self.actions)
 
 
 REVIEW = {"action": "MANUALLY_REVIEW"}
 APPROVE = {"action": "AUTOMATICALLY_APPROVE"}
 
-# Every outcome the platform has (annotation.selectors.ending_for), one line each.
+
+def _return(reason: str) -> dict[str, Any]:
+    return {"action": "REQUEST_RETURN", "return_reason": reason}
+
+
+# Every ending the platform has (annotation.selectors.ending_for), one line each, checked against
+# Prolific's rules by ``rules.completion_code_problems`` whenever codes are built. Whoever did not
+# qualify (no consent, not eligible, failed the practice test, a comprehension check) is asked to
+# return: Prolific forbids rejecting on a criterion it did not prescreen, and its help asks
+# comprehension failures to return. Only failed fair attention checks may lead to a rejection, and
+# never automatically.
 OUTCOMES = (
-    Outcome("completed", "code_completed", "COMPLETED", (REVIEW,)),
-    Outcome("failed_mock", "code_failed_mock", "FAILED_ATTENTION_CHECK", (REVIEW,)),
-    Outcome(
-        "not_eligible", "code_not_eligible", "OTHER",
-        ({"action": "REQUEST_RETURN", "return_reason": "You are not eligible for this study's country pool."},),
-    ),
-    Outcome(
-        "no_consent", "code_no_consent", "NO_CONSENT",
-        ({"action": "REQUEST_RETURN", "return_reason": "You did not consent to take part."},),
-    ),
-    Outcome("all_skipped", "code_all_skipped", "OTHER", (REVIEW,)),  # the researcher decides on pay
-    # Failed attention checks: reviewed by the researcher, who may reject with the pre-filled reason
-    # (never automatically).
-    Outcome("failed_check", "code_failed_check", "FAILED_ATTENTION_CHECK", (REVIEW,)),
+    Outcome("completed", "code_completed", "COMPLETED", (REVIEW,),
+            "reviewed here, then approved and paid (or approved by Prolific, if chosen at launch)"),
+    Outcome("failed_mock", "code_failed_mock", "OTHER",
+            (_return("You did not pass the practice test, so the study ended early."),),
+            "asked to return: a practice test is a comprehension check, never a reason to reject"),
+    Outcome("not_eligible", "code_not_eligible", "OTHER",
+            (_return("You are not eligible for this study's country pool."),),
+            "asked to return: re-asked screening questions may only ask a mismatch to return"),
+    Outcome("no_consent", "code_no_consent", "NO_CONSENT", (_return("You did not consent to take part."),),
+            "asked to return, as Prolific requires for no consent"),
+    Outcome("all_skipped", "code_all_skipped", "OTHER", (REVIEW,),
+            "reviewed here: the researcher decides on pay"),
+    Outcome("failed_check", "code_failed_check", "FAILED_ATTENTION_CHECK", (REVIEW,),
+            "reviewed here: the researcher may reject with the pre-filled reason (never automatically)"),
 )
 
 
@@ -122,6 +143,9 @@ def completion_codes(study: Study, *, auto_approve: bool) -> list[dict[str, Any]
         seen[code] = outcome.key
         actions = (APPROVE,) if outcome.key == "completed" and auto_approve else outcome.actions
         codes.append({"code": code, "code_type": outcome.code_type, "actions": list(actions), "actor": "participant"})
+    problems = completion_code_problems(codes)
+    if problems:  # the table above broke one of Prolific's rules: never sent
+        raise RuleBroken("; ".join(problems))
     return codes
 
 

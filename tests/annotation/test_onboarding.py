@@ -33,12 +33,11 @@ def test_declining_consent_asks_to_return_the_study_without_showing_a_code(clien
 
 def test_the_completion_page_shows_the_code_a_button_and_a_stoppable_countdown(client, pool, items, study):
     enter(client, pool)
-    post(client, "consent", {"consent": "yes"})
-    post(client, "eligibility", {k: "yes" for k, _ in pool.eligibility_questions()} | {"childhood": "no"})
+    Annotator.objects.update(outcome=Annotator.Outcome.ALL_SKIPPED)  # an ending paid or not after review
     page = client.get(reverse("annotation:end")).content.decode()
-    assert f'<strong class="code" id="completion-code">{study.code_not_eligible}</strong>' in page
-    assert f'href="{PROLIFIC}{study.code_not_eligible}" autofocus>Return to Prolific now</a>' in page
-    assert f'data-countdown="10" data-url="{PROLIFIC}{study.code_not_eligible}" hidden>' in page
+    assert f'<strong class="code" id="completion-code">{study.code_all_skipped}</strong>' in page
+    assert f'href="{PROLIFIC}{study.code_all_skipped}" autofocus>Return to Prolific now</a>' in page
+    assert f'data-countdown="10" data-url="{PROLIFIC}{study.code_all_skipped}" hidden>' in page
     assert "Stay on this page" in page and "annotation/end.js" in page
     assert 'http-equiv="refresh"' not in page  # no redirect that cannot be stopped
 
@@ -57,7 +56,9 @@ def test_one_no_ends_politely_with_the_not_eligible_code(client, pool, items, st
     answers = {k: "yes" for k, _ in pool.eligibility_questions()} | {"childhood": "no"}
     post(client, "eligibility", answers)
     page = client.get(reverse("annotation:end")).content.decode()
-    assert PROLIFIC + study.code_not_eligible in page
+    # asked to return, as Prolific's code for it says (REQUEST_RETURN): no code to be paid or rejected with
+    assert f'href="{PROLIFIC}{study.code_not_eligible}" autofocus>Return the study on Prolific</a>' in page
+    assert page.count(study.code_not_eligible) == 1 and "completion-code" not in page
     assert "Thank you" in page
     # The decision is final: the items stay closed to them.
     assert client.get(reverse("annotation:items")).url == reverse("annotation:end")

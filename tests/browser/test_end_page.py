@@ -16,11 +16,12 @@ SPEC = {"fields": [{"key": "fits", "type": "choice", "label": "Does it fit?", "c
 
 @pytest.fixture
 def ended(live_server):
-    """An annotator whose session ended (screened out): the entry link leads to the end page."""
+    """An annotator whose session ended (every item skipped: a code the researcher reviews): the
+    entry link leads to the end page."""
     study, pool = spec_study(SPEC)
     add_items(study, 2)
     annotator = f.make_annotator(pool, "cccccccccccccccccccccccc")
-    annotator.outcome = Annotator.Outcome.NOT_ELIGIBLE
+    annotator.outcome = Annotator.Outcome.ALL_SKIPPED
     annotator.save()
     return live_server.url + entry_url(pool, pid="cccccccccccccccccccccccc")
 
@@ -29,14 +30,14 @@ def test_the_completion_page_counts_down_then_goes_back_to_prolific(page, ended)
     page.route("https://app.prolific.com/**", lambda route: route.fulfill(status=200, body="Prolific"))
     page.clock.install()
     page.goto(ended)
-    assert page.locator("#completion-code").inner_text() == "NOTELIG"
+    assert page.locator("#completion-code").inner_text() == "ALLSKIP"
     countdown = page.locator("#countdown")
     assert countdown.inner_text().startswith("Taking you back to Prolific in 10 seconds.")
     page.clock.run_for(4000)
     assert countdown.inner_text().startswith("Taking you back to Prolific in 6 seconds.")
     assert page.url == ended.split("/join/")[0] + "/a/end/"  # still here, with time to copy the code
     page.clock.run_for(6000)
-    page.wait_for_url(PROLIFIC_DONE + "NOTELIG")
+    page.wait_for_url(PROLIFIC_DONE + "ALLSKIP")
 
 
 def test_the_countdown_counts_in_the_page_s_language(page, ended):
@@ -62,8 +63,8 @@ def test_stay_on_this_page_stops_the_countdown(page, ended):
     page.get_by_role("button", name="Stay on this page").click()
     page.clock.run_for(30_000)
     assert page.locator("#countdown").inner_text().startswith("You stay on this page.")
-    assert page.url.endswith("/a/end/") and page.locator("#completion-code").inner_text() == "NOTELIG"
-    assert page.get_by_role("link", name="Return to Prolific now").get_attribute("href") == PROLIFIC_DONE + "NOTELIG"
+    assert page.url.endswith("/a/end/") and page.locator("#completion-code").inner_text() == "ALLSKIP"
+    assert page.get_by_role("link", name="Return to Prolific now").get_attribute("href") == PROLIFIC_DONE + "ALLSKIP"
 
 
 def test_declining_consent_asks_to_return_the_study_and_shows_no_code(page, live_server):

@@ -47,8 +47,9 @@ def test_it_creates_a_draft_with_the_issue_s_body(fake_prolific, owner, study, p
     assert body["completion_codes"] == [
         {"code": "C0MPLETE", "code_type": "COMPLETED", "actions": [{"action": "MANUALLY_REVIEW"}],
          "actor": "participant"},
-        {"code": "FAILMOCK", "code_type": "FAILED_ATTENTION_CHECK", "actions": [{"action": "MANUALLY_REVIEW"}],
-         "actor": "participant"},
+        {"code": "FAILMOCK", "code_type": "OTHER", "actor": "participant",
+         "actions": [{"action": "REQUEST_RETURN",
+                      "return_reason": "You did not pass the practice test, so the study ended early."}]},
         {"code": "NOTELIG", "code_type": "OTHER", "actor": "participant",
          "actions": [{"action": "REQUEST_RETURN",
                       "return_reason": "You are not eligible for this study's country pool."}]},

@@ -17,7 +17,6 @@ from .launch import (
 from .places import PlacesResult, prolific_places_sync
 from .pools import PoolKept, pool_delete, pool_delete_refusal
 from .review import prolific_bonus_draft, prolific_job_start
-from .submissions import RefreshResult, prolific_submissions_refresh
 from .sync import (
     SyncResult,
     prolific_entries_recheck,
@@ -44,7 +43,6 @@ __all__ = [
     "PlacesResult",
     "PoolKept",
     "RecruitmentRefused",
-    "RefreshResult",
     "TransitionResult",
     "launch_refusal",
     "prolific_bonus_draft",
@@ -57,5 +55,4 @@ __all__ = [
     "prolific_study_launch",
     "prolific_study_refresh",
     "prolific_study_transition",
-    "prolific_submissions_refresh",
 ]

@@ -18,7 +18,8 @@ from ..prolific import DEVICES, Filter
 from ..rules import (
     RuleBroken,
     completion_code_problems,
-    least_maximum_minutes, places_for,
+    least_maximum_minutes,
+    places_for,
     reward_check,
     site_url_problem,
 )

@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from ..models import ProlificWebhook
 from ..prolific import ProlificClient
+from ..rules import is_loopback_url
 from ..tokens import client_for, encrypt
 from .launch import RecruitmentRefused
 
@@ -35,7 +36,10 @@ class HooksResult:
 def prolific_webhooks_setup(*, user: AbstractBaseUser | None, rotate: bool = False) -> list[HooksResult]:
     """Set up the webhooks of every workspace the token sees; ``rotate`` makes a new secret."""
     target = webhook_target_url()
-    if not target.startswith("https://"):
+    # https, unless both ends are on this machine: a loopback Prolific (the fake, which lifts the
+    # launch's https rule too) delivering to a loopback site (the demo's http://127.0.0.1).
+    trial = is_loopback_url(target) and is_loopback_url(settings.PROLIFIC_API_URL)
+    if not (target.startswith("https://") or trial):
         raise RecruitmentRefused(
             f"Prolific delivers webhooks to a public https address only, and this site's is {target}: "
             "set SITE_URL to the site's public https address"

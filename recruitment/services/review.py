@@ -59,7 +59,8 @@ from ..prolific import (
 from ..rules import money
 from ..tokens import ProlificNotConfigured, client_for
 from .launch import RecruitmentRefused, action_log
-from .submissions import prolific_submissions_refresh, submission_mirror
+from .submissions import submission_mirror
+from .sync import prolific_study_sync
 
 logger = logging.getLogger(__name__)
 
@@ -219,11 +220,10 @@ def _submissions_of(job: ProlificJob) -> list[ProlificSubmission]:
 def _run_refresh(job: ProlificJob, client: ProlificClient) -> str:
     row = job.prolific_study
     result = _safe_call(job, Kind.SUBMISSIONS, row.prolific_id,
-                        lambda: prolific_submissions_refresh(prolific_study=row, user=job.user, client=client))
+                        lambda: prolific_study_sync(prolific_study=row, user=job.user, client=client))
     _log(job, Kind.SUBMISSIONS, target=row.prolific_id, ok=True,
-         answer={"seen": result.seen, "created": result.created, "changed": result.changed})
-    plural = "s" if result.seen != 1 else ""
-    return f"{result.seen} submission{plural} read: {result.created} new, {result.changed} changed."
+         answer={"seen": result.seen, "created": result.created, "changed": result.changed, "places": result.places})
+    return result.summary
 
 
 def _transition(job: ProlificJob, client: ProlificClient, kind: str, done: str,

@@ -11,20 +11,21 @@ and the sync may overlap freely.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from annotation.models import Session
 from annotation.services import session_annotations_withdraw, session_release
 from studies.models import Study
 
 from ..entry import prolific_refused
 from ..models import ProlificEvent, ProlificStudy, ProlificSubmission, RecruitmentPolicy
-from ..prolific import ProlificError
+from ..prolific import ProlificClient, ProlificError
 from ..prolific import Submission as RemoteSubmission
 from ..prolific_answers import answer_time
 from ..tokens import ProlificNotConfigured, client_for
@@ -43,24 +44,36 @@ def returned_count(*, study_id: int) -> bool:
     )
 
 
+def _status_of(status: str) -> str:
+    status = "TIMED-OUT" if status == "TIME-OUT" else status
+    return status if status in KNOWN_STATUSES else ProlificSubmission.Status.UNKNOWN
+
+
+def _remote_fields(remote: RemoteSubmission) -> dict[str, object]:
+    """What Prolific's list or element says of a submission: its times and code, where given."""
+    raw = remote.raw
+    fields: dict[str, object] = {}
+    for name, key in (
+        ("started_at", "started_at"), ("completed_at", "completed_at"), ("return_requested_at", "return_requested"),
+    ):
+        value = answer_time(raw.get(key))
+        if value is not None:
+            fields[name] = value
+    code = str(raw.get("study_code") or raw.get("entered_code") or "")[:64]
+    if code:
+        fields["study_code"] = code
+    return fields
+
+
 def prolific_submission_apply(*, row: ProlificSubmission, status: str, remote: RemoteSubmission | None = None) -> str:
     """Record Prolific's ``status`` of the submission ``row`` and act on it; returns what was done
     ("" when nothing). ``remote`` (from Prolific's list or element) also fills its times and code."""
-    status = "TIMED-OUT" if status == "TIME-OUT" else status
-    if status not in KNOWN_STATUSES:
-        status = ProlificSubmission.Status.UNKNOWN
+    status = _status_of(status)
     changes: dict[str, object] = {}
     if row.status != status:
         changes["status"] = status
     if remote is not None:
-        raw = remote.raw
-        for name, key in (("started_at", "started_at"), ("completed_at", "completed_at")):
-            value = answer_time(raw.get(key))
-            if value is not None and getattr(row, name) != value:
-                changes[name] = value
-        code = str(raw.get("study_code") or raw.get("entered_code") or "")[:64]
-        if code and code != row.study_code:
-            changes["study_code"] = code
+        changes.update({k: v for k, v in _remote_fields(remote).items() if getattr(row, k) != v})
     done: list[str] = []
     if status in RELEASING and row.session_id is not None:
         if session_release(session=row.session):
@@ -80,18 +93,42 @@ def prolific_submission_apply(*, row: ProlificSubmission, status: str, remote: R
     return ", ".join(done)
 
 
-def submission_row(*, prolific_study: ProlificStudy, remote: RemoteSubmission) -> ProlificSubmission:
-    """The row of a submission Prolific listed, created if new (safe when two syncs race)."""
-    row = ProlificSubmission.objects.filter(prolific_id=remote.id).select_related("prolific_study__pool").first()
-    if row is not None:
-        return row
-    try:
-        with transaction.atomic():
-            return ProlificSubmission.objects.create(
-                prolific_study=prolific_study, prolific_id=remote.id, participant_id=remote.participant[:64],
-            )
-    except IntegrityError:
-        return ProlificSubmission.objects.select_related("prolific_study__pool").get(prolific_id=remote.id)
+UPSERT_CHUNK = 200
+
+
+def submission_rows(
+    *, prolific_study: ProlificStudy, remotes: Sequence[RemoteSubmission]
+) -> tuple[dict[str, ProlificSubmission], int]:
+    """The rows of the submissions Prolific listed, by id: those known, and the new ones created
+    (safe when a webhook or another sync inserts the same meanwhile), each tied to the annotator
+    session it opened here. Three or four queries a chunk; returns the rows and how many are new."""
+    ids = [r.id for r in remotes]
+    known = ProlificSubmission.objects.filter(prolific_id__in=ids).select_related("prolific_study__pool")
+    rows = {s.prolific_id: s for s in known}
+    sessions = dict(
+        Session.objects.filter(annotator__study_id=prolific_study.pool.study_id, prolific_session_id__in=ids)
+        .values_list("prolific_session_id", "pk")
+    )
+    new = [
+        ProlificSubmission(
+            prolific_study=prolific_study, prolific_id=r.id, participant_id=r.participant[:64],
+            session_id=sessions.get(r.id), status=_status_of(r.status), **_remote_fields(r),
+        )
+        for r in remotes if r.id not in rows
+    ]
+    created = 0
+    if new:
+        ProlificSubmission.objects.bulk_create(new, ignore_conflicts=True)
+        fresh = ProlificSubmission.objects.filter(prolific_id__in=[n.prolific_id for n in new])
+        for sub in fresh.select_related("prolific_study__pool"):
+            created += sub.prolific_id not in rows
+            rows[sub.prolific_id] = sub
+    untied = [s for s in rows.values() if s.session_id is None and sessions.get(s.prolific_id)]
+    for sub in untied:
+        sub.session_id = sessions[sub.prolific_id]
+    if untied:
+        ProlificSubmission.objects.bulk_update(untied, ["session"])
+    return rows, created
 
 
 # --- the periodic sync ------------------------------------------------------------------------
@@ -101,40 +138,66 @@ def submission_row(*, prolific_study: ProlificStudy, remote: RemoteSubmission) -
 class SyncResult:
     prolific_study: ProlificStudy
     seen: int = 0
+    created: int = 0  # submissions new here
     changed: list[str] = field(default_factory=list)  # one line per submission acted on
     places: str = ""  # what the places sync did
     error: str = ""
 
+    @property
+    def summary(self) -> str:
+        plural = "s" if self.seen != 1 else ""
+        text = f"{self.seen} submission{plural} read: {self.created} new, {len(self.changed)} changed"
+        return f"{text}; {self.places}." if self.places else f"{text}."
 
-def prolific_study_sync(*, prolific_study: ProlificStudy, user: AbstractBaseUser | None) -> SyncResult:
+
+def prolific_study_sync(
+    *, prolific_study: ProlificStudy, user: AbstractBaseUser | None, client: ProlificClient | None = None
+) -> SyncResult:
     """Every submission of the pool's study, page by page, recorded and acted on (leases of
-    returned, timed-out and rejected ones that a webhook missed given back), then the study's
-    status and places brought in step (``prolific_places_sync``). Idempotent."""
+    returned, timed-out and rejected ones given back, a returned one's annotations withdrawn unless
+    the study counts them), then the study's status and places brought in step
+    (``prolific_places_sync``). What the periodic sync, the embedded scheduler, ``manage.py
+    prolific sync`` and the page's "Refresh from Prolific" all run. Idempotent."""
     row = prolific_study
     result = SyncResult(row)
     if not row.created:
         return result
-    with client_for(user=user) as client:
-        if not row.workspace_id:
-            workspace_record(client, row)  # a study launched before workspaces were recorded
-        for remote in client.submissions(row.prolific_id):
-            result.seen += 1
-            submission = submission_row(prolific_study=row, remote=remote)
-            if submission.prolific_study_id != row.pk:
-                continue  # another pool's submission id: never moved between studies
-            submission.prolific_study = row
-            if submission.participant_id != remote.participant and submission.entry_check == "pending":
-                _recheck_failed(submission, f"Prolific lists it for participant {remote.participant}")
-                result.changed.append(f"{remote.id}: participant does not match")
-                continue
-            if submission.entry_check == ProlificSubmission.Check.PENDING:
-                _recheck_passed(submission)
-            done = prolific_submission_apply(row=submission, status=remote.status, remote=remote)
-            if done:
-                result.changed.append(f"{remote.id}: {done}")
+    if client is None:
+        with client_for(user=user) as own:
+            return prolific_study_sync(prolific_study=row, user=user, client=own)
+    if not row.workspace_id:
+        workspace_record(client, row)  # a study launched before workspaces were recorded
+    chunk: list[RemoteSubmission] = []
+    for remote in client.submissions(row.prolific_id):
+        chunk.append(remote)
+        if len(chunk) >= UPSERT_CHUNK:
+            _chunk_apply(row, chunk, result)
+            chunk = []
+    if chunk:
+        _chunk_apply(row, chunk, result)
     result.places = prolific_places_sync(prolific_study=row, user=user).changed
     ProlificStudy.objects.filter(pk=row.pk).update(synced_at=timezone.now())
     return result
+
+
+def _chunk_apply(row: ProlificStudy, chunk: list[RemoteSubmission], result: SyncResult) -> None:
+    rows, created = submission_rows(prolific_study=row, remotes=chunk)
+    result.seen += len(chunk)
+    result.created += created
+    for remote in chunk:
+        submission = rows[remote.id]
+        if submission.prolific_study_id != row.pk:
+            continue  # another pool's submission id: never moved between studies
+        submission.prolific_study = row
+        if submission.participant_id != remote.participant and submission.entry_check == "pending":
+            _recheck_failed(submission, f"Prolific lists it for participant {remote.participant}")
+            result.changed.append(f"{remote.id}: participant does not match")
+            continue
+        if submission.entry_check == ProlificSubmission.Check.PENDING:
+            _recheck_passed(submission)
+        done = prolific_submission_apply(row=submission, status=remote.status, remote=remote)
+        if done:
+            result.changed.append(f"{remote.id}: {done}")
 
 
 def prolific_studies_sync(*, study: Study | None = None) -> list[SyncResult]:

@@ -13,6 +13,8 @@ from urllib.parse import urlsplit
 
 from .fake_prolific_rules import FEE_RATE, REJECTION_CATEGORIES, Answer, new_id, sign
 
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
 
 class SubmissionsBonusesHooks:
     """Mixed into FakeProlific, whose state (``studies``, ``submissions``…) and lock it uses."""
@@ -225,7 +227,10 @@ class SubmissionsBonusesHooks:
         problems = {}
         if body.get("event_type") not in self.EVENT_TYPES:
             problems["event_type"] = ["Unknown event type."]
-        if not str(body.get("target_url") or "").startswith("https://"):
+        target = str(body.get("target_url") or "")
+        # Prolific wants a public https address; the fake, itself on a loopback port, also delivers
+        # to a site on loopback (the demo's http://127.0.0.1), and refuses any other http address.
+        if not (target.startswith("https://") or (target.startswith("http://") and urlsplit(target).hostname in LOOPBACK)):
             problems["target_url"] = ["A public https address is required."]
         if problems:
             raise Answer(400, problems)

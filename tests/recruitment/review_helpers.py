@@ -7,7 +7,7 @@ from annotation.models import Review
 from annotation.services import annotation_submit, assignment_current
 from recruitment.models import ProlificSubmission
 from recruitment.services import LaunchOptions, prolific_study_launch, prolific_study_transition
-from recruitment.services.submissions import prolific_submissions_refresh
+from recruitment.services.sync import prolific_study_sync
 
 from .. import factories as f
 
@@ -39,7 +39,7 @@ def take_part(fake, row, *, code=None, annotate=True, pid=None) -> str:
 
 
 def read_back(row, user) -> dict[str, ProlificSubmission]:
-    prolific_submissions_refresh(prolific_study=row, user=user)
+    prolific_study_sync(prolific_study=row, user=user)
     return {s.prolific_id: s for s in ProlificSubmission.objects.filter(prolific_study=row)}
 
 

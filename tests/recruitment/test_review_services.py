@@ -9,8 +9,8 @@ from recruitment.services.review import (
     prolific_bonus_draft,
     prolific_job_run,
     prolific_job_start,
-    prolific_submissions_refresh,
 )
+from recruitment.services.sync import prolific_study_sync
 
 from .review_helpers import go_live, read_back, take_part
 
@@ -44,8 +44,8 @@ def run(django_capture_on_commit_callbacks):
 def test_refresh_reads_every_page_and_ties_sessions(fake_prolific, live, owner):
     platform = [take_part(fake_prolific, live) for _ in range(2)]
     elsewhere = take_part(fake_prolific, live, annotate=False)
-    result = prolific_submissions_refresh(prolific_study=live, user=owner)
-    assert (result.seen, result.created, result.changed) == (3, 3, 0)
+    result = prolific_study_sync(prolific_study=live, user=owner)
+    assert (result.seen, result.created, result.changed) == (3, 3, [])
     # the fake's pages hold two: the client followed the next link
     assert len(fake_prolific.calls("GET", r"studies/[0-9a-f]+/submissions/")) == 2
     rows = {s.prolific_id: s for s in ProlificSubmission.objects.all()}
@@ -57,12 +57,12 @@ def test_refresh_reads_every_page_and_ties_sessions(fake_prolific, live, owner):
 
 def test_refresh_is_idempotent_and_follows_prolific(fake_prolific, live, owner):
     sid = take_part(fake_prolific, live)
-    prolific_submissions_refresh(prolific_study=live, user=owner)
-    again = prolific_submissions_refresh(prolific_study=live, user=owner)
-    assert (again.seen, again.created, again.changed) == (1, 0, 0)
+    prolific_study_sync(prolific_study=live, user=owner)
+    again = prolific_study_sync(prolific_study=live, user=owner)
+    assert (again.seen, again.created, again.changed) == (1, 0, [])
     fake_prolific.submissions[sid]["status"] = "APPROVED"  # approved in Prolific's web app
-    changed = prolific_submissions_refresh(prolific_study=live, user=owner)
-    assert changed.changed == 1
+    changed = prolific_study_sync(prolific_study=live, user=owner)
+    assert changed.changed == [f"{sid}: status APPROVED"]
     assert ProlificSubmission.objects.get().status == "APPROVED"
     assert ProlificSubmission.objects.count() == 1
 

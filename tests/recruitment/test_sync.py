@@ -102,3 +102,24 @@ def test_two_syncs_at_once_record_each_submission_once(fake_prolific, owner, poo
     assert not errors
     assert ProlificSubmission.objects.count() == 6
     assert ProlificStudy.objects.get().status == "ACTIVE"
+
+
+def test_the_review_page_s_refresh_applies_what_the_sync_applies(
+    fake_prolific, leased, participant, study, pool, owner, django_capture_on_commit_callbacks
+):
+    """A participant returned on Prolific (no webhook): "Refresh from Prolific" gives their lease
+    back and withdraws their annotations, as the sync does, and brings the study's status in step."""
+    from django.urls import reverse
+
+    from tests.recruitment.test_study_page import logged_in
+
+    session, lease = leased
+    fake_prolific.submission_return(participant[2])
+    fake_prolific.studies[participant[1]]["status"] = "AWAITING REVIEW"  # full on Prolific's side
+    with django_capture_on_commit_callbacks(execute=True):
+        response = logged_in(owner).post(reverse("recruitment:review-refresh", args=[study.pk]))
+    assert response.status_code == 302
+    assert Assignment.objects.get(pk=lease.pk).status == Assignment.Status.EXPIRED
+    assert ItemQuota.objects.get(item=lease.item, pool=pool).leased == 0
+    assert ProlificSubmission.objects.get().status == "RETURNED"
+    assert ProlificStudy.objects.get().status == "AWAITING REVIEW"

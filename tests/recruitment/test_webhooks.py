@@ -347,3 +347,24 @@ def test_only_json_is_a_webhook(hooked, leased, participant, content_type):
     )
     assert response.status_code == 415
     assert ProlificSubmission.objects.get().status == "ACTIVE" and not ProlificEvent.objects.exists()
+
+
+def test_a_loopback_site_may_take_webhooks_from_a_loopback_prolific(fake_prolific, owner, on_prolific, settings):
+    """The demo against the fake: http://127.0.0.1 is lifted from the https rule exactly as a
+    loopback PROLIFIC_API_URL lifts it for launches."""
+    from recruitment.services.hooks import prolific_webhooks_setup
+
+    settings.SITE_URL = "http://127.0.0.1:8000"
+    [result] = prolific_webhooks_setup(user=owner)
+    assert set(result.subscribed) == {"submission.status.change", "study.status.change"}
+    assert all(s["target_url"] == "http://127.0.0.1:8000/prolific/webhook/" for s in fake_prolific.subscriptions.values())
+
+
+def test_an_http_site_is_refused_webhooks_from_the_real_prolific(settings, owner):
+    from recruitment.services import RecruitmentRefused
+    from recruitment.services.hooks import prolific_webhooks_setup
+
+    settings.PROLIFIC_API_URL = "https://api.prolific.com/api/v1/"
+    settings.SITE_URL = "http://127.0.0.1:8000"
+    with pytest.raises(RecruitmentRefused, match="public https address only"):
+        prolific_webhooks_setup(user=owner)

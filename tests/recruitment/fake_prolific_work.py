@@ -230,7 +230,8 @@ class SubmissionsBonusesHooks:
         target = str(body.get("target_url") or "")
         # Prolific wants a public https address; the fake, itself on a loopback port, also delivers
         # to a site on loopback (the demo's http://127.0.0.1), and refuses any other http address.
-        if not (target.startswith("https://") or (target.startswith("http://") and urlsplit(target).hostname in LOOPBACK)):
+        on_loopback = target.startswith("http://") and urlsplit(target).hostname in LOOPBACK
+        if not (target.startswith("https://") or on_loopback):
             problems["target_url"] = ["A public https address is required."]
         if problems:
             raise Answer(400, problems)

@@ -8,6 +8,8 @@ from django.utils import timezone
 
 from studies.models import CountryPool, Study
 
+from .rules import money
+
 
 class ProlificToken(models.Model):
     """A researcher's own Prolific API token, Fernet-encrypted (``recruitment.tokens``). The
@@ -96,6 +98,11 @@ class ProlificStudy(models.Model):
     @property
     def created(self) -> bool:
         return bool(self.prolific_id)
+
+    @property
+    def reward_text(self) -> str:
+        """The reward as money: "£1.50"."""
+        return money(self.reward, self.currency or "GBP")
 
 
 class ProlificAction(models.Model):
@@ -368,3 +375,17 @@ class ProlificEvent(models.Model):
 
     def __str__(self):
         return f"{self.event_type} {self.resource_id} {self.status}"
+
+
+class ProlificCountryPick(models.Model):
+    """The choice of Prolific's "Current Country of Residence" filter a researcher picked by hand
+    for a pool, where the country's names match none of Prolific's (``country_choices``)."""
+
+    pool = models.OneToOneField(CountryPool, on_delete=models.CASCADE, related_name="prolific_country_pick")
+    choice_key = models.CharField(max_length=64)
+    choice_label = models.CharField(max_length=200)
+    picked_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    picked_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"{self.pool}: Prolific's {self.choice_label!r} ({self.choice_key})"

@@ -44,7 +44,7 @@ def completion_code_problems(codes: list[dict]) -> list[str]:
     problems = []
     seen: set[str] = set()
     for entry in codes:
-        code, kind = entry.get("code"), entry.get("code_type")
+        code, kind = str(entry.get("code") or ""), entry.get("code_type")
         actions = [a.get("action") for a in entry.get("actions", [])]
         if code in seen:
             problems.append(f"the code {code!r} is used twice")

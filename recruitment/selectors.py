@@ -3,16 +3,29 @@ and what removing a pool would take with it."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
 from django.db.models import Count, F, Q, QuerySet, Sum
 
 from annotation.models import Checker, ReviewTarget
 from studies.models import CountryPool, ItemQuota, Study
 
-from .models import ProlificAction, ProlificStudy, ProlificSubmission, ProlificWebhook, RecruitmentPolicy
-from .rules import money
+from .country_choices import RESIDENCE_FILTER_TITLE, CountryMatch, pool_country
+from .models import (
+    ProlificAction,
+    ProlificCountryPick,
+    ProlificStudy,
+    ProlificSubmission,
+    ProlificWebhook,
+    RecruitmentPolicy,
+)
+from .prolific import Filter, ProlificClient, ProlificError
+from .rules import RuleBroken, money
 from .tokens import client_for
 
 
@@ -63,12 +76,15 @@ def prolific_pools(*, study: Study) -> list[PoolRecruitment]:
 
 @dataclass(frozen=True)
 class Preview:
-    """Before publishing one pool: who could take part, and what it costs."""
+    """Before publishing one pool: who could take part, and what it costs. Each figure is asked of
+    Prolific on its own, so one that fails leaves the other shown, with its reason."""
 
     prolific_study: ProlificStudy
-    eligible: int  # Prolific answers 0 below 25 participants
+    eligible: int | None  # Prolific answers 0 below 25 participants; None: not known (``eligible_error``)
     rewards: int  # places x reward, minor units
     total_cost: int | None  # Prolific's figure with its fees, minor units, when it gives one
+    eligible_error: str = ""
+    cost_error: str = ""  # Prolific could not be asked now: ``total_cost`` is the last one it gave
 
     @property
     def rewards_text(self) -> str:
@@ -79,13 +95,130 @@ class Preview:
         return money(self.total_cost, self.prolific_study.currency) if self.total_cost is not None else "unknown"
 
 
+ELIGIBLE_CACHED = 600  # seconds: a count barely moves in minutes, and each one is a call to Prolific
+
+
+def eligible_count(client: ProlificClient, filters: list[dict], *, user: AbstractBaseUser | None) -> int:
+    """Prolific's count of participants passing ``filters``, cached for ten minutes per token's owner."""
+    digest = hashlib.sha256(json.dumps(filters, sort_keys=True).encode()).hexdigest()[:32]
+    key = f"prolific:eligible:{settings.PROLIFIC_API_URL}:{getattr(user, 'pk', None)}:{digest}"
+    count = cache.get(key)
+    if count is None:
+        count = client.eligibility_count(filters)
+        cache.set(key, count, ELIGIBLE_CACHED)
+    return int(count)
+
+
 def prolific_preview(*, prolific_study: ProlificStudy, user: AbstractBaseUser | None) -> Preview:
-    """The eligible participant count (asked of Prolific with the study's filters) and the cost."""
+    """The eligible participant count (asked of Prolific with the study's filters, cached) and the
+    cost (read back from Prolific), each on its own."""
     row = prolific_study
+    eligible, eligible_error, total_cost, cost_error = None, "", row.total_cost, ""
     with client_for(user=user) as client:
-        eligible = client.eligibility_count(row.filters)
-        total_cost = client.study_get(row.prolific_id).total_cost if row.created else row.total_cost
-    return Preview(row, eligible=eligible, rewards=row.places * row.reward, total_cost=total_cost)
+        try:
+            eligible = eligible_count(client, row.filters, user=user)
+        except ProlificError as exc:
+            eligible_error = str(exc)
+        if row.created:
+            try:
+                total_cost = client.study_get(row.prolific_id).total_cost
+            except ProlificError as exc:
+                cost_error = str(exc)
+    return Preview(
+        row, eligible=eligible, rewards=row.places * row.reward, total_cost=total_cost,
+        eligible_error=eligible_error, cost_error=cost_error,
+    )
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What the study's pools on Prolific cost, in one currency: the rewards, and Prolific's total
+    with its fees and VAT as Prolific itself reported it (the pools it reported for)."""
+
+    currency: str
+    pools: int  # pools on Prolific in this currency
+    rewards: int  # minor units: places x reward, summed
+    reported: int  # pools whose total Prolific reported
+    total_cost: int  # Prolific's totals, summed over the pools it reported
+    rewards_reported: int  # the rewards of those pools (their fees are total - these)
+
+    @property
+    def unreported(self) -> int:
+        return self.pools - self.reported
+
+    @property
+    def rewards_text(self) -> str:
+        return money(self.rewards, self.currency)
+
+    @property
+    def total_cost_text(self) -> str:
+        return money(self.total_cost, self.currency)
+
+    @property
+    def fees_text(self) -> str:
+        """Prolific's fees and VAT on the pools it reported a total for."""
+        return money(self.total_cost - self.rewards_reported, self.currency)
+
+
+def study_budget(*, study: Study) -> list[Budget]:
+    """The study's budget on Prolific, one line per currency (one in practice), from what Prolific
+    last reported of each pool (the launch, the preview, the sync and refresh keep it)."""
+    by_currency: dict[str, list[ProlificStudy]] = {}
+    for row in ProlificStudy.objects.filter(pool__study=study).exclude(prolific_id="").order_by("pk"):
+        by_currency.setdefault(row.currency or "GBP", []).append(row)
+    budgets = []
+    for currency, rows in sorted(by_currency.items()):
+        reported = [r for r in rows if r.total_cost is not None]
+        budgets.append(Budget(
+            currency=currency, pools=len(rows), rewards=sum(r.places * r.reward for r in rows),
+            reported=len(reported), total_cost=sum(r.total_cost or 0 for r in reported),
+            rewards_reported=sum(r.places * r.reward for r in reported),
+        ))
+    return budgets
+
+
+FILTERS_CACHED = 3600  # seconds: Prolific's filter list changes rarely; a launch reads it afresh
+
+
+def filter_catalogue(*, user: AbstractBaseUser | None) -> list[Filter]:
+    """Prolific's filter list as the user's token sees it, cached for an hour."""
+    key = f"prolific:filters:{settings.PROLIFIC_API_URL}:{getattr(user, 'pk', None)}"
+    catalogue = cache.get(key)
+    if catalogue is None:
+        with client_for(user=user) as client:
+            catalogue = client.filters()
+        cache.set(key, catalogue, FILTERS_CACHED)
+    return catalogue
+
+
+@dataclass(frozen=True)
+class PoolCountry:
+    """A pool's country as Prolific's list of countries of residence has it (or why not)."""
+
+    pool: CountryPool
+    match: CountryMatch | None
+    problem: str = ""
+
+
+def prolific_countries(*, study: Study, user: AbstractBaseUser | None) -> tuple[list[PoolCountry], dict[str, str]]:
+    """Each pool's choice in Prolific's "Current Country of Residence" filter, as a launch would
+    send it, and that filter's choices (key -> label, by label) to pick one by hand."""
+    residence = next((f for f in filter_catalogue(user=user) if f.title == RESIDENCE_FILTER_TITLE), None)
+    if residence is None:
+        raise RuleBroken(f"Prolific's filter list has no filter titled {RESIDENCE_FILTER_TITLE!r}")
+    picks = {p.pool_id: p for p in ProlificCountryPick.objects.filter(pool__study=study)}
+    rows = []
+    for pool in study.pools.order_by("country"):
+        picked = picks.get(pool.pk)
+        try:
+            match = pool_country(
+                residence, code=pool.country, name=pool.country_name,
+                picked=(picked.choice_key, picked.choice_label) if picked else None,
+            )
+            rows.append(PoolCountry(pool, match))
+        except RuleBroken as exc:
+            rows.append(PoolCountry(pool, None, str(exc)))
+    return rows, dict(sorted(residence.choices.items(), key=lambda kv: kv[1].casefold()))
 
 
 def entries_unverified_of(*, study: Study) -> QuerySet[ProlificSubmission]:

@@ -19,6 +19,7 @@ from .forms import LaunchForm, PolicyForm, TokenForm
 from .models import ProlificStudy
 from .prolific import ProlificAuthError, ProlificError
 from .review_selectors import ACTIONS_ON_PARTICIPANTS, may_see_participants
+from .rules import RuleBroken
 
 
 def _page(request, form: TokenForm, *, status: int = 200):
@@ -87,6 +88,7 @@ def _study_page(request, study, form: LaunchForm, *, status: int = 200):
         "study": study,
         "form": form,
         "pools": selectors.prolific_pools(study=study),
+        "budget": selectors.study_budget(study=study),
         "token": tokens.token_state(user=request.user),
         "refusal": services.launch_refusal(),
         "actions": actions[:10],
@@ -196,6 +198,43 @@ def pool_preview(request, pk: int, pool_pk: int):
     except PROLIFIC_FAILURES as exc:
         preview, error = None, str(exc)
     return render(request, "recruitment/_preview.html", {"preview": preview, "error": error})
+
+
+@login_required
+@require_GET
+def pool_countries(request, pk: int):
+    """The htmx fragment with each pool's country as Prolific's list has it, and a pick by hand."""
+    study = study_for_user(request.user, pk, owner_only=True)
+    try:
+        rows, choices = selectors.prolific_countries(study=study, user=request.user)
+        error = ""
+    except (*PROLIFIC_FAILURES, RuleBroken) as exc:
+        rows, choices, error = [], {}, str(exc)
+    launched = set(
+        ProlificStudy.objects.filter(pool__study=study).exclude(prolific_id="").values_list("pool_id", flat=True)
+    )
+    context = {"study": study, "rows": rows, "choices": choices, "error": error, "launched": launched}
+    return render(request, "recruitment/_countries.html", context)
+
+
+@login_required
+@require_POST
+def pool_country(request, pk: int, pool_pk: int):
+    """Pick Prolific's country of residence for one pool by hand (or go back to finding it)."""
+    study = study_for_user(request.user, pk, owner_only=True)
+    pool = get_object_or_404(study.pools.all(), pk=pool_pk)
+    key = request.POST.get("choice", "").strip()
+    try:
+        choices = {} if not key else selectors.prolific_countries(study=study, user=request.user)[1]
+        pick = services.prolific_country_pick(pool=pool, key=key, choices=choices, user=request.user)
+    except (*PROLIFIC_FAILURES, RuleBroken) as exc:
+        messages.error(request, str(exc))
+        return redirect("recruitment:study-prolific", pk=study.pk)
+    if pick is None:
+        messages.success(request, f"{pool.country_name}: Prolific's country is found by its names again.")
+    else:
+        messages.success(request, f"{pool.country_name}: recruited on Prolific as {pick.choice_label!r}.")
+    return redirect("recruitment:study-prolific", pk=study.pk)
 
 
 def _pools_posted(request, study):

@@ -3,6 +3,7 @@ reviewing and paying their submissions; their webhooks, and their submissions ke
 (webhooks, the periodic sync, entry rechecks); removing a pool, which reaches every app's rows."""
 
 from .body import FilterPick, LaunchOptions, LaunchPlan, launch_refusal
+from .countries import prolific_country_pick
 from .hooks import HooksResult, prolific_webhooks_setup, webhook_target_url
 from .launch import (
     LaunchResult,
@@ -30,6 +31,7 @@ __all__ = [
     "FilterPick",
     "HooksResult",
     "SyncResult",
+    "prolific_country_pick",
     "prolific_entries_recheck",
     "prolific_studies_sync",
     "prolific_study_sync",

@@ -14,6 +14,8 @@ from annotation.links import entry_link
 from studies.models import CountryPool, ItemQuota, Study
 from studies.protocol.quality import outcome_rule_problem
 
+from ..country_choices import RESIDENCE_FILTER_TITLE, pool_country
+from ..models import ProlificCountryPick
 from ..prolific import DEVICES, Filter
 from ..rules import (
     RuleBroken,
@@ -23,10 +25,6 @@ from ..rules import (
     reward_check,
     site_url_problem,
 )
-
-# The filter that puts a pool's country on Prolific, found by its title in Prolific's list (its
-# id and its choice keys are read from there, never written here).
-RESIDENCE_FILTER_TITLE = "Current Country of Residence"
 
 
 @dataclass(frozen=True)
@@ -177,7 +175,9 @@ def resolve_filters(
     *, catalogue: list[Filter], pool: CountryPool, picks: tuple[FilterPick, ...]
 ) -> list[dict[str, Any]]:
     """The pool's country as current country of residence, then the researcher's picks, each
-    resolved to Prolific's filter id and choice keys from its own list."""
+    resolved to Prolific's filter id and choice keys from its own list (a pick with no label takes
+    the pool's country, found as for residence)."""
+    picked = ProlificCountryPick.objects.filter(pool=pool).first()
     out: list[dict[str, Any]] = []
     for title, labels in [(RESIDENCE_FILTER_TITLE, ()), *((p.title, p.labels) for p in picks)]:
         flt = _find_filter(catalogue, title)
@@ -187,7 +187,12 @@ def resolve_filters(
             )
         if any(f["filter_id"] == flt.filter_id for f in out):
             raise RuleBroken(f"the filter {flt.title!r} is given twice")
-        out.append({"filter_id": flt.filter_id, "selected_values": _choice_keys(flt, labels or (pool.country_name,))})
+        if labels:
+            keys = _choice_keys(flt, labels)
+        else:
+            pick = (picked.choice_key, picked.choice_label) if picked is not None else None
+            keys = [pool_country(flt, code=pool.country, name=pool.country_name, picked=pick).key]
+        out.append({"filter_id": flt.filter_id, "selected_values": keys})
     return out
 
 

@@ -17,6 +17,8 @@ import secrets
 from decimal import Decimal
 from typing import Any
 
+from studies.countries import COUNTRIES
+
 
 class Answer(Exception):
     """Raised by a route of the fake to answer with an error."""
@@ -49,12 +51,30 @@ REJECTION_CATEGORIES = {
     "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER",
 }
 
+# Countries of residence as Prolific's list names them: its own spellings where they differ from
+# ours ("Korea", "Turkey"…), and none for the few places it has no participants in. The first five
+# keep the keys the tests know them by.
+PROLIFIC_SPELLING = {
+    "KR": "Korea", "TR": "Turkey", "CZ": "Czech Republic", "SY": "Syrian Arab Republic",
+    "LA": "Lao People's Democratic Republic", "VE": "Venezuela, Bolivarian Republic of", "CI": "Cote d'Ivoire",
+    "MK": "Macedonia", "PS": "Palestinian Territory, Occupied", "RU": "Russian Federation",
+    "IR": "Iran, Islamic Republic of", "VN": "Viet Nam", "CD": "Congo, The Democratic Republic of the",
+    "BO": "Bolivia", "TZ": "Tanzania, United Republic of", "MD": "Moldova, Republic of", "GB": "United Kingdom",
+}
+NOT_ON_PROLIFIC = {"KP", "AQ", "BV", "HM", "UM", "TF"}
+RESIDENCE_CHOICES = {"0": "United Kingdom", "1": "United States", "12": "India", "17": "Japan", "23": "Kenya"}
+RESIDENCE_CHOICES |= {
+    str(100 + n): PROLIFIC_SPELLING.get(code, name)
+    for n, (code, name) in enumerate(COUNTRIES)
+    if code not in NOT_ON_PROLIFIC | {"GB", "US", "IN", "JP", "KE"}
+}
+
 # The filter catalogue: ids are deliberately not the "likely" slugs, so only resolution by title works.
 FILTERS: list[dict[str, Any]] = [
     {
         "filter_id": "current-country-of-residence", "title": "Current Country of Residence",
         "question": "In which country do you currently reside?", "type": "select", "data_type": "ChoiceID",
-        "choices": {"0": "United Kingdom", "1": "United States", "12": "India", "17": "Japan", "23": "Kenya"},
+        "choices": RESIDENCE_CHOICES,
     },
     {
         "filter_id": "nationality-2023", "title": "Nationality", "question": "What is your nationality?",

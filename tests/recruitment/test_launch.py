@@ -258,11 +258,15 @@ def test_a_body_prolific_refuses_is_shown_and_nothing_is_recorded_as_created(fak
 
 
 def test_it_refuses_a_pool_country_prolific_does_not_list(fake_prolific, owner, study, items):
-    atlantis = f.make_pool(study, "AT", "Atlantis")
-    f.make_items(study, "AT", 2)
-    refusal = "Atlantis: Prolific's filter 'Current Country of Residence' has no choice 'Atlantis'"
+    north = f.make_pool(study, "KP", "North Korea")
+    f.make_items(study, "KP", 2)
+    refusal = (
+        r"North Korea: Prolific's list for 'Current Country of Residence' has no choice for North Korea \(KP\): "
+        "pick Prolific's choice by hand"
+    )
     with pytest.raises(RecruitmentRefused, match=refusal):
-        launch(atlantis, owner)
+        launch(north, owner)
+    assert not fake_prolific.calls("POST", "studies/")
 
 
 def test_it_refuses_a_filter_prolific_does_not_have(fake_prolific, owner, pool, items):

@@ -123,8 +123,25 @@ def test_publish_one_pool_then_every_pool(fake_prolific, owner, study, drafts):
 
 
 def test_the_preview_fragment(fake_prolific, owner, study, drafts):
-    response = logged_in(owner).get(f"{page(study)}pools/{drafts[0].pool.pk}/preview/")
+    url = f"{page(study)}pools/{drafts[0].pool.pk}/preview/"
+    response = logged_in(owner).get(url)
     assert b"6000 eligible participants" in response.content and b"\xc2\xa34.00" in response.content
     fake_prolific.fail_next("POST", "eligibility-count/", 401)
-    response = logged_in(owner).get(f"{page(study)}pools/{drafts[0].pool.pk}/preview/")
-    assert b"Prolific refused the token" in response.content
+    response = logged_in(owner).get(url)
+    assert b"6000 eligible participants" in response.content  # the count is cached: Prolific not asked again
+    assert len(fake_prolific.calls("POST", "eligibility-count/")) == 1
+
+
+def test_a_failed_count_leaves_the_cost_shown_and_a_failed_cost_the_count(fake_prolific, owner, study, drafts):
+    from django.core.cache import cache
+
+    url = f"{page(study)}pools/{drafts[0].pool.pk}/preview/"
+    fake_prolific.fail_next("POST", "eligibility-count/", 400, {"filters": ["Unknown filter_id."]})
+    text = logged_in(owner).get(url).content.decode()
+    assert "Eligible participants: Prolific could not be asked" in text
+    assert "Rewards £3.00; with Prolific's fees £4.00" in text  # the cost, all the same
+    cache.clear()
+    fake_prolific.fail_next("GET", r"studies/[0-9a-f]{24}/", 503, times=2)
+    text = logged_in(owner).get(url).content.decode()
+    assert "6000 eligible participants" in text
+    assert "with Prolific's fees £4.00" in text and "this is the last it gave" in text

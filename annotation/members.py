@@ -15,6 +15,8 @@ from django.urls import reverse
 from studies import members
 from studies.members import MemberRefused
 from studies.models import CountryPool, Role, Study, StudyInvitation
+from studies.selectors import may_create_studies
+from studies.services import researcher_grant
 
 from .models import Checker
 
@@ -55,19 +57,29 @@ def checker_remove(*, checker: Checker) -> None:
 
 
 def member_invite(
-    *, study: Study, by: AbstractBaseUser, who: str, role: str, pool: CountryPool | None
+    *, study: Study, by: AbstractBaseUser, who: str, role: str, pool: CountryPool | None,
+    grants_researcher: bool = False,
 ) -> InviteResult:
     """Give ``who`` the role if they have an account, else invite their email address (a username
-    nobody has is refused: an email address is needed to invite). MemberRefused changes nothing."""
+    nobody has is refused: an email address is needed to invite). ``grants_researcher`` also lets
+    them create studies of their own (a researcher vouches for a new lab member: only a researcher
+    may grant it). MemberRefused changes nothing."""
+    if grants_researcher and not may_create_studies(by):
+        raise MemberRefused("Only a researcher may let others create studies.", field="may_create_studies")
     user = members.user_find(who)
     if user is not None and user.pk == by.pk:
         raise MemberRefused("You cannot invite yourself.")
     if user is not None:
-        _grant(study=study, user=user, role=role, pool=pool, by=by, invited=False)
+        with transaction.atomic():
+            _grant(study=study, user=user, role=role, pool=pool, by=by, invited=False)
+            if grants_researcher:
+                researcher_grant(user=user)
         return InviteResult(added=True, name=user.get_username())
     if "@" not in who:
         raise MemberRefused(f"Nobody has the username “{who}”: enter their email address to invite them.")
-    invitation, token = members.invitation_create(study=study, email=who, role=role, pool=pool, by=by)
+    invitation, token = members.invitation_create(
+        study=study, email=who, role=role, pool=pool, by=by, grants_researcher=grants_researcher
+    )
     link = invitation_link(token)
     mailed = members.invitation_send(invitation=invitation, link=link)
     return InviteResult(added=False, name=invitation.email, link=link, mailed=mailed)
@@ -84,6 +96,8 @@ def invitation_accept(*, invitation: StudyInvitation, user: AbstractBaseUser) ->
             raise MemberRefused(members.invitation_refusal(invitation) or "This invitation cannot be used.")
         _grant(study=invitation.study, user=user, role=invitation.role, pool=invitation.pool,
                by=invitation.created_by, invited=True)
+        if invitation.grants_researcher:
+            researcher_grant(user=user)
 
 
 def _grant(*, study: Study, user, role: str, pool: CountryPool | None, by, invited: bool) -> None:

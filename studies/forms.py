@@ -211,6 +211,12 @@ class InviteForm(forms.Form):
         error_messages={"invalid_choice": "Choose one of this study's pools."},
     )
 
+    may_create_studies = forms.BooleanField(
+        label="They may also create studies of their own", required=False,
+        help_text="A researcher's account, for a new lab member: they see only their own studies and those shared "
+        "with them. Only a researcher may grant it.",
+    )
+
     def __init__(self, *args, study: Study, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["pool"].queryset = study.pools.order_by("country_name")

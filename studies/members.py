@@ -146,7 +146,8 @@ def invitation_check(*, study: Study, email: str, role: str, pool: CountryPool |
 
 
 def invitation_create(
-    *, study: Study, email: str, role: str, pool: CountryPool | None = None, by: AbstractBaseUser | None
+    *, study: Study, email: str, role: str, pool: CountryPool | None = None, by: AbstractBaseUser | None,
+    grants_researcher: bool = False,
 ) -> tuple[StudyInvitation, str]:
     """A pending invitation and its token (shown once, never stored: only its hash is)."""
     email = invitation_check(study=study, email=email, role=role, pool=pool)
@@ -160,7 +161,7 @@ def invitation_create(
             ).update(revoked_at=now)
             invitation = StudyInvitation.objects.create(
                 study=study, email=email, role=role, pool=pool, token_hash=token_hash(token), created_by=by,
-                expires_at=now + timedelta(days=INVITATION_DAYS),
+                expires_at=now + timedelta(days=INVITATION_DAYS), grants_researcher=grants_researcher,
             )
     except IntegrityError:  # another request invited the address meanwhile
         raise MemberRefused(f"{email} has an invitation pending already: withdraw it to send a new one.") from None
@@ -174,10 +175,11 @@ def invitation_send(*, invitation: StudyInvitation, link: str) -> bool:
         return False
     role = Role(invitation.role).label.lower()
     where = f" of the pool {invitation.pool.country_name}" if invitation.pool else ""
+    own = ", and to create studies of your own" if invitation.grants_researcher else ""
     send_mail(
         subject=f"Invitation to the study “{invitation.study.name}” on Tessera",
         message=(
-            f"You are invited to join the study “{invitation.study.name}” as {role}{where}.\n\n"
+            f"You are invited to join the study “{invitation.study.name}” as {role}{where}{own}.\n\n"
             f"Open this link to accept (it expires in {INVITATION_DAYS} days and works once):\n{link}\n"
         ),
         from_email=None, recipient_list=[invitation.email], fail_silently=True,

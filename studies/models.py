@@ -400,6 +400,10 @@ class StudyInvitation(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     revoked_at = models.DateTimeField(null=True, blank=True)
+    grants_researcher = models.BooleanField(
+        default=False,
+        help_text="Accepting it also makes the account a researcher's: it may create studies of its own.",
+    )
 
     class Meta:
         constraints = [

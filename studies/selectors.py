@@ -80,6 +80,12 @@ def studies_for_user(user: AbstractBaseUser, *, write: bool = False) -> QuerySet
     return Study.objects.filter(Q(owner=user) | Exists(memberships))
 
 
+def may_create_studies(user: AbstractBaseUser) -> bool:
+    """A researcher's own account (staff, the Researchers group's: ``services.researcher_create``),
+    which makes studies; an invited co-researcher without it only sees the studies shared."""
+    return bool(user.is_authenticated and user.is_active and user.is_staff)
+
+
 def is_researcher(user: AbstractBaseUser) -> bool:
     """A researcher: an account that makes studies (staff) or sees one (an invited co-researcher).
     A checker's account, which sees only a pool's quality check, is none."""

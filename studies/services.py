@@ -241,6 +241,12 @@ def researcher_create(*, username: str, password: str | None, email: str = ""):
     return user
 
 
+def researcher_grant(*, user) -> None:
+    """Make an existing account a researcher's (it may create studies); its password is kept."""
+    researcher_create(username=user.get_username(), password=None)
+    user.is_staff = True
+
+
 # --- presets (helper B) ---
 
 

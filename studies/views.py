@@ -17,6 +17,7 @@ from .selectors import (
     is_researcher,
     item_filter_choices,
     items_search,
+    may_create_studies,
     pool_for_user,
     pool_plans,
     studies_for_user,
@@ -55,8 +56,8 @@ def item_list(request, pk: int):
     }
     return render(request, "studies/item_list.html", context)
 def _researcher(request) -> None:
-    """Researchers (staff accounts) make studies; anyone else finds no such page."""
-    if not request.user.is_staff:
+    """Researchers (``may_create_studies``) make studies; anyone else finds no such page."""
+    if not may_create_studies(request.user):
         raise Http404
 
 

@@ -30,7 +30,8 @@ def member_invite(request, pk: int):
         data = form.cleaned_data
         try:
             result = members.member_invite(
-                study=study, by=request.user, who=data["who"], role=data["role"], pool=data["pool"]
+                study=study, by=request.user, who=data["who"], role=data["role"], pool=data["pool"],
+                grants_researcher=data["may_create_studies"],
             )
         except MemberRefused as refused:
             form.add_error(refused.field if refused.field in form.fields else None, str(refused))
@@ -91,6 +92,8 @@ def invitation(request, token: str):
             if form is not None:
                 login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             messages.success(request, f"You joined “{invitation.study.name}”.")
+            if invitation.grants_researcher:
+                messages.success(request, "You may also create studies of your own: Studies → New study.")
             if invitation.pool is not None:
                 return redirect("annotation:review-study", invitation.study.pk)
             return redirect("analysis:study-dashboard", invitation.study.pk)

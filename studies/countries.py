@@ -6,6 +6,8 @@ not a dependency."""
 
 from __future__ import annotations
 
+import unicodedata
+
 from babel import Locale, UnknownLocaleError
 from django.utils import translation
 
@@ -262,6 +264,29 @@ COUNTRIES: tuple[tuple[str, str], ...] = (
 )
 
 COUNTRY_NAMES: dict[str, str] = dict(COUNTRIES)
+
+
+def _plain(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text.strip())
+    return " ".join("".join(c for c in text if not unicodedata.combining(c)).casefold().split())
+
+
+# Our names and CLDR's English ones ("South Korea", "Türkiye", "Czechia"…), for country_code.
+_BY_NAME = {
+    _plain(name): code
+    for code, ours in COUNTRIES
+    for name in (ours, Locale("en").territories.get(code, ""))
+    if name
+}
+
+
+def country_code(word: str) -> str | None:
+    """The ISO code of ``word``, an ISO alpha-2 code or a country's English name (ours or CLDR's),
+    case and accents aside; None when it is neither."""
+    key = _plain(word)
+    if len(key) == 2 and key.upper() in COUNTRY_NAMES:
+        return key.upper()
+    return _BY_NAME.get(key)
 
 
 def country_name(code: str, english: str, language: str | None = None) -> str:

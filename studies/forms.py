@@ -1,13 +1,15 @@
 """The researcher's forms: a study's settings and a country pool. They check input only; the
 services make the change."""
 
+import re
+
 from django import forms
 from django.conf import settings
 from django.core.validators import MinValueValidator
 from django.forms.fields import InvalidJSONInput, JSONString
 from django.urls import reverse_lazy
 
-from .countries import COUNTRIES, COUNTRY_NAMES
+from .countries import COUNTRIES, COUNTRY_NAMES, country_code
 from .markdown import markdown_problem
 from .models import CountryPool, Role, Study, StudyMember
 from .protocol import JsonRefused, json_bounded
@@ -198,6 +200,50 @@ class PoolForm(forms.ModelForm):
 
     def settings(self) -> dict:
         return {k: v for k, v in self.cleaned_data.items() if k != "country"}
+
+
+class PoolsForm(PoolForm):
+    """Several country pools at once, with the settings they share: the countries as ISO codes or
+    English names, separated by commas or lines ("BR, DE, EG" or "Brazil\nSouth Korea")."""
+
+    country = None  # type: ignore[assignment]
+    countries = forms.CharField(
+        label="Countries", widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
+        help_text="ISO codes or English names, separated by commas or lines: e.g. BR, DE, EG, ID, IN, JP, KR, MX, NG, "
+        "US. Each gets its own pool, entry link and quota; the settings below are shared.",
+    )
+
+    class Meta(PoolForm.Meta):
+        fields = [f for f in PoolForm.Meta.fields if f != "country"]
+
+    def clean_countries(self) -> list[str]:
+        words = [w.strip() for w in re.split(r"[,;\n]+", self.cleaned_data["countries"]) if w.strip()]
+        if not words:
+            raise forms.ValidationError("Name at least one country.")
+        codes, unknown, twice = [], [], []
+        for word in words:
+            code = country_code(word)
+            if code is None:
+                unknown.append(word)
+            elif code in codes:
+                twice.append(COUNTRY_NAMES[code])
+            else:
+                codes.append(code)
+        problems = []
+        if unknown:
+            problems.append(f"Not a country: {', '.join(unknown)} (use ISO codes, e.g. KR, or English names).")
+        if twice:
+            problems.append(f"Given twice: {', '.join(twice)}.")
+        taken = self.study.pools.filter(country__in=codes).order_by("country_name")
+        taken = taken.values_list("country_name", flat=True)
+        if taken:
+            problems.append(f"This study has a pool for {', '.join(taken)} already.")
+        if problems:
+            raise forms.ValidationError(problems)
+        return codes
+
+    def settings(self) -> dict:
+        return {k: v for k, v in self.cleaned_data.items() if k != "countries"}
 
 
 class InviteForm(forms.Form):

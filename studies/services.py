@@ -16,6 +16,7 @@ from django.db.models import F
 
 from . import protocol as protocol_engine
 from . import translations
+from .countries import COUNTRY_NAMES
 from .markdown import markdown_problem
 from .models import STUDY_FILE_KINDS, CountryPool, Item, ItemQuota, ProtocolVersion, Study, study_files_prefix
 
@@ -256,6 +257,15 @@ def pool_create(*, study: Study, country: str, country_name: str, **settings) ->
         pool = CountryPool.objects.create(study=study, country=country, country_name=country_name, **settings)
         quotas_sync(pool=pool)
     return pool
+
+
+def pools_create(*, study: Study, countries: list[str], **settings) -> list[CountryPool]:
+    """A pool for each country (ISO codes) with the same settings, all or none."""
+    with transaction.atomic():
+        return [
+            pool_create(study=study, country=code, country_name=COUNTRY_NAMES[code], **settings)
+            for code in countries
+        ]
 
 
 # --- the researcher's workspace: settings, copies and pools ---

@@ -13,6 +13,7 @@ urlpatterns = [
     path("<int:pk>/delete", views.study_remove, name="study-delete"),
     path("<int:pk>/pools", views.pool_list, name="pool-list"),
     path("<int:pk>/pools/new", views.pool_add, name="pool-add"),
+    path("<int:pk>/pools/new-several", views.pool_add_several, name="pool-add-several"),
     path("<int:pk>/pools/<int:pool_pk>/edit", views.pool_edit, name="pool-edit"),
     # A pool's removal is recruitment:pool-remove (it reaches the pool's annotators and Prolific study).
     path("<int:pk>/items/<int:item_pk>/image", views.item_image, name="item-image"),

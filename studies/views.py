@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from . import services
 from .countries import COUNTRY_NAMES
 from .files import image_response
-from .forms import PoolForm, StudyForm
+from .forms import PoolForm, PoolsForm, StudyForm
 from .markdown import render_markdown
 from .protocol import parse_spec
 from .selectors import (
@@ -168,6 +168,20 @@ def pool_add(request, pk: int):
         messages.success(request, f"The pool for {COUNTRY_NAMES[country]} is added.")
         return redirect("studies:pool-list", study.pk)
     return render(request, "studies/pool_form.html", {"form": form, "study": study}, status=400 if form.errors else 200)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def pool_add_several(request, pk: int):
+    """Several pools at once (a list of countries) with shared settings: all are added, or none."""
+    study = study_for_user(request.user, pk, write=request.method == "POST")
+    form = PoolsForm(request.POST or None, study=study)
+    if request.method == "POST" and form.is_valid():
+        pools = services.pools_create(study=study, countries=form.cleaned_data["countries"], **form.settings())
+        messages.success(request, f"{len(pools)} pools are added: {', '.join(p.country_name for p in pools)}.")
+        return redirect("studies:pool-list", study.pk)
+    context = {"form": form, "study": study, "several": True}
+    return render(request, "studies/pool_form.html", context, status=400 if form.errors else 200)
 
 
 @login_required

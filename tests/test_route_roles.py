@@ -153,6 +153,7 @@ MATRIX: dict[str, Route] = {
     "studies:study-delete": route(POST=STUDY_OWNER),
     "studies:pool-list": route(GET=STUDY_READ),
     "studies:pool-add": route(GET=STUDY_READ, POST=STUDY_WRITE),
+    "studies:pool-add-several": route(GET=STUDY_READ, POST=STUDY_WRITE),
     "studies:pool-edit": route(GET=STUDY_READ, POST=STUDY_WRITE),
     "studies:item-image": route(GET=STUDY_READ),
     "studies:members": route(GET=STUDY_READ),

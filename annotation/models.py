@@ -19,7 +19,7 @@ class Annotator(models.Model):
         NONE = "", "In progress"
         NO_CONSENT = "no_consent", "Declined consent"
         NOT_ELIGIBLE = "not_eligible", "Not eligible"
-        FAILED_MOCK = "failed_mock", "Failed the mock test"
+        FAILED_MOCK = "failed_mock", "Failed the practice test"
         ALL_SKIPPED = "all_skipped", "Skipped every item"
         FAILED_CHECK = "failed_check", "Failed attention checks"
 
@@ -31,8 +31,8 @@ class Annotator(models.Model):
     eligibility = models.JSONField(default=dict, blank=True)
     eligible_at = models.DateTimeField(null=True, blank=True)
     instructions_read_at = models.DateTimeField(null=True, blank=True)
-    mock_attempts = models.PositiveSmallIntegerField(default=0)
-    mock_passed_at = models.DateTimeField(null=True, blank=True)
+    mock_attempts = models.PositiveSmallIntegerField("practice test attempts", default=0)
+    mock_passed_at = models.DateTimeField("practice test passed at", null=True, blank=True)
     # Cleared to annotate: passed the practice test, or there was none when they read the
     # instructions. Kept so that the item pages need not ask whether the study has a test, and so
     # that a test added later does not send annotators at work back to it.
@@ -264,8 +264,12 @@ class MockAttempt(models.Model):
     passed = models.BooleanField()
     created_at = models.DateTimeField(auto_now_add=True)
 
+
+    class Meta:
+        verbose_name = "practice test attempt"
+
     def __str__(self):
-        return f"mock test of {self.annotator}: {self.correct}/{self.total}, {'passed' if self.passed else 'failed'}"
+        return f"practice test of {self.annotator}: {self.correct}/{self.total}, {'passed' if self.passed else 'failed'}"
 
 
 # --- quality check (RAVENEA's meta quality checker) -------------------------------------------

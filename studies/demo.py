@@ -1,5 +1,5 @@
 """The demo studies: each folder of fixtures/demo/ holds ``study.json`` (the study, its two pools
-and its mock questions) and ``items.csv`` or ``items.jsonl`` (its items, in import_items' format),
+and its practice questions) and ``items.csv`` or ``items.jsonl`` (its items, in import_items' format),
 built through the real import path (``studies.importing.items_import``)."""
 
 from __future__ import annotations
@@ -92,6 +92,6 @@ def study_build(*, demo: Demo, owner) -> tuple[Study, ImportReport]:
         question = dict(question)
         item = Item.objects.get(study=study, external_id=question.pop("item"), is_example=True)
         if question["expected"] not in question["choices"]:
-            raise DemoError(f"{name}: mock question {position}: expected answer is not one of its choices")
+            raise DemoError(f"{name}: practice question {position}: expected answer is not one of its choices")
         MockQuestion.objects.create(study=study, item=item, position=position, **question)
     return study, report

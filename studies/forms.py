@@ -61,7 +61,13 @@ def _markdown(text: str) -> str:
 
 
 class StudyForm(forms.ModelForm):
-    """Name, texts shown to annotators, session size, lease, the five completion codes, the skip cap, routing."""
+    """Name, texts shown to annotators, session size, lease, the completion codes (one per outcome),
+    the skip cap, routing."""
+
+    @property
+    def code_fields(self) -> list:
+        """The completion code fields, in the form's order: one per way a session ends."""
+        return [self[name] for name in self.fields if name.startswith("code_")]
 
     class Meta:
         model = Study
@@ -75,7 +81,7 @@ class StudyForm(forms.ModelForm):
             "items_per_session": "Items per session",
             "lease_minutes": "Lease (minutes)",
             "code_completed": "Completed",
-            "code_failed_mock": "Failed the mock test",
+            "code_failed_mock": "Failed the practice test",
             "code_not_eligible": "Not eligible",
             "code_no_consent": "No consent",
             "code_all_skipped": "Skipped every item",

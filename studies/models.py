@@ -1,4 +1,4 @@
-"""What is asked: studies, their country pools, items and the mock test."""
+"""What is asked: studies, their country pools, items and the practice test."""
 
 import json
 import secrets
@@ -58,7 +58,7 @@ class Study(models.Model):
     lease_minutes = models.PositiveSmallIntegerField(
         default=30, help_text="How long an item stays reserved for an annotator who opened it."
     )
-    mock_attempts_allowed = models.PositiveSmallIntegerField(default=2)
+    mock_attempts_allowed = models.PositiveSmallIntegerField("practice test attempts allowed", default=2)
     mock_questions_per_attempt = models.PositiveSmallIntegerField(
         "practice questions per attempt", null=True, blank=True,
         help_text="How many of the practice questions each attempt draws (different ones on a retry while there "
@@ -68,7 +68,7 @@ class Study(models.Model):
         max_length=64, blank=True, help_text="When set, entry links must carry this STUDY_ID."
     )
     code_completed = models.CharField("completion code: completed", max_length=64)
-    code_failed_mock = models.CharField("completion code: failed mock test", max_length=64)
+    code_failed_mock = models.CharField("completion code: failed the practice test", max_length=64)
     code_not_eligible = models.CharField("completion code: not eligible", max_length=64)
     code_no_consent = models.CharField("completion code: no consent", max_length=64)
     code_all_skipped = models.CharField(
@@ -237,7 +237,7 @@ class Item(models.Model):
     width = models.PositiveIntegerField(null=True, blank=True)
     height = models.PositiveIntegerField(null=True, blank=True)
     sha256 = models.CharField(max_length=64, blank=True, help_text="Of the image file; empty for an item without one.")
-    is_example = models.BooleanField(default=False, help_text="Used by the mock test; never assigned.")
+    is_example = models.BooleanField(default=False, help_text="Used by the practice test; never assigned.")
     check_kind = models.CharField(
         "quality check", max_length=10, choices=CheckKind.choices, default="", blank=True,
         help_text="An attention check or a gold item: served by a session's schedule, never from a quota, and "
@@ -326,7 +326,7 @@ class ItemQuota(models.Model):
 
 
 class MockQuestion(models.Model):
-    """One question of the mock test, asked about an example item, with its expected answer."""
+    """One question of the practice test, asked about an example item, with its expected answer."""
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="mock_questions")
     item = models.ForeignKey(Item, on_delete=models.RESTRICT, null=True, blank=True, related_name="+")
@@ -338,6 +338,7 @@ class MockQuestion(models.Model):
 
     class Meta:
         ordering = ["position", "id"]
+        verbose_name = "practice question"
 
     def __str__(self):
         return self.text

@@ -81,7 +81,7 @@ class AttemptsForm(forms.Form):
     attempts = forms.IntegerField(
         label="Attempts allowed", min_value=1, max_value=MAX_ATTEMPTS,
         help_text="Every answer must be right to pass; after the last failed attempt the session ends "
-        "with the “failed the mock test” code.",
+        "with the “failed the practice test” code.",
     )
     per_attempt = forms.IntegerField(
         label="Questions per attempt", min_value=1, max_value=MAX_PER_ATTEMPT, required=False,

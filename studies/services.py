@@ -292,7 +292,7 @@ class WorkspaceError(ValueError):
 
 def study_create_from_study(*, owner: AbstractBaseUser, source: Study, name: str, **settings) -> Study:
     """A new study with another study's protocol, settings and country pools; never its items,
-    answers or mock questions. ``settings`` override the copied ones."""
+    answers or practice questions. ``settings`` override the copied ones."""
     copied = {field: getattr(source, field) for field in STUDY_SETTINGS}
     with transaction.atomic():
         study = study_create(owner=owner, name=name, protocol=source.protocol, **{**copied, **settings})

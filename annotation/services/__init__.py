@@ -1,7 +1,7 @@
 """State changes of the annotator's way through a study. Views, commands and tasks call these.
 
 One module per job: ``entry`` (the entry link), ``binding`` (a session bound to its browser, the
-resume code), ``onboarding`` (consent, screening, instructions, mock test), ``blocking`` (a
+resume code), ``onboarding`` (consent, screening, instructions, practice test), ``blocking`` (a
 researcher stopping an annotator), ``exclusion`` (a researcher leaving an annotator's answers out),
 ``withdrawal`` (annotations kept but not counted), ``leases`` (which item an annotator is on, and the session's
 progress), ``submit`` (storing an annotation) and ``uploads`` (an annotator's image). Callers import from here.

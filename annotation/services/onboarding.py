@@ -1,4 +1,4 @@
-"""Onboarding: consent, eligibility screening, instructions and the mock test.
+"""Onboarding: consent, eligibility screening, instructions and the practice test.
 
 Each step's rule is a pure function over an annotator held in memory (``*_apply``, ``mock_grade``),
 which the services here store and the researcher's path preview (``annotation.path_preview``) keeps
@@ -83,7 +83,7 @@ def annotator_read_instructions(*, annotator: Annotator, now: datetime | None = 
 
 
 def mock_grade(questions: Iterable[MockQuestion], answers: dict[int, str]) -> tuple[int, int, bool]:
-    """One attempt at the mock test graded: (correct, total, passed); every answer must be right."""
+    """One attempt at the practice test graded: (correct, total, passed); every answer must be right."""
     questions = list(questions)
     correct = sum(1 for q in questions if answers.get(q.id) == q.expected)
     return correct, len(questions), correct == len(questions)
@@ -100,7 +100,7 @@ def mock_attempt_apply(annotator: Annotator, *, passed: bool, now: datetime) -> 
 
 
 def mock_submit(*, annotator: Annotator, answers: dict[int, str], questions=None) -> MockAttempt:
-    """Grade one attempt at the mock test: every answer to ``questions`` (the attempt's draw; None:
+    """Grade one attempt at the practice test: every answer to ``questions`` (the attempt's draw; None:
     every question of the study) must be right; attempts are limited."""
     study = annotator.study
     correct, total, passed = mock_grade(study.mock_questions.all() if questions is None else questions, answers)

@@ -1,4 +1,4 @@
-"""The annotator's way in and out: entry link, consent, eligibility, instructions, mock test, end."""
+"""The annotator's way in and out: entry link, consent, eligibility, instructions, practice test, end."""
 
 from functools import wraps
 

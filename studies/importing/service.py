@@ -43,7 +43,7 @@ class ImportReport:
 
     def summary(self) -> str:
         counts = ", ".join(f"{c}: {n}" for c, n in sorted(self.per_country.items()))
-        extra = f", {self.examples} of them mock-test examples" if self.examples else ""
+        extra = f", {self.examples} of them practice-test examples" if self.examples else ""
         docs = f", with {self.documents} documents" if self.documents else ""
         return f"Imported {self.created} items ({counts}){extra}{docs}"
 

@@ -98,7 +98,7 @@ def test_it_imports_jsonl_with_a_zip(client, owner, study, pools):
 
     job = ImportJob.objects.get(study=study)
     assert job.status == "done"
-    assert job.summary == "Imported 2 items (IN: 1, JP: 1), 1 of them mock-test examples"
+    assert job.summary == "Imported 2 items (IN: 1, JP: 1), 1 of them practice-test examples"
     assert Item.objects.get(study=study, external_id="p2").metadata == {"lang": "hi"}
 
 

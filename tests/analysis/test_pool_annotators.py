@@ -51,7 +51,7 @@ def test_it_lists_the_pools_annotators_with_their_figures(client, owner, study, 
     n = rows[newcomer.pk]
     assert (n.sessions_n, n.items_done, n.time_spent_ms, n.flags, n.mock_attempts) == (0, 0, 0, 0, 2)
     html = response.content.decode()
-    assert worker.pseudonym in html and "Failed the mock test" in html
+    assert worker.pseudonym in html and "Failed the practice test" in html
     assert worker.prolific_pid not in html  # the page shows pseudonyms, never Prolific ids
 
 

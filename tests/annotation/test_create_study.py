@@ -51,7 +51,7 @@ def test_presets_lists_every_preset_with_its_fields():
     )
     assert "photo (upload); box (bbox); prevalent (choice, nominal)" in out
     assert "routing: all_pools" in out
-    assert "CAIRE (PROTOCOLS.md §1): rate how culturally relevant" in out
+    assert "CAIRE (2025): rate how culturally relevant" in out
 
 
 def test_presets_prints_one_line_of_description_unless_verbose():

@@ -85,7 +85,7 @@ def test_it_builds_the_culturalframes_demo_study(fixtures):
     images = fixtures / "culturalframes-rating" / "images"
     assert len(list(images.glob("*.png"))) == Item.objects.filter(study=study).count()
     assert not Item.objects.filter(study=study).exclude(caption="").exists()  # the banner is not a caption
-    assert "Imported 20 items (IN: 10, JP: 10), 2 of them mock-test examples" in out
+    assert "Imported 20 items (IN: 10, JP: 10), 2 of them practice-test examples" in out
     assert study.pk == Study.objects.order_by("pk").first().pk  # created first: id 1 on a fresh database
 
 

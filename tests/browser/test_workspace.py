@@ -49,11 +49,11 @@ def test_a_researcher_creates_a_study_from_a_preset_and_adds_two_pools(browser, 
         consent.locator("strong", has_text="agree").wait_for()
         assert "look closely" not in consent.inner_text()  # the consent box previews the consent
 
-        page.get_by_label("Failed the mock test").fill(page.get_by_label("Completed").input_value())
+        page.get_by_label("Failed the practice test").fill(page.get_by_label("Completed").input_value())
         page.get_by_role("button", name="Create the study").click()
         page.get_by_text("every outcome needs its own code").wait_for()
         assert not Study.objects.exists()
-        page.get_by_label("Failed the mock test").fill("MOCKFAIL1")
+        page.get_by_label("Failed the practice test").fill("MOCKFAIL1")
         page.get_by_role("button", name="Create the study").click()
 
         page.get_by_role("heading", name="Country pools").wait_for()

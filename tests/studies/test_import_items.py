@@ -116,7 +116,7 @@ def test_it_imports_jsonl_with_a_zip_and_keeps_metadata(study, pools, tmp_path):
 
     out = run(study, rows_file, archive)
 
-    assert "Imported 2 items (IN: 1, JP: 1), 1 of them mock-test examples" in out
+    assert "Imported 2 items (IN: 1, JP: 1), 1 of them practice-test examples" in out
     item = Item.objects.get(study=study, external_id="7")
     assert item.metadata == {"seed": 3, "lang": "hi"}
     assert item.image.name.endswith(".jpg")

@@ -66,7 +66,7 @@ class Command(BaseCommand):
         write(f"  routing: {study.routing}; status: {study.status}")
         write("  completion codes (enter them in the Prolific study):")
         for label, code in (
-            ("completed", study.code_completed), ("failed mock test", study.code_failed_mock),
+            ("completed", study.code_completed), ("failed the practice test", study.code_failed_mock),
             ("not eligible", study.code_not_eligible), ("no consent", study.code_no_consent),
             ("skipped every item", study.code_all_skipped), ("failed attention checks", study.code_failed_check),
         ):

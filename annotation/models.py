@@ -269,7 +269,8 @@ class MockAttempt(models.Model):
         verbose_name = "practice test attempt"
 
     def __str__(self):
-        return f"practice test of {self.annotator}: {self.correct}/{self.total}, {'passed' if self.passed else 'failed'}"
+        verdict = "passed" if self.passed else "failed"
+        return f"practice test of {self.annotator}: {self.correct}/{self.total}, {verdict}"
 
 
 # --- quality check (RAVENEA's meta quality checker) -------------------------------------------

@@ -175,6 +175,7 @@ def pool_annotators(*, pool: CountryPool, page: int | str | None, query: dict[st
         Annotator.objects.filter(pool=pool)
         .annotate(
             sessions_n=_count(Session.objects.all(), "annotator", n=Count("id")),
+            completed_n=_count(Session.objects.filter(completed_at__isnull=False), "annotator", n=Count("id")),
             items_done=_count(counted, "annotator", n=Count("id")),
             time_spent_ms=_count(counted, "annotator", n=Sum("time_spent_ms")),
             flags=_count(Review.objects.filter(outcome=Review.Outcome.FLAGGED), "annotation__annotator", n=Count("id")),

@@ -52,7 +52,18 @@ def test_it_lists_the_pools_annotators_with_their_figures(client, owner, study, 
     assert (n.sessions_n, n.items_done, n.time_spent_ms, n.flags, n.mock_attempts) == (0, 0, 0, 0, 2)
     html = response.content.decode()
     assert worker.pseudonym in html and "Failed the practice test" in html
+    assert "In progress" in html and "Completed" not in html  # the worker's sessions are open
     assert worker.prolific_pid not in html  # the page shows pseudonyms, never Prolific ids
+
+
+def test_an_annotator_whose_session_completed_is_not_in_progress(client, owner, study, pool, items):
+    done = f.make_annotator(pool)
+    session = f.make_session(done)
+    session.completed_at = session.started_at
+    session.save()
+    client.force_login(owner)
+    row = client.get(url(study, pool)).content.decode().split(f'id="annotator-{done.pk}"')[1].split("</tr>")[0]
+    assert "Completed" in row and "In progress" not in row
 
 
 def test_it_pages_and_keeps_its_queries_fixed(client, owner, study, pool, items, django_assert_num_queries):

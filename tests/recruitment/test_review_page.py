@@ -73,6 +73,8 @@ def test_the_page_lists_what_the_platform_knows(
     assert rows[stranger.prolific_id].session is None and rows[stranger.prolific_id].annotator is None
     body = response.content.decode()
     assert "1 flagged of 2 reviewed" in body and "Never reached the platform" in body
+    # their sessions completed (every item submitted): never "In progress"
+    assert first.session.completed_at and "Completed" in body and "In progress" not in body
     assert "at least 100 characters" in body  # Prolific's rules on rejections are explained
     assert len(fake_prolific.requests) == calls  # the page itself asks Prolific nothing
 

@@ -64,6 +64,8 @@ def prolific_entry_check(pool: CountryPool, params: dict[str, str]) -> EntryVerd
         with client_for(user=pool.study.owner) as client:
             remote = client.submission_get(params["SESSION_ID"])
     except ProlificError as exc:
+        if exc.status == 404:  # no such submission: a link cut short or typed, not someone else's
+            return _refuse(refusal_key, "unknown_submission")
         if prolific_refused(exc):
             return _refuse(refusal_key, "wrong_participant")
         return _unverified(prolific_study_pk, params, exc.message)

@@ -70,6 +70,13 @@ ENTRY_PROBLEMS = {
             "Prolific says this submission is not yours. Please open the study again from your own Prolific account."
         ),
     ),
+    "unknown_submission": (
+        gettext_lazy("Prolific does not know this submission"),
+        gettext_lazy(
+            "The link's SESSION_ID names no submission on Prolific: the link may be cut short or mistyped. "
+            "Please open the study again from Prolific."
+        ),
+    ),
     "not_active": (
         gettext_lazy("This submission is no longer active"),
         gettext_lazy(

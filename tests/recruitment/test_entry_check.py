@@ -97,6 +97,9 @@ def test_it_refuses_a_submission_no_longer_active(client, fake_prolific, partici
 def test_it_refuses_a_submission_prolific_does_not_know(client, fake_prolific, participant):
     response = entry(client, participant, session_id="0123456789abcdef01234567")
     assert response.status_code == 400 and nothing_created()
+    # said as it is: no such submission (a link cut short), not someone else's
+    text = response.content.decode()
+    assert "Prolific does not know this submission" in text and "not yours" not in text
 
 
 MADE_UP = {"pid": "aaaaaaaaaaaaaaaaaaaaaaaa", "session_id": "0123456789abcdef01234567"}
@@ -111,7 +114,8 @@ def test_prolifics_4xx_on_the_submission_refuses_a_made_up_entry_and_leases_noth
     fake_prolific.fail_next("GET", SUBMISSION_GET, status)
     response = entry(client, participant, **MADE_UP)
     assert response.status_code == 400
-    assert "This link belongs to another participant" in response.content.decode()
+    said = "Prolific does not know this submission" if status == 404 else "This link belongs to another participant"
+    assert said in response.content.decode()
     assert nothing_created() and not ItemQuota.objects.filter(pool=pool, leased__gt=0).exists()
     assert len(fake_prolific.calls("GET", SUBMISSION_GET)) == 1  # a refusal is not asked again
     assert entry(client, participant, **MADE_UP).status_code == 400  # remembered, as every refusal

@@ -5,9 +5,11 @@ viewer sees the page, an editor or the owner imports."""
 from django import forms
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from studies import importing
 from studies.selectors import study_for_user
 from studies.uploads import upload_limit
 
@@ -43,8 +45,20 @@ def import_items(request, pk: int):
         "job": study.import_jobs.order_by("-created_at", "-id").first(),
         "rows_limit": settings.IMPORT_ROWS_MAX_BYTES,
         "zip_limit": settings.IMPORT_ZIP_MAX_BYTES,
+        "columns": importing.columns_for(study.spec),
     }
     return render(request, "analysis/import.html", context, status=status)
+
+
+@login_required
+@require_GET
+def import_sample(request, pk: int):
+    """A sample item file for the study's protocol and pools, to fill in (its members only)."""
+    study = study_for_user(request.user, pk)
+    text = importing.sample_csv(study.spec, list(study.pools.order_by("country").values_list("country", flat=True)))
+    response = HttpResponse(text, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="items-sample-study-{study.pk}.csv"'
+    return response
 
 
 @login_required

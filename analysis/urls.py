@@ -17,4 +17,5 @@ urlpatterns = [
     path("<int:pk>/metrics/", views.metrics_upload, name="metrics-upload"),
     path("<int:pk>/import/", import_views.import_items, name="import-items"),
     path("<int:pk>/import/<int:job_pk>/status", import_views.import_status, name="import-status"),
+    path("<int:pk>/import/sample.csv", import_views.import_sample, name="import-sample"),
 ]

@@ -182,6 +182,7 @@ MATRIX: dict[str, Route] = {
     "analysis:analysis-result": route(GET=STUDY_READ),
     "analysis:metrics-upload": route(POST=STUDY_WRITE),
     "analysis:import-items": route(GET=STUDY_READ, POST=STUDY_WRITE),
+    "analysis:import-sample": route(GET=STUDY_READ),
     "analysis:import-status": route(GET=STUDY_READ, args={"job_pk": "import_job"}),
     "exports:export-start": route(POST=STUDY_WRITE),
     "exports:export-status": route(GET=STUDY_READ, args={"job_pk": "export_job"}),

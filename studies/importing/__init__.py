@@ -10,13 +10,14 @@ named on the site's storage (none of them touches Django); ``service`` checks th
 study and writes them.
 """
 
+from .columns import Column, columns_for, sample_csv
 from .images import FORMAT_NAMES, FORMATS, FolderImages, ZipImages, images_source, inspect_image, safe_name
 from .rows import KNOWN, ItemImportError, ItemNeeds, Row, RowProblem, item_needs, parse_row, read_rows
 from .service import ImportReport, items_import, stored_images
 from .stored import StoredImages
 
 __all__ = [
-    "FORMATS", "FORMAT_NAMES", "KNOWN",
+    "FORMATS", "FORMAT_NAMES", "KNOWN", "Column", "columns_for", "sample_csv",
     "FolderImages", "ImportReport", "ItemImportError", "ItemNeeds", "Row", "RowProblem", "StoredImages", "ZipImages",
     "images_source", "inspect_image", "item_needs", "items_import", "parse_row", "read_rows", "safe_name",
     "stored_images",

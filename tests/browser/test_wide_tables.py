@@ -42,7 +42,8 @@ def test_the_launch_form_inputs_have_the_site_s_style(browser, live_server, sett
         page.goto(f"{live_server.url}/prolific/studies/{study.pk}/")
         style = "el => [getComputedStyle(el).borderRadius, getComputedStyle(el).paddingTop]"
         reference = page.get_by_label("Public description").evaluate(style)  # a textarea: the site's style
-        for label in ("Reward per participant", "Estimated completion time (minutes)", "Maximum allowed time (minutes)"):
+        labels = ("Reward per participant", "Estimated completion time (minutes)", "Maximum allowed time (minutes)")
+        for label in labels:
             assert page.get_by_label(label).evaluate(style) == reference, label
     finally:
         context.close()

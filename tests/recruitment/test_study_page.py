@@ -1,6 +1,8 @@
 """A study's pools on Prolific (/prolific/studies/<pk>/): the owner launches, previews and moves
 them; another researcher and a visitor reach nothing, and nothing is sent to Prolific for them."""
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -97,7 +99,10 @@ def test_prolific_refusing_a_body_is_shown_with_its_pool(fake_prolific, owner, s
 
 def test_without_a_token_the_page_says_so(fake_prolific, no_deployment_token, owner, study, pool, items):
     client = logged_in(owner)
-    assert b"No Prolific token" in client.get(page(study)).content
+    text = client.get(page(study)).content.decode()
+    assert "No Prolific token" in text
+    # every launch button is off, the pool's own too
+    assert re.search(r'name="pool" value="\d+" class="primary" disabled>Launch IN', text)
     response = client.post(f"{page(study)}launch/", LAUNCH)
     assert response.status_code == 400 and b"No Prolific token: add yours" in response.content
     assert fake_prolific.requests == []

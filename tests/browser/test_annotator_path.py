@@ -128,7 +128,7 @@ def test_an_ineligible_annotator_leaves_with_the_not_eligible_code(page, live_se
         fieldset.get_by_label("Yes").check()
     fieldsets[-1].get_by_label("No").check()
     page.get_by_role("button", name="Continue").click()
-    page.get_by_text(study.code_not_eligible).wait_for()
-    page.get_by_role("link", name="Return to Prolific now").click()
+    # asked to return the study (Prolific's code for it says REQUEST_RETURN): no code to copy
+    page.get_by_role("link", name="Return the study on Prolific").click()
     page.wait_for_url(f"https://app.prolific.com/submissions/complete?cc={study.code_not_eligible}")
     assert Annotator.objects.get().outcome == "not_eligible"

@@ -19,6 +19,8 @@ def ended(live_server):
     """An annotator whose session ended (every item skipped: a code the researcher reviews): the
     entry link leads to the end page."""
     study, pool = spec_study(SPEC)
+    study.code_all_skipped = "ALLSKIP"
+    study.save()
     add_items(study, 2)
     annotator = f.make_annotator(pool, "cccccccccccccccccccccccc")
     annotator.outcome = Annotator.Outcome.ALL_SKIPPED

@@ -5,7 +5,8 @@ YAML reads as written).
 The header: ``license``, ``pretty_name``, ``size_categories``, ``configs`` (each config's
 ``data_files`` per split, the "manual configuration" of the Hub) and ``dataset_info`` (each config's
 ``features``, derived from the Arrow schema of its files by ``features_of``, as
-``datasets.Features`` writes them). The datasheet (``datasheet_text``) says who was asked and how
+``datasets.Features`` writes them). The datasheet (``datasheet_text``) says how to load the unpacked
+folder (named for the export: ``manifest.folder_name``), who was asked and how
 (countries, pool sizes, eligibility, the practice test, the pay rate of each launch), every
 question's text, the agreement per field and per country from the analysis the export was gated
 on, and known limitations (``limitations``: what is true of this study, then what is true of any).
@@ -131,13 +132,28 @@ def _number(value: Any) -> str:
     return "–" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
+def loading_text(folder: str, configs: Sequence[Config]) -> list[str]:
+    """How to load the unpacked folder (``folder``: the ZIP's top folder; none: no section)."""
+    if not folder:
+        return []
+    default = next((c.name for c in configs if c.default), configs[0].name if configs else "raw")
+    return ["", "## Loading", "",
+            f"The ZIP unpacks to the folder `{folder}/` (this card and `manifest.json` inside it; every path "
+            "below is relative to it). Its name is this export's own (study, day, fingerprint), so two exports "
+            "unpacked side by side never mix, in the folder or in the `datasets` cache:", "",
+            "```python", "import datasets", "",
+            f'data = datasets.load_dataset("{folder}", "{default}")  # or any configuration below', "```"]
+
+
 def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license: str,
-                   missing: Mapping[str, str] | None = None) -> str:
+                   missing: Mapping[str, str] | None = None, *, folder: str = "") -> str:
     """The card's Markdown body from the export's datasheet facts (``exports.sources.datasheet``)."""
     out = [f"# {md_text(sheet.get('study', 'Dataset'))}", "",
            f"Human annotations collected with Tessera: {sheet.get('annotations', 0)} annotations by "
            f"{sheet.get('annotators', 0)} annotators, checked against analysis run {sheet.get('analysis_run')}. "
-           f"License: {license}.", "", "## Configurations", ""]
+           f"License: {license}."]
+    out += loading_text(folder, configs)
+    out += ["", "## Configurations", ""]
     out += [f"- `{c.name}`: splits {', '.join(f'`{s}`' for s in c.splits)}" for c in configs]
     out += [f"- `{name}`: not computed ({reason})" for name, reason in (missing or {}).items()]
     out += ["", "## Who was asked and how", "", "| Country | Annotators | Annotations | Ratings wanted per item "
@@ -267,9 +283,10 @@ def _question(q: Mapping[str, Any], depth: int) -> str:
 
 
 def card_text(*, sheet: Mapping[str, Any], configs: Sequence[Config], license: str, rows: int,
-              missing: Mapping[str, str] | None = None) -> str:
+              missing: Mapping[str, str] | None = None, folder: str = "") -> str:
     """The whole ``README.md``: the YAML header between ``---`` lines, then the datasheet (``missing``:
-    the paper tables not computed, by name, with why)."""
+    the paper tables not computed, by name, with why; ``folder``: the ZIP's top folder, which the card
+    names in how to load it)."""
     name = md_text(sheet.get("study") or "Tessera study")  # the Hub shows it too
     head = header(configs=configs, license=license, pretty_name=name, rows=rows)
-    return f"---\n{yaml_text(head)}\n---\n\n{datasheet_text(sheet, configs, license, missing)}"
+    return f"---\n{yaml_text(head)}\n---\n\n{datasheet_text(sheet, configs, license, missing, folder=folder)}"

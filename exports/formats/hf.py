@@ -1,5 +1,7 @@
 """``hf``: a folder in the Hugging Face dataset layout, in one ZIP with the manifest, that
-``datasets.load_dataset(folder, config)`` loads:
+``datasets.load_dataset(folder, config)`` loads. Every file is under the ZIP's one top folder,
+``tessera-study-<id>-<slug>-<YYYYMMDD>-<fingerprint8>/`` (``manifest.folder_name``), which the
+download is named for; the paths below are inside it:
 
 - ``data/raw/<country>.parquet``: the raw annotations (the ``parquet`` format's typed columns),
   one file per pool country, written a row group per chunk as they stream; config ``raw`` (the
@@ -50,6 +52,7 @@ def split_name(country: str) -> str:
 class HfWriter:
     def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet, origin: Origin | None = None):
         self.folder, self.tables, self.protocols = folder, tables, protocols
+        self.origin = origin or Origin()
         self.schemas = {RAW: tables.schema}
         if tables.document_schema is not None:
             self.schemas[f"{RAW}_{DOCUMENTS}"] = tables.document_schema
@@ -145,7 +148,7 @@ class HfWriter:
         self.missing = gold_missing(source)
         card = self.folder / CARD
         card.write_text(card_text(sheet=source.datasheet, configs=configs, license=source.options.license,
-                                  rows=raw_rows, missing=self.missing), encoding="utf-8")
+                                  rows=raw_rows, missing=self.missing, folder=self.origin.folder), encoding="utf-8")
         self.extra.insert(0, WrittenFile(CARD, card, 0))  # the card first after the raw files
 
     def _items(self, source: StudySource) -> pd.DataFrame:
@@ -209,4 +212,5 @@ FORMAT = ExportFormat(
     study_level=True,
     holds="a Hugging Face dataset folder with its card, and manifest.json",
     options=("license", "images"),
+    top_folder=True,
 )

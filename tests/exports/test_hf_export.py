@@ -27,9 +27,11 @@ datasets.disable_progress_bars()
 
 
 def unzip(job, folder: Path) -> Path:
+    """The export's ZIP unpacked in ``folder``: its one top folder."""
     with default_storage.open(job.file.name, "rb") as fh, zipfile.ZipFile(io.BytesIO(fh.read())) as zf:
+        (top,) = {name.split("/", 1)[0] for name in zf.namelist()}
         zf.extractall(folder)
-    return folder
+    return folder / top
 
 
 def load(folder: Path, config: str):
@@ -143,8 +145,9 @@ def test_the_command_takes_the_license_and_images(caire, owner, tmp_path):
     call_command("export", study.pk, format="hf", out=out, license="other", images=True, stdout=io.StringIO())
     with zipfile.ZipFile(out) as zf:
         zf.extractall(tmp_path / "hf")
-        assert any(n.startswith("images/") for n in zf.namelist()) and "manifest.json" in zf.namelist()
-    head, _ = card_of(tmp_path / "hf")
+        (top,) = {n.split("/", 1)[0] for n in zf.namelist()}
+        assert any(n.startswith(f"{top}/images/") for n in zf.namelist()) and f"{top}/manifest.json" in zf.namelist()
+    head, _ = card_of(tmp_path / "hf" / top)
     assert head["license"] == "other"
 
 
@@ -409,8 +412,9 @@ def test_the_card_shows_the_researchers_html_as_text_never_as_markup(caire, owne
     study.protocol = spec
     study.save()
     study.pools.filter(country="IN").update(country_name="India <b onmouseover=alert(4)>")
-    head, body = card_of(unzip(exported(study, owner, "hf"), tmp_path / "hf"))
-    card = (tmp_path / "hf" / "README.md").read_text(encoding="utf-8")
+    folder = unzip(exported(study, owner, "hf"), tmp_path / "hf")
+    head, body = card_of(folder)
+    card = (folder / "README.md").read_text(encoding="utf-8")
     for markup in ("<script", "<img", "onerror=alert(2)>", "<b "):
         assert markup not in card, markup
     assert not re.search(r"(?<!\\)\]\(javascript:", body)  # no link, its text: \[click\](javascript:…)

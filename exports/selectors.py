@@ -13,6 +13,7 @@ from django.utils.text import slugify
 from analysis.fingerprint import Fingerprint, Staleness, data_fingerprint, staleness
 from analysis.models import AnalysisRun
 from analysis.selectors import analysis_latest_done
+from stats.gold import DS_MIN_ITEMS, DS_MIN_RATINGS
 from stats.versions import ProtocolSet
 from studies.models import Document, Study
 
@@ -72,6 +73,16 @@ class ExportPanel:
     @property
     def licenses(self) -> tuple[str, ...]:
         return LICENSES
+
+    @property
+    def ds_min_items(self) -> int:
+        """The items an annotator must have rated to count in a Dawid–Skene label (``stats.gold``)."""
+        return DS_MIN_ITEMS
+
+    @property
+    def ds_min_ratings(self) -> int:
+        """The ratings by such annotators an item needs for a Dawid–Skene label."""
+        return DS_MIN_RATINGS
 
     @property
     def allowed(self) -> bool:

@@ -98,13 +98,18 @@ class ExportOptions:
 
 @dataclass(frozen=True)
 class ItemImage:
-    """An item's image as an export names it: the researcher's id, its file and its size (None: no image)."""
+    """An item as an export names it: the researcher's id, its image's file and size (None: no
+    image), and what the item says of itself: its prompt, country and the model that made it
+    (empty when the import gave none)."""
 
     item_id: str
     name: str
     width: int | None
     height: int | None
     sha256: str = ""
+    prompt: str = ""
+    country: str = ""
+    model: str = ""
 
 
 def upload_file(sha256: str, suffix: str) -> str:

@@ -221,7 +221,7 @@ def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license:
 
 def withheld_text(withheld: Mapping[str, str]) -> list[str]:
     """A limitation line per field whose units have no Dawid–Skene label, with how many and why."""
-    return [f"- No Dawid–Skene label for `{key}` on every item: {md_text(why)}." for key, why in withheld.items()]
+    return [f"- `{key}`: {md_text(why)}." for key, why in withheld.items()]
 
 
 def excluded_text(excluded: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -268,7 +268,7 @@ def ds_withheld(gold: pd.DataFrame) -> dict[str, str]:
         reasons = rows["ds_note"].value_counts()
         why = "; ".join(note if len(reasons) == 1 else f"{n}: {note}" for note, n in reasons.head(3).items())
         more = "; …" if len(reasons) > 3 else ""
-        out[str(key)] = f"{len(rows)} of {int((gold['field'] == key).sum())} units without a label: {why}{more}"
+        out[str(key)] = f"no Dawid–Skene label on {len(rows)} of {int((gold['field'] == key).sum())} units: {why}{more}"
     return out
 
 

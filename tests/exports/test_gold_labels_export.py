@@ -70,7 +70,7 @@ def test_a_pilot_gets_no_dawid_skene_label_and_each_row_and_the_manifest_say_why
     assert first["median"] == 4.0  # 5, 2, 4: the median stands where no Dawid–Skene label does
     assert pd.read_parquet(io.BytesIO(files["annotators.parquet"])).empty
     manifest = json.loads(files["manifest.json"])
-    assert manifest["dawid_skene_withheld"] == {"relevance": f"4 of 4 units without a label: {PILOT_NOTE}"}
+    assert manifest["dawid_skene_withheld"] == {"relevance": f"no Dawid–Skene label on 4 of 4 units: {PILOT_NOTE}"}
 
 
 def test_the_card_and_the_page_say_why_the_pilot_has_no_dawid_skene_label(pilot, owner, client):
@@ -79,14 +79,13 @@ def test_the_card_and_the_page_say_why_the_pilot_has_no_dawid_skene_label(pilot,
     with default_storage.open(job.file.name, "rb") as fh, zipfile.ZipFile(io.BytesIO(fh.read())) as zf:
         card = zf.read(f"{job.manifest['folder']}/README.md").decode("utf-8")
     limits = card.split("## Known limitations", 1)[1]
-    assert (f"- No Dawid–Skene label for `relevance` on every item: 4 of 4 units without a label: "
-            f"{PILOT_NOTE}.") in limits
+    assert f"- `relevance`: no Dawid–Skene label on 4 of 4 units: {PILOT_NOTE}." in limits
     assert f"once they rated at least {DS_MIN_ITEMS} items of the question" in limits
-    assert job.manifest["dawid_skene_withheld"]["relevance"].startswith("4 of 4 units")
+    assert job.manifest["dawid_skene_withheld"]["relevance"].startswith("no Dawid–Skene label on 4 of 4 units")
     client.force_login(owner)
     page = client.get(reverse("analysis:analysis", args=[study.pk])).content.decode()
     assert "No Dawid–Skene label for some items" in page
-    assert f"<code>relevance</code>: 4 of 4 units without a label: {PILOT_NOTE}" in page
+    assert f"<code>relevance</code>: no Dawid–Skene label on 4 of 4 units: {PILOT_NOTE}" in page
     assert f"once they rated at least {DS_MIN_ITEMS} items of" in page  # the rule, beside the formats
 
 
@@ -103,7 +102,7 @@ def test_enough_data_per_annotator_still_gives_dawid_skene_labels_and_competence
     assert set(competence["items"]) == {DS_MIN_ITEMS}
     assert job.manifest["dawid_skene_withheld"] == {}
     _, body = card_of(folder)
-    assert "No Dawid–Skene label for" not in body
+    assert "no Dawid–Skene label on" not in body
     client.force_login(owner)
     assert "No Dawid–Skene label for some items" not in client.get(
         reverse("analysis:analysis", args=[study.pk])).content.decode()

@@ -265,7 +265,7 @@ def test_an_annotator_below_the_floor_is_left_out_of_the_fit_and_a_unit_needs_tw
     assert rows_out["x2",]["ds_note"] == "1 of its 2 ratings by an annotator with ≥ 10 items (Dawid–Skene needs ≥ 2)"
     summary = ds_withheld(gold.by_country)
     assert list(summary) == ["label"]
-    assert summary["label"].startswith("3 of 14 units without a label: 1: ")
+    assert summary["label"].startswith("no Dawid–Skene label on 3 of 14 units: 1: ")
     assert "too little data per annotator (1–5 items each" in summary["label"]
 
 

@@ -7,16 +7,25 @@ of one file (a protocol with no per-document questions) is that file itself, the
 load it (``pandas.read_parquet(path)``), and its manifest is kept in the job row and offered as its
 own download; an export of several files is one ZIP of the files and ``manifest.json``, so the
 tables always travel with the record of where they came from.
+
+A format whose ZIP is a folder to unpack (the Hugging Face folder, ``ExportFormat.top_folder``) packs
+every file, ``manifest.json`` included, under one top folder named for the export (``folder_name``:
+``tessera-study-<id>-<slug>-<YYYYMMDD>-<fingerprint8>``), which the manifest names (``folder``) and
+the download takes as its name: two exports unpacked side by side never merge, and ``datasets``,
+which caches a local dataset under its folder's name, never hands one study's rows for another's.
+The manifest's file names stay relative to that folder.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+import unicodedata
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +33,23 @@ from .formats.base import WrittenFile, utc_text
 
 MANIFEST = "manifest.json"
 BLOCK = 1 << 20
+SLUG_LENGTH = 40  # of the study's name in a folder's name
+
+
+def name_slug(name: str) -> str:
+    """``name`` as ASCII letters, digits and hyphens (accents dropped, at most ``SLUG_LENGTH``), or "study"."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
+    return slug[:SLUG_LENGTH].rstrip("-") or "study"
+
+
+def folder_name(*, study_id: int, study_name: str, created: datetime, identity: str) -> str:
+    """An export's top folder: ``tessera-study-<id>-<slug>-<YYYYMMDD>-<fingerprint8>``, the day in UTC
+    and the fingerprint the first 8 hex digits of the sha256 of ``identity`` (what makes the export:
+    the study, its data, the analysis run, the options), so the same export is the same folder and
+    any other export another."""
+    digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:8]
+    return f"tessera-study-{study_id}-{name_slug(study_name)}-{created.astimezone(UTC):%Y%m%d}-{digest}"
 
 
 def _quiet() -> None:
@@ -74,18 +100,19 @@ class Package:
 
 
 def package(files: Sequence[WrittenFile], manifest: dict[str, Any], folder: Path, extension: str,
-            on_block: Callable[[], None] = _quiet) -> Package:
+            on_block: Callable[[], None] = _quiet, top: str = "") -> Package:
     """The one file as itself, or the ZIP of them all with ``manifest.json`` (``on_block()`` called
-    per block packed)."""
-    if len(files) == 1:
+    per block packed); with a ``top`` folder, always a ZIP, every entry under ``<top>/``."""
+    if len(files) == 1 and not top:
         return Package(files[0].path, extension, is_zip=False)
+    prefix = f"{top}/" if top else ""
     bundle = folder / "export.zip"
     with zipfile.ZipFile(bundle, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for f in files:
-            with f.path.open("rb") as src, zf.open(f.name, "w", force_zip64=True) as out:
+            with f.path.open("rb") as src, zf.open(prefix + f.name, "w", force_zip64=True) as out:
                 on_block()
                 while block := src.read(BLOCK):
                     on_block()
                     out.write(block)
-        zf.writestr(MANIFEST, manifest_text(manifest))
+        zf.writestr(prefix + MANIFEST, manifest_text(manifest))
     return Package(bundle, "zip", is_zip=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -12,6 +13,7 @@ from django.utils.text import slugify
 from analysis.fingerprint import Fingerprint, Staleness, data_fingerprint, staleness
 from analysis.models import AnalysisRun
 from analysis.selectors import analysis_latest_done
+from stats.gold import DS_MIN_ITEMS, DS_MIN_RATINGS
 from stats.versions import ProtocolSet
 from studies.models import Document, Study
 
@@ -29,11 +31,20 @@ def export_for_study(*, study: Study, pk: int) -> ExportJob:
     return get_object_or_404(study.export_jobs, pk=pk)
 
 
-def export_file_name(study: Study, job: ExportJob, suffix: str) -> str:
-    """A download's name: the study, the format and the day it was made, e.g.
+def download_name(*, study_name: str, format: str, day: date, suffix: str, folder: str = "") -> str:
+    """An export's name on the researcher's disk: a ZIP holding one top folder (the ``hf`` format's)
+    is named for that folder, ``<folder>.zip``, so it unpacks to the folder its name says; any other
+    file for the study, the format and the day it was made, e.g.
     ``cultural-frames-demo_parquet_2026-11-25.parquet`` (``suffix``: its extension, or ``manifest.json``)."""
-    day = (job.finished_at or job.created_at).date().isoformat()
-    return f"{slugify(study.name) or 'study'}_{job.format}_{day}{'_' if '.' in suffix else '.'}{suffix}"
+    if folder and suffix == "zip":
+        return f"{folder}.zip"
+    return f"{slugify(study_name) or 'study'}_{format}_{day.isoformat()}{'_' if '.' in suffix else '.'}{suffix}"
+
+
+def export_file_name(study: Study, job: ExportJob, suffix: str) -> str:
+    """A job's download name (``download_name``; the top folder is the one its manifest names)."""
+    return download_name(study_name=study.name, format=job.format, day=(job.finished_at or job.created_at).date(),
+                         suffix=suffix, folder=str((job.manifest or {}).get("folder") or ""))
 
 
 def export_file_for_study(*, study: Study, pk: int) -> ExportJob:
@@ -62,6 +73,16 @@ class ExportPanel:
     @property
     def licenses(self) -> tuple[str, ...]:
         return LICENSES
+
+    @property
+    def ds_min_items(self) -> int:
+        """The items an annotator must have rated to count in a Dawid–Skene label (``stats.gold``)."""
+        return DS_MIN_ITEMS
+
+    @property
+    def ds_min_ratings(self) -> int:
+        """The ratings by such annotators an item needs for a Dawid–Skene label."""
+        return DS_MIN_RATINGS
 
     @property
     def allowed(self) -> bool:

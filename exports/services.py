@@ -10,12 +10,14 @@ from __future__ import annotations
 import contextlib
 import gc
 import io
+import json
 import math
 import shutil
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -36,10 +38,10 @@ from studies.models import Study, random_name, study_files_prefix
 
 from .formats import FORMATS, ExportFormat, WrittenFile, tables_for
 from .formats.base import ExportOptions, Origin, utc_text
-from .manifest import Package, manifest_for, manifest_text, package
+from .manifest import Package, folder_name, manifest_for, manifest_text, package
 from .models import ExportJob
 from .rows import export_rows
-from .selectors import documents_of_items
+from .selectors import documents_of_items, download_name
 from .sources import study_source
 
 CHUNK_SIZE = 20_000  # annotations read, converted and written at a time (a Parquet row group)
@@ -168,8 +170,13 @@ def export_write(
         raise ExportRefused(f"The {fmt.label} format does not fit this study's protocol.")
     tables = tables_for(protocols)
     created = timezone.now()
+    options = options or ExportOptions()
+    top = ""
+    if fmt.top_folder:  # named for what makes the export: the same study, data, run and options, the same folder
+        identity = json.dumps([study.pk, fmt.name, fingerprint.text, analysis.pk, options.as_dict()], sort_keys=True)
+        top = folder_name(study_id=study.pk, study_name=study.name, created=created, identity=identity)
     origin = Origin(study=study.pk, analysis_run=analysis.pk, data_fingerprint=fingerprint.text,
-                    created=utc_text(created))
+                    created=utc_text(created), folder=top)
     writer = fmt.open(folder, tables, protocols, origin)
     written = 0
     notes: dict[str, Any] = {}
@@ -185,7 +192,7 @@ def export_write(
         if fmt.study_level:  # gold labels, a card: what needs the whole study, read once here
             pulse.at(96)
             writer.study(study_source(study=study, analysis=analysis, fingerprint=fingerprint,
-                                      options=options or ExportOptions(), pulse=pulse))
+                                      options=options, pulse=pulse))
             notes = writer.notes()
     finally:
         if collecting:
@@ -195,9 +202,12 @@ def export_write(
     manifest = manifest_for(
         study_id=study.pk, study_name=study.name, format_name=fmt.name, analysis_id=analysis.pk,
         data_fingerprint=fingerprint.text, files=files, created=created,
-        notes={"excluded_annotators": excluded_of(study, fingerprint.max_id), **notes}, on_block=pulse,
+        notes={**({"folder": top} if top else {}), "excluded_annotators": excluded_of(study, fingerprint.max_id),
+               **notes},
+        on_block=pulse,
     )
-    return Written(files, manifest, package(files, manifest, folder, fmt.extension, on_block=pulse), rows=written)
+    return Written(files, manifest, package(files, manifest, folder, fmt.extension, on_block=pulse, top=top),
+                   rows=written)
 
 
 def _beat(job_id: int, percent: int) -> None:
@@ -278,7 +288,8 @@ def _store(job: ExportJob, pkg: Package, pulse: Callable[[], None]) -> str:
 
 @dataclass(frozen=True)
 class PathExport:
-    """What ``export_to_path`` wrote: the export, and where its manifest went (beside one file)."""
+    """What ``export_to_path`` wrote: the export (``path``: where it went, a ZIP always named
+    ``.zip``), and where its manifest went (beside one file)."""
 
     path: Path
     manifest_path: Path | None
@@ -287,26 +298,41 @@ class PathExport:
     analysis: AnalysisRun
 
 
+def export_target(*, out: Path | None, written: Written, study: Study, fmt: ExportFormat, day: date) -> Path:
+    """Where an export written to a path goes: ``out`` as given, with ``.zip`` added when the export is
+    a ZIP and ``out`` names no ``.zip``; in ``out`` (a folder) or the current folder (no ``out``) under
+    the download's own name (``download_name``: ``<top folder>.zip`` for the Hugging Face folder)."""
+    if out is None or out.is_dir():
+        name = download_name(study_name=study.name, format=fmt.name, day=day, suffix=written.package.extension,
+                             folder=str(written.manifest.get("folder") or ""))
+        return (out or Path.cwd()) / name
+    if written.package.is_zip and out.suffix.lower() != ".zip":
+        return out.with_name(out.name + ".zip")
+    return out
+
+
 def export_to_path(
-    *, study: Study, format: str, out: Path, options: dict[str, Any] | None = None
+    *, study: Study, format: str, out: Path | None = None, options: dict[str, Any] | None = None
 ) -> PathExport:
-    """Write an export of ``study`` in ``format`` to ``out`` synchronously, gated like the page's:
-    the one file (its manifest beside it, ``<out>.manifest.json``) or the ZIP with its manifest."""
+    """Write an export of ``study`` in ``format`` synchronously, gated like the page's, to ``out``
+    (see ``export_target``): the one file (its manifest beside it, ``<out>.manifest.json``) or the
+    ZIP with its manifest."""
     fmt = export_format(format)
     chosen = export_options(options)
     analysis, now = export_gate(study=study)
-    out = Path(out)
     with tempfile.TemporaryDirectory(prefix="tessera-export-") as tmp:
         written = export_write(study=study, analysis=analysis, fingerprint=now, fmt=fmt, folder=Path(tmp),
                                options=chosen)
-        partial_out = out.with_name(out.name + ".part")
+        target = export_target(out=Path(out) if out is not None else None, written=written, study=study, fmt=fmt,
+                               day=timezone.now().date())
+        partial_out = target.with_name(target.name + ".part")
         try:
             shutil.move(written.package.path, partial_out)
             manifest_path = None
             if not written.package.is_zip:
-                manifest_path = out.with_name(out.name + ".manifest.json")
+                manifest_path = target.with_name(target.name + ".manifest.json")
                 manifest_path.write_text(manifest_text(written.manifest), encoding="utf-8")
-            partial_out.replace(out)
+            partial_out.replace(target)
         finally:
             partial_out.unlink(missing_ok=True)
-    return PathExport(out, manifest_path, written.manifest, written.manifest["files"], analysis)
+    return PathExport(target, manifest_path, written.manifest, written.manifest["files"], analysis)

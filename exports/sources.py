@@ -43,10 +43,11 @@ ELIGIBILITY = (
 
 
 def _items(study: Study) -> dict[int, ItemImage]:
-    rows = Item.objects.filter(study=study).values_list("pk", "external_id", "image", "width", "height", "sha256")
+    rows = Item.objects.filter(study=study).values_list(
+        "pk", "external_id", "image", "width", "height", "sha256", "prompt", "country", "model_name")
     return {
-        pk: ItemImage(name, image or "", width, height, sha or "")
-        for pk, name, image, width, height, sha in rows.iterator(chunk_size=20_000)
+        pk: ItemImage(name, image or "", width, height, sha or "", prompt or "", country or "", model or "")
+        for pk, name, image, width, height, sha, prompt, country, model in rows.iterator(chunk_size=20_000)
     }
 
 

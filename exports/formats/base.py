@@ -7,7 +7,9 @@ the protocol asks questions per document. ``close`` ends the files and says what
 the service hashes them, adds the manifest and moves them to the storage. A study-level format
 (gold labels, COCO, a Hugging Face folder) also gets the whole study's ``StudySource`` before it
 closes. A writer is opened with the export's ``Origin`` (study, analysis run, data fingerprint),
-which a format of one file that can hold it writes inside (Parquet, COCO).
+which a format of one file that can hold it writes inside (Parquet, COCO). A format whose ZIP is a
+folder to unpack (``top_folder``: the Hugging Face folder) has every file packed under one folder
+named for the export (``manifest.folder_name``), which its ``Origin`` names too.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class Origin:
     analysis_run: int = 0
     data_fingerprint: str = ""
     created: str = ""
+    folder: str = ""  # the ZIP's top folder, for a format that has one (``ExportFormat.top_folder``)
 
     def metadata(self) -> dict[str, str]:
         """As key-value metadata (Parquet's), every key under ``tessera.``."""
@@ -95,13 +98,18 @@ class ExportOptions:
 
 @dataclass(frozen=True)
 class ItemImage:
-    """An item's image as an export names it: the researcher's id, its file and its size (None: no image)."""
+    """An item as an export names it: the researcher's id, its image's file and size (None: no
+    image), and what the item says of itself: its prompt, country and the model that made it
+    (empty when the import gave none)."""
 
     item_id: str
     name: str
     width: int | None
     height: int | None
     sha256: str = ""
+    prompt: str = ""
+    country: str = ""
+    model: str = ""
 
 
 def upload_file(sha256: str, suffix: str) -> str:
@@ -165,6 +173,7 @@ class ExportFormat:
     study_level: bool = False  # its writer is a ``StudyWriter``: the service makes a ``StudySource``
     holds: str = "annotations, documents and manifest.json"  # what its ZIP holds, when it is one (the page says)
     options: tuple[str, ...] = ()  # the ``ExportOptions`` it reads ("license", "images"), for the page
+    top_folder: bool = False  # its ZIP holds one folder named for the export (``manifest.folder_name``)
 
     def open(self, folder: Path, tables: Tables, protocols: ProtocolSet, origin: Origin | None = None) -> TableWriter:
         return self.opener(folder, tables, protocols, origin or Origin())

@@ -5,10 +5,13 @@ YAML reads as written).
 The header: ``license``, ``pretty_name``, ``size_categories``, ``configs`` (each config's
 ``data_files`` per split, the "manual configuration" of the Hub) and ``dataset_info`` (each config's
 ``features``, derived from the Arrow schema of its files by ``features_of``, as
-``datasets.Features`` writes them). The datasheet (``datasheet_text``) says who was asked and how
-(countries, pool sizes, eligibility, the practice test, the pay rate of each launch), every
-question's text, the agreement per field and per country from the analysis the export was gated
-on, and known limitations (``limitations``: what is true of this study, then what is true of any).
+``datasets.Features`` writes them; a column holding image files declared an ``Image``). The
+datasheet (``datasheet_text``) says how to load the unpacked folder (named for the export:
+``manifest.folder_name``), who was asked and how (countries, pool sizes, eligibility, the practice
+test, the pay rate of each launch), every question's text, the agreement per field and per
+country from the analysis the export was gated on, and known limitations (``limitations``: what is
+true of this study, the fields whose units have no Dawid–Skene label and why, then what is true of
+any).
 
 Every text the researcher wrote (the study's name, questions, help, choices, pools, eligibility,
 reasons) goes through ``md_text``: the Hub renders the card, so it shows as written, never as HTML
@@ -25,6 +28,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from stats.gold import DS_MIN_ITEMS, DS_MIN_RATINGS
+
 SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
          (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"))
 DTYPES = {"double": "float64", "float": "float32", "halffloat": "float16"}
@@ -39,6 +44,7 @@ class Config:
     splits: Mapping[str, str]  # split → path (or glob) inside the folder
     schema: pa.Schema
     default: bool = False
+    images: tuple[str, ...] = ()  # columns that hold an image file ({bytes, path}): the ``Image`` feature
 
 
 def size_category(rows: int) -> str:
@@ -66,9 +72,13 @@ def _body(t: pa.DataType) -> dict[str, Any]:
     return {"dtype": _dtype(t)}
 
 
-def features_of(schema: pa.Schema) -> list[dict[str, Any]]:
-    """The ``features`` of a config, from the Arrow schema of its files."""
-    return [{"name": f.name, **_body(f.type)} for f in schema]
+IMAGE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])  # how ``datasets.Image`` stores an image
+
+
+def features_of(schema: pa.Schema, images: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """The ``features`` of a config, from the Arrow schema of its files; each column of ``images``
+    (stored as ``IMAGE``) declared an ``Image``, which ``datasets`` decodes to a PIL image."""
+    return [{"name": f.name, **({"dtype": "image"} if f.name in images else _body(f.type))} for f in schema]
 
 
 _MARKUP = re.compile(r"[&<>\[\]\\]")
@@ -123,7 +133,7 @@ def header(*, configs: Sequence[Config], license: str, pretty_name: str, rows: i
              "data_files": [{"split": split, "path": path} for split, path in c.splits.items()]}
             for c in configs
         ],
-        "dataset_info": [{"config_name": c.name, "features": features_of(c.schema)} for c in configs],
+        "dataset_info": [{"config_name": c.name, "features": features_of(c.schema, c.images)} for c in configs],
     }
 
 
@@ -131,13 +141,30 @@ def _number(value: Any) -> str:
     return "–" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
+def loading_text(folder: str, configs: Sequence[Config]) -> list[str]:
+    """How to load the unpacked folder (``folder``: the ZIP's top folder; none: no section)."""
+    if not folder:
+        return []
+    default = next((c.name for c in configs if c.default), configs[0].name if configs else "raw")
+    return ["", "## Loading", "",
+            f"The ZIP unpacks to the folder `{folder}/` (this card and `manifest.json` inside it; every path "
+            "below is relative to it). Its name is this export's own (study, day, fingerprint), so two exports "
+            "unpacked side by side never mix, in the folder or in the `datasets` cache:", "",
+            "```python", "import datasets", "",
+            f'data = datasets.load_dataset("{folder}", "{default}")  # or any configuration below', "```"]
+
+
 def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license: str,
-                   missing: Mapping[str, str] | None = None) -> str:
-    """The card's Markdown body from the export's datasheet facts (``exports.sources.datasheet``)."""
+                   missing: Mapping[str, str] | None = None, *, folder: str = "",
+                   withheld: Mapping[str, str] | None = None) -> str:
+    """The card's Markdown body from the export's datasheet facts (``exports.sources.datasheet``);
+    ``withheld``: per field, the units left without a Dawid–Skene label and why (``ds_withheld``)."""
     out = [f"# {md_text(sheet.get('study', 'Dataset'))}", "",
            f"Human annotations collected with Tessera: {sheet.get('annotations', 0)} annotations by "
            f"{sheet.get('annotators', 0)} annotators, checked against analysis run {sheet.get('analysis_run')}. "
-           f"License: {license}.", "", "## Configurations", ""]
+           f"License: {license}."]
+    out += loading_text(folder, configs)
+    out += ["", "## Configurations", ""]
     out += [f"- `{c.name}`: splits {', '.join(f'`{s}`' for s in c.splits)}" for c in configs]
     out += [f"- `{name}`: not computed ({reason})" for name, reason in (missing or {}).items()]
     out += ["", "## Who was asked and how", "", "| Country | Annotators | Annotations | Ratings wanted per item "
@@ -177,13 +204,24 @@ def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license:
         out.append(f"| {_cell(a['label'] or a['key'])} (`{a['key']}`) | {a['level'] or '–'} | {_number(a['alpha'])} | "
                    f"{_number(a['n_units'])} | {countries or '–'} |")
     out += excluded_text(sheet.get("excluded") or [])
-    out += ["", "## Known limitations", "", *limitations(sheet),
+    out += ["", "## Known limitations", "", *limitations(sheet), *withheld_text(withheld or {}),
             "- Annotators said where they were born, grew up and live; nothing verified it.",
             "- Annotations a checker flagged and withdrawn sessions are left out; the rest were not all reviewed.",
             "- Small pools give wide intervals: read each gold row's `n` and `agreement` before its label.",
+            f"- A Dawid–Skene label (`ds_label`, `ds_probability`) is given only where there is data enough for "
+            f"it: an annotator counts in the fit once they rated at least {DS_MIN_ITEMS} items of the question (below "
+            f"that, EM fits their few answers exactly and calls every label certain), and an item needs at least "
+            f"{DS_MIN_RATINGS} ratings from such annotators; elsewhere `ds_label` is empty and `ds_note` says why. "
+            "Even then, with few annotators `ds_probability` runs ahead of how often the label is right: read it "
+            "as an upper bound, beside the majority or median.",
             "- Dawid–Skene competences assume each annotator errs the same way on every item.",
             "- Annotators are named by pseudonyms; their answers may still be identifying in free text.", ""]
     return "\n".join(out)
+
+
+def withheld_text(withheld: Mapping[str, str]) -> list[str]:
+    """A limitation line per field whose units have no Dawid–Skene label, with how many and why."""
+    return [f"- `{key}`: {md_text(why)}." for key, why in withheld.items()]
 
 
 def excluded_text(excluded: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -267,9 +305,12 @@ def _question(q: Mapping[str, Any], depth: int) -> str:
 
 
 def card_text(*, sheet: Mapping[str, Any], configs: Sequence[Config], license: str, rows: int,
-              missing: Mapping[str, str] | None = None) -> str:
+              missing: Mapping[str, str] | None = None, folder: str = "",
+              withheld: Mapping[str, str] | None = None) -> str:
     """The whole ``README.md``: the YAML header between ``---`` lines, then the datasheet (``missing``:
-    the paper tables not computed, by name, with why)."""
+    the paper tables not computed, by name, with why; ``folder``: the ZIP's top folder, which the card
+    names in how to load it; ``withheld``: the fields' units without a Dawid–Skene label, and why)."""
     name = md_text(sheet.get("study") or "Tessera study")  # the Hub shows it too
     head = header(configs=configs, license=license, pretty_name=name, rows=rows)
-    return f"---\n{yaml_text(head)}\n---\n\n{datasheet_text(sheet, configs, license, missing)}"
+    body = datasheet_text(sheet, configs, license, missing, folder=folder, withheld=withheld)
+    return f"---\n{yaml_text(head)}\n---\n\n{body}"

@@ -3,7 +3,9 @@ no Django.
 
 - ``arrow_table``: each column typed from its values: numbers, booleans, texts, lists stay lists
   (of their element's type); a column mixing kinds (a majority that is a number in one row and a
-  text in another) is text, each value as its JSON; a column of nothing but None is text.
+  text in another) is text, each value as its JSON; a column of nothing but None is text, unless
+  the table declares its type (``types``: the gold tables' numbers are floats even where every row
+  is None, as an ordinal field's ``sd`` is).
 - ``write_csv``: lists and mappings as JSON text, every cell neutralised against formula
   injection (``studies.protocol.safetext.safe_cell``), None as an empty cell.
 - ``write_parquet``: the Arrow table, zstd.
@@ -65,10 +67,14 @@ def arrow_column(values: list[Any]) -> pa.Array:
     return array
 
 
-def arrow_table(frame: pd.DataFrame) -> pa.Table:
-    """``frame`` as an Arrow table, each column typed from its values (see the module's docstring)."""
+def arrow_table(frame: pd.DataFrame, types: Mapping[str, pa.DataType] | None = None) -> pa.Table:
+    """``frame`` as an Arrow table, each column of ``types`` of its declared type (None allowed), any
+    other typed from its values (see the module's docstring)."""
+    types = types or {}
     columns = [str(c) for c in frame.columns]
-    return pa.Table.from_arrays([arrow_column(frame[c].tolist()) for c in frame.columns], names=columns)
+    arrays = [pa.array([plain(v) for v in frame[c].tolist()], type=types[name]) if name in types
+              else arrow_column(frame[c].tolist()) for c, name in zip(frame.columns, columns)]
+    return pa.Table.from_arrays(arrays, names=columns)
 
 
 def csv_cell(value: Any) -> str:
@@ -92,7 +98,7 @@ def write_csv(frame: pd.DataFrame, path: Path) -> int:
     return len(frame)
 
 
-def write_parquet(frame: pd.DataFrame, path: Path) -> int:
-    """``frame`` as Parquet at ``path`` (typed by ``arrow_table``); the rows written."""
-    pq.write_table(arrow_table(frame), path, compression="zstd")
+def write_parquet(frame: pd.DataFrame, path: Path, types: Mapping[str, pa.DataType] | None = None) -> int:
+    """``frame`` as Parquet at ``path`` (typed by ``arrow_table``, ``types`` declared); the rows written."""
+    pq.write_table(arrow_table(frame, types), path, compression="zstd")
     return len(frame)

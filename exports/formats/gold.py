@@ -2,12 +2,16 @@
 (``stats.gold.study_gold``, read by ``exports.sources``):
 
 - ``gold_by_country`` and ``gold_by_item``: per field, one row per (item, country) and per item
-  (majority with ties, median, mean with sd and interval, n, agreement, the Dawid–Skene label);
+  (majority with ties, median, mean with sd and interval, n, agreement, the Dawid–Skene label where
+  there is data enough for it, else ``ds_note`` saying why); their numbers typed as floats in
+  Parquet (``gold_types``), None allowed, whatever the rows hold (an ordinal field has no ``sd``);
 - ``annotators``: each annotator's Dawid–Skene competence per nominal or ordinal field, by pseudonym;
 - ``paper_<kind>``: each table a report the protocol declares publishes (CAIRE's human scores,
   CulturalFrames' kept prompts, error types and highlighted words, RAVENEA's document scores and
   caption wins, GlobalRG's fused boxes, CulturalVQA's answers); a paper table that could not be
-  made is named in ``manifest.json`` under ``not_computed`` with the reason (``gold_missing``).
+  made is named in ``manifest.json`` under ``not_computed`` with the reason (``gold_missing``), and
+  each field with units left without a Dawid–Skene label under ``dawid_skene_withheld``, with how
+  many and why (``gold_notes``).
 
 Items carry the researcher's ids. Lists stay lists in Parquet and are JSON text in CSV. The raw
 annotations streamed to the writer are not part of it (the ``csv``/``parquet`` formats ship them).
@@ -16,10 +20,12 @@ annotations streamed to the writer are not part of it (the ``csv``/``parquet`` f
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
-from stats.gold import gold_keys
+from stats.gold import GOLD_FLOATS, ds_withheld, gold_keys
 from stats.versions import ProtocolSet
 
 from .base import ExportFormat, Origin, StudySource, WrittenFile
@@ -33,6 +39,21 @@ def gold_tables(source: StudySource) -> dict[str, pd.DataFrame]:
     tables = {"gold_by_country": gold.by_country, "gold_by_item": gold.by_item, "annotators": gold.annotators}
     tables.update({f"paper_{kind}": frame for kind, frame in gold.papers.items()})
     return tables
+
+
+GOLD_FIELDS = ("gold_by_country", "gold_by_item")
+FLOAT_TYPES = {column: pa.float64() for column in GOLD_FLOATS}
+
+
+def gold_types(name: str) -> dict[str, pa.DataType]:
+    """The declared Arrow types of the columns of gold table ``name`` (the rest typed from their values)."""
+    return FLOAT_TYPES if name in GOLD_FIELDS else {}
+
+
+def gold_notes(source: StudySource) -> dict[str, Any]:
+    """What ``manifest.json`` says of a study's gold beside its files: the paper tables not computed,
+    and each field whose units have no Dawid–Skene label with how many and why (``ds_withheld``)."""
+    return {"not_computed": gold_missing(source), "dawid_skene_withheld": ds_withheld(source.gold.by_country)}
 
 
 def gold_missing(source: StudySource) -> dict[str, str]:
@@ -51,21 +72,22 @@ class GoldWriter:
     def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet, origin: Origin | None = None):
         self.folder = folder
         self.files: list[WrittenFile] = []
-        self.missing: dict[str, str] = {}
+        self.noted: dict[str, Any] = {}
 
     def write(self, rows, documents):
         """The raw annotations are not part of the gold export."""
 
     def study(self, source: StudySource) -> None:
-        self.missing = gold_missing(source)
+        self.noted = gold_notes(source)
         for name, frame in gold_tables(source).items():
             source.pulse()
-            for suffix, writer in (("csv", write_csv), ("parquet", write_parquet)):
-                path = self.folder / f"{name}.{suffix}"
-                self.files.append(WrittenFile(path.name, path, writer(frame, path)))
+            csv_path, parquet_path = self.folder / f"{name}.csv", self.folder / f"{name}.parquet"
+            self.files.append(WrittenFile(csv_path.name, csv_path, write_csv(frame, csv_path)))
+            self.files.append(WrittenFile(parquet_path.name, parquet_path,
+                                          write_parquet(frame, parquet_path, gold_types(name))))
 
     def notes(self):
-        return {"not_computed": self.missing}
+        return self.noted
 
     def close(self):
         return self.files

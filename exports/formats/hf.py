@@ -1,17 +1,24 @@
 """``hf``: a folder in the Hugging Face dataset layout, in one ZIP with the manifest, that
-``datasets.load_dataset(folder, config)`` loads:
+``datasets.load_dataset(folder, config)`` loads. Every file is under the ZIP's one top folder,
+``tessera-study-<id>-<slug>-<YYYYMMDD>-<fingerprint8>/`` (``manifest.folder_name``), which the
+download is named for; the paths below are inside it:
 
 - ``data/raw/<country>.parquet``: the raw annotations (the ``parquet`` format's typed columns),
   one file per pool country, written a row group per chunk as they stream; config ``raw`` (the
   default), one split per country (its code in lower case); ``data/raw_documents/<country>.parquet``
   and config ``raw_documents`` when the protocol asks questions per document;
 - ``data/gold/<table>.parquet``: the gold tables of the ``gold`` format, a config each (split
-  ``train``), ``gold_by_country`` with one split per country as well (a table without rows is left
-  out: ``datasets`` cannot load a Parquet file of zero rows; a paper table that could not be made
-  is named in the card, "not computed" with the reason, and in ``manifest.json``);
-- ``data/items.parquet``: each annotated item's id, image file, size (config ``items``);
+  ``train``), ``gold_by_country`` with one split per country as well, typed as the ``gold`` format
+  types them (a table without rows is left out: ``datasets`` cannot load a Parquet file of zero
+  rows; a paper table that could not be made is named in the card, "not computed" with the reason,
+  and in ``manifest.json``, as are the fields whose units have no Dawid–Skene label, and why);
+- ``data/items.parquet``: each annotated item's id, prompt, country, model, image file, size
+  (config ``items``), and when the images are shipped its image in an ``image`` column the card
+  declares a ``datasets.Image`` (the file's bytes and its path in the folder: ``load_dataset``
+  gives a PIL image, which a path alone would not, read relative to wherever Python runs);
 - ``images/<file>``: the items' images, when the researcher asks for them (read through the
-  storage in chunks; one file per stored image, however many items show it), and
+  storage in chunks; one file per stored image, however many items show it; also in the ``items``
+  Parquet, so the ZIP holds each twice: as a file for any tool, and in the table for ``datasets``), and
   ``images/uploads/<sha256>.<ext>`` the images annotators uploaded (an upload field's answers),
   listed in ``data/uploads.parquet`` (config ``uploads``: sha256, file name, size);
 - ``README.md``: the dataset card (``card``): the YAML header with the configs, their features
@@ -23,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
@@ -32,14 +40,19 @@ from stats.versions import ProtocolSet
 from studies.protocol import SKIP, Field, UploadRef
 
 from .base import DOCUMENTS, ExportFormat, Origin, StudySource, WrittenFile
-from .card import Config, card_text
+from .card import IMAGE, Config, card_text
 from .frames import arrow_table
-from .gold import gold_missing, gold_tables
+from .gold import gold_notes, gold_tables, gold_types
 from .parquet import COMPRESSION, _batch
 from .table import Tables, chunk_document_values, typed_columns
 
 CARD = "README.md"
 RAW = "raw"
+ITEMS = pa.schema([("item_id", pa.string()), ("prompt", pa.string()), ("country", pa.string()),
+                   ("model", pa.string()), ("file_name", pa.string()), ("width", pa.int64()),
+                   ("height", pa.int64()), ("sha256", pa.string())])
+ITEMS_WITH_IMAGES = ITEMS.append(pa.field("image", IMAGE))
+ITEMS_PER_GROUP = 64  # items (and their images) per row group of data/items.parquet
 
 
 def split_name(country: str) -> str:
@@ -50,6 +63,7 @@ def split_name(country: str) -> str:
 class HfWriter:
     def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet, origin: Origin | None = None):
         self.folder, self.tables, self.protocols = folder, tables, protocols
+        self.origin = origin or Origin()
         self.schemas = {RAW: tables.schema}
         if tables.document_schema is not None:
             self.schemas[f"{RAW}_{DOCUMENTS}"] = tables.document_schema
@@ -60,7 +74,7 @@ class HfWriter:
         self.supplying: dict[int, list[Field]] = {}  # protocol version → its fields whose answers supply an image
         self.any_uploads = any(f.kind.supplies_image for group in protocols.groups() for f in group)
         self.extra: list[WrittenFile] = []
-        self.missing: dict[str, str] = {}
+        self.noted: dict[str, Any] = {}
 
     def _path(self, table: str, split: str) -> Path:
         return self.folder / "data" / table / f"{split}.parquet"
@@ -123,7 +137,7 @@ class HfWriter:
             source.pulse()
             if not len(frame):  # ``datasets`` reads no Parquet file of zero rows: an empty table is left out
                 continue
-            whole = arrow_table(frame)
+            whole = arrow_table(frame, gold_types(name))
             relative, schema = self._table(f"data/gold/{name}.parquet", whole)
             splits = {"train": relative}
             if name == "gold_by_country":  # a split per country: rows of the whole table, typed as it is
@@ -132,30 +146,56 @@ class HfWriter:
                     splits[split_name(country)] = self._table(
                         f"data/gold/{name}/{split_name(country)}.parquet", whole.take(pa.array(rows)))[0]
             configs.append(Config(name, splits, schema))
-        items = self._items(source)
-        if len(items):
-            relative, schema = self._table("data/items.parquet", arrow_table(items))
-            configs.append(Config("items", {"train": relative}, schema))
+        if source.options.images:  # first: the items' table embeds the files copied
+            self._images(source)
+        if any(pk in source.items for pk in self.item_pks):
+            relative = self._items(source)
+            images = ("image",) if source.options.images else ()
+            configs.append(Config("items", {"train": relative}, ITEMS_WITH_IMAGES if images else ITEMS,
+                                  images=images))
         if self.uploads:
             relative, schema = self._table("data/uploads.parquet", arrow_table(self._uploads(source)))
             configs.append(Config("uploads", {"train": relative}, schema))
-        if source.options.images:
-            self._images(source)
         raw_rows = sum(n for (t, _), n in self.rows.items() if t == RAW)
-        self.missing = gold_missing(source)
+        self.noted = gold_notes(source)
         card = self.folder / CARD
         card.write_text(card_text(sheet=source.datasheet, configs=configs, license=source.options.license,
-                                  rows=raw_rows, missing=self.missing), encoding="utf-8")
+                                  rows=raw_rows, missing=self.noted["not_computed"], folder=self.origin.folder,
+                                  withheld=self.noted["dawid_skene_withheld"]), encoding="utf-8")
         self.extra.insert(0, WrittenFile(CARD, card, 0))  # the card first after the raw files
 
-    def _items(self, source: StudySource) -> pd.DataFrame:
-        rows = []
-        for pk in sorted(self.item_pks):
-            item = source.items.get(pk)
-            if item is not None:
-                file_name = f"images/{Path(item.name).name}" if item.name else None
-                rows.append((item.item_id, file_name, item.width, item.height, item.sha256 or None))
-        return pd.DataFrame(rows, columns=["item_id", "file_name", "width", "height", "sha256"], dtype=object)
+    def _items(self, source: StudySource) -> str:
+        """``data/items.parquet``: each annotated item, a row group per ``ITEMS_PER_GROUP`` items; with
+        the images shipped, each item's image file (copied already) in its ``image`` column."""
+        relative = "data/items.parquet"
+        path = self.folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        embed = source.options.images
+        schema = ITEMS_WITH_IMAGES if embed else ITEMS
+        items = [item for pk in sorted(self.item_pks) if (item := source.items.get(pk)) is not None]
+        with pq.ParquetWriter(path, schema, compression=COMPRESSION) as out:
+            for start in range(0, len(items), ITEMS_PER_GROUP):
+                source.pulse()
+                group = items[start:start + ITEMS_PER_GROUP]
+                names = [f"images/{Path(item.name).name}" if item.name else None for item in group]
+                columns: dict[str, list[Any]] = {
+                    "item_id": [item.item_id for item in group], "prompt": [item.prompt or None for item in group],
+                    "country": [item.country or None for item in group],
+                    "model": [item.model or None for item in group], "file_name": names,
+                    "width": [item.width for item in group], "height": [item.height for item in group],
+                    "sha256": [item.sha256 or None for item in group],
+                }
+                if embed:
+                    columns["image"] = [self._image_cell(name) for name in names]
+                out.write_table(pa.table(columns, schema=schema))
+        self.extra.append(WrittenFile(relative, path, len(items)))
+        return relative
+
+    def _image_cell(self, name: str | None) -> dict[str, Any] | None:
+        """An ``Image`` cell: the copied file's bytes and its path in the folder (None: no file)."""
+        if name is None or not (self.folder / name).is_file():
+            return None
+        return {"bytes": (self.folder / name).read_bytes(), "path": name}
 
     def _uploads(self, source: StudySource) -> pd.DataFrame:
         rows = [(sha, f"images/{source.upload_file(u)}", u.width, u.height) for sha, u in sorted(self.uploads.items())]
@@ -188,7 +228,7 @@ class HfWriter:
         self.extra.append(WrittenFile(relative, path, 0))
 
     def notes(self):
-        return {"not_computed": self.missing}
+        return self.noted
 
     def close(self):
         for writer in self.writers.values():
@@ -209,4 +249,5 @@ FORMAT = ExportFormat(
     study_level=True,
     holds="a Hugging Face dataset folder with its card, and manifest.json",
     options=("license", "images"),
+    top_folder=True,
 )

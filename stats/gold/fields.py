@@ -19,14 +19,19 @@ Columns of a row (``GOLD_COLUMNS``; a unit is one (item, country), or one item):
 - where the field's type reads its answers as categories (``FieldType.gold_categorical``: every
   nominal field, and an ordinal one with a fixed domain, its points or options as categories),
   Dawid–Skene (``stats.gold.dawid_skene``) fitted over the field's units: ``ds_label`` and
-  ``ds_probability``;
+  ``ds_probability``, given only where the data can carry them (``DS_MIN_ITEMS``,
+  ``DS_MIN_RATINGS``), else None with ``ds_note`` saying why (None where a label is given, and
+  for a field Dawid–Skene does not read);
 - ordinal: ``median``, ``mean``; interval and ratio: also ``sd`` (sample) and the 95% t interval
   ``ci_low``, ``ci_high`` (None with a single rating: nothing to estimate a spread from).
 
 Dawid–Skene is fitted per part twice: over (item, country) units for ``by_country`` and over items
 for ``by_item``; each annotator's competence (from the first fit) is in ``annotators``, for an
-ordinal field as for a nominal one. With few
-ratings per annotator its estimates are loose: the majority stays beside it.
+ordinal field as for a nominal one. An annotator who rated fewer than ``DS_MIN_ITEMS`` units of
+the part is left out of its fit (their ratings still count in ``n``, the majority, the median), and
+has no competence; a unit with fewer than ``DS_MIN_RATINGS`` ratings by annotators in the fit gets
+no label. Even above that floor its probabilities are optimistic with few annotators: the majority
+stays beside it. ``ds_withheld`` sums up, per field, the units left without a label and why.
 """
 
 from __future__ import annotations
@@ -48,8 +53,26 @@ from .dawid_skene import dawid_skene
 NOMINAL, ORDINAL = "nominal", "ordinal"
 GOLD_COLUMNS = (
     "item", "country", "document", "field", "level", "n", "agreement", "majority", "tie", "tied", "majority_share",
-    "ds_label", "ds_probability", "median", "mean", "sd", "ci_low", "ci_high",
+    "ds_label", "ds_probability", "ds_note", "median", "mean", "sd", "ci_low", "ci_high",
 )
+GOLD_FLOATS = ("agreement", "majority_share", "ds_probability", "median", "mean", "sd", "ci_low", "ci_high")
+
+# How much data a Dawid–Skene label needs. The model estimates, per annotator, a confusion matrix:
+# with K labels, K·(K − 1) free chances, the row of each true label from the units that truly have
+# it. With fewer than about ten units an annotator's rows rest on a handful of units each (five per
+# row for a balanced yes/no question, two for a five-point scale), and EM fits that annotator's
+# answers exactly: the matrix goes to 0s and 1s and the posteriors to 1.000 whatever the data. The
+# pilot of issue 24 (three annotators × four items) labelled ratings 5, 2, 4 as 2 with p = 1.000.
+# Simulated (three annotators of accuracy 0.55–0.85, a yes/no question; the table in
+# docs/agreement.md), 83% of units get p > 0.999 at four items each while 75% of labels are right;
+# the share of such certain units falls once there are ten or more (69% at 10, 32% at 20, 21% at
+# 40). Ten is the floor below which the fit is degenerate rather than merely loose; no number of
+# items makes the probability calibrated with three annotators (a five-point scale stays near
+# certain at 40), so the card calls ``ds_probability`` an upper bound. A unit needs two ratings
+# from annotators in the fit: on one rating the label is that rating and its probability only the
+# annotator's estimated competence, nothing the others checked.
+DS_MIN_ITEMS = 10  # units of the part an annotator rated, below which they are left out of the fit
+DS_MIN_RATINGS = 2  # ratings of a unit by annotators in the fit, below which it gets no label
 ANNOTATOR_COLUMNS = ("field", "annotator", "competence", "items")
 TIE_SEPARATOR = "|"
 
@@ -185,22 +208,68 @@ def _rows(table: pd.DataFrame, f: Field) -> pd.DataFrame:
     return table.astype(object).where(table.notna(), None)
 
 
+def ds_note(ratings: int, kept: int, fewest: int, most: int) -> str | None:
+    """Why a unit has no Dawid–Skene label: ``ratings`` it has, ``kept`` of them by annotators in the
+    fit, ``fewest`` and ``most`` units its annotators rated; None when it has one."""
+    if kept >= DS_MIN_RATINGS:
+        return None
+    if ratings < DS_MIN_RATINGS:
+        return f"a single rating (Dawid–Skene needs ≥ {DS_MIN_RATINGS} per unit)"
+    if kept == 0:
+        span = f"{fewest}" if fewest == most else f"{fewest}–{most}"
+        return (f"too little data per annotator ({span} item{'s' if most > 1 else ''} each; "
+                f"Dawid–Skene needs ≥ {DS_MIN_ITEMS})")
+    return (f"{kept} of its {ratings} ratings by an annotator with ≥ {DS_MIN_ITEMS} items "
+            f"(Dawid–Skene needs ≥ {DS_MIN_RATINGS})")
+
+
 def _with_ds(table: pd.DataFrame, votes: pd.DataFrame, keys: list[str], labels: list[str]) -> tuple[pd.DataFrame, Any]:
-    """``table`` with the Dawid–Skene label and probability of each unit, fitted per part."""
+    """``table`` with the Dawid–Skene label, probability and note of each unit, fitted per part over
+    the annotators who rated at least ``DS_MIN_ITEMS`` of its units (the fits: by part, those with
+    any such annotator)."""
     parts, fits = [], {}
     for part, group in votes.groupby("part", sort=True):
         units = group.groupby(keys, dropna=False, sort=False)
-        given = set(pd.unique(group["label"]).tolist())
-        fit = dawid_skene(pd.DataFrame({"unit": units.ngroup().to_numpy(), "annotator": group["annotator"].to_numpy(),
-                                        "label": group["label"].to_numpy()}),
+        code = units.ngroup().to_numpy()
+        annotator = group["annotator"].reset_index(drop=True)
+        rated = pd.Series(code).groupby(annotator).nunique()  # units per annotator
+        items = annotator.map(rated).to_numpy()
+        kept = items >= DS_MIN_ITEMS
+        label = group["label"].to_numpy()
+        given = set(pd.unique(label[kept]).tolist())
+        fit = dawid_skene(pd.DataFrame({"unit": code[kept], "annotator": annotator.to_numpy()[kept],
+                                        "label": label[kept]}),
                           labels=[lab for lab in labels if lab in given] or None)
-        fits[part] = fit
+        if kept.any():
+            fits[part] = fit
+        counts = pd.DataFrame({"unit": code, "kept": kept, "items": items}).groupby("unit").agg(
+            ratings=("kept", "size"), kept=("kept", "sum"), fewest=("items", "min"), most=("items", "max"))
         first = units.head(1).assign(unit=units.ngroup())[[*keys, "unit"]]  # a unit's keys, by its code
-        fitted = first.merge(fit.units[["unit", "label", "probability"]], on="unit").drop(columns="unit")
-        parts.append(fitted.rename(columns={"label": "ds_label", "probability": "ds_probability"}).assign(part=part))
+        fitted = first.merge(counts, left_on="unit", right_index=True).merge(
+            fit.units[["unit", "label", "probability"]], on="unit", how="left")
+        labelled = (fitted["kept"] >= DS_MIN_RATINGS).to_numpy()
+        notes = [ds_note(*row) for row in fitted[["ratings", "kept", "fewest", "most"]].itertuples(index=False)]
+        parts.append(fitted[keys].assign(
+            ds_label=fitted["label"].where(labelled, None), ds_probability=fitted["probability"].where(labelled),
+            ds_note=notes, part=part,
+        ))
     if not parts:
-        return table.assign(ds_label=None, ds_probability=None), fits
+        return table.assign(ds_label=None, ds_probability=None, ds_note=None), fits
     return table.merge(pd.concat(parts, ignore_index=True), on=[*keys, "part"], how="left"), fits
+
+
+def ds_withheld(gold: pd.DataFrame) -> dict[str, str]:
+    """Per field with units left without a Dawid–Skene label (their ``ds_note`` set) in ``gold`` (rows
+    of ``GOLD_COLUMNS``): how many of its units, and why (the commonest reasons first, at most three)."""
+    if "ds_note" not in gold or not len(gold):
+        return {}
+    out = {}
+    for key, rows in gold[gold["ds_note"].notna()].groupby("field", sort=False):
+        reasons = rows["ds_note"].value_counts()
+        why = "; ".join(note if len(reasons) == 1 else f"{n}: {note}" for note, n in reasons.head(3).items())
+        more = "; …" if len(reasons) > 3 else ""
+        out[str(key)] = f"no Dawid–Skene label on {len(rows)} of {int((gold['field'] == key).sum())} units: {why}{more}"
+    return out
 
 
 def field_gold(
@@ -246,5 +315,6 @@ def plain_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [dict(zip(columns, values, strict=True)) for values in zip(*columns.values(), strict=True)]
 
 
-__all__ = ["ANNOTATOR_COLUMNS", "FieldGold", "GOLD_COLUMNS", "TIE_SEPARATOR", "field_gold", "pair_agreement",
-           "plain_rows", "t_bounds", "t_interval"]
+__all__ = ["ANNOTATOR_COLUMNS", "DS_MIN_ITEMS", "DS_MIN_RATINGS", "FieldGold", "GOLD_COLUMNS", "GOLD_FLOATS",
+           "TIE_SEPARATOR", "ds_note", "ds_withheld", "field_gold", "pair_agreement", "plain_rows", "t_bounds",
+           "t_interval"]

@@ -119,11 +119,16 @@ def opened(job: ExportJob, fmt: str, tmp: Path, study) -> int:
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         zf.extractall(tmp / fmt)
         names = zf.namelist()
-    manifest = json.loads((tmp / fmt / "manifest.json").read_text(encoding="utf-8"))
+    root = tmp / fmt
+    if fmt == "hf":  # every file under one top folder, the one the manifest inside it names
+        (top,) = {n.split("/", 1)[0] for n in names}
+        root, names = root / top, [n.split("/", 1)[1] for n in names]
+    manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest.get("folder") == (top if fmt == "hf" else None)
     if fmt in ("gold", "hf"):  # every paper table the protocol declares is made
         assert manifest.get("not_computed") == {}, manifest.get("not_computed")
     if fmt == "hf":
-        text = (tmp / fmt / "README.md").read_text(encoding="utf-8")
+        text = (root / "README.md").read_text(encoding="utf-8")
         import yaml
 
         head = yaml.safe_load(text.split("---\n", 2)[1])
@@ -131,23 +136,23 @@ def opened(job: ExportJob, fmt: str, tmp: Path, study) -> int:
         declared = {c["config_name"]: c["features"] for c in head["dataset_info"]}
         rows = 0
         for config in head["configs"]:
-            loaded = datasets.load_dataset(str(tmp / fmt), config["config_name"], cache_dir=str(tmp / "hf-cache"))
+            loaded = datasets.load_dataset(str(root), config["config_name"], cache_dir=str(tmp / "hf-cache"))
             for split in loaded.values():
                 assert split.features._to_yaml_list() == declared[config["config_name"]]
             rows += sum(split.num_rows for split in loaded.values())
-        assert list(load_split(tmp / fmt, "raw").features) == tables.schema.names
+        assert list(load_split(root, "raw").features) == tables.schema.names
         return rows
     if fmt == "gold":
         assert {f"paper_{kind}.parquet" for kind in kinds} <= set(names)
         for kind in kinds:
-            assert pq.read_schema(tmp / fmt / f"paper_{kind}.parquet").names == list(PAPER_COLUMNS[kind]), kind
-            assert list(pd.read_csv(tmp / fmt / f"paper_{kind}.csv").columns) == list(PAPER_COLUMNS[kind]), kind
+            assert pq.read_schema(root / f"paper_{kind}.parquet").names == list(PAPER_COLUMNS[kind]), kind
+            assert list(pd.read_csv(root / f"paper_{kind}.csv").columns) == list(PAPER_COLUMNS[kind]), kind
         if any(x.level or x.type == "per_document" for x in study.spec.fields):
             for table in ("gold_by_country", "gold_by_item"):
-                assert pq.read_schema(tmp / fmt / f"{table}.parquet").names == list(GOLD_COLUMNS), table
+                assert pq.read_schema(root / f"{table}.parquet").names == list(GOLD_COLUMNS), table
     rows = 0
     for name in names:
-        path = tmp / fmt / name
+        path = root / name
         if name.endswith(".parquet"):
             rows += pq.read_table(path).num_rows
         elif name.endswith(".csv"):

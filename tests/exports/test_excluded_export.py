@@ -20,7 +20,7 @@ def csv_rows(job) -> list[dict]:
 
 def card_text(job) -> str:
     with default_storage.open(job.file.name, "rb") as fh, zipfile.ZipFile(io.BytesIO(fh.read())) as zf:
-        return zf.read("README.md").decode("utf-8")
+        return zf.read(f"{job.manifest['folder']}/README.md").decode("utf-8")
 
 
 def test_the_export_leaves_them_out_and_the_manifest_names_them(caire, owner):

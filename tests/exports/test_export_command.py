@@ -104,3 +104,53 @@ def test_it_exits_non_zero_on_a_refusal(tmp_path):
     )
     assert done.returncode != 0
     assert "unknown format 'xlsx'" in done.stderr
+
+
+def test_a_zip_is_named_zip_when_out_names_no_zip_and_the_command_says_which_file(analysed, out):
+    printed = run(analysed.pk, "--format", "hf", "--out", out / "rated")
+    written = out / "rated.zip"
+    assert sorted(p.name for p in out.iterdir()) == ["rated.zip"]
+    with zipfile.ZipFile(written) as zf:
+        (top,) = {n.split("/", 1)[0] for n in zf.namelist()}
+    assert f"wrote {written} (hf," in printed and "named .zip rather than rated" in printed
+    assert f"unpacks to the folder {top}/" in printed and f"manifest: {top}/manifest.json in the ZIP" in printed
+
+
+def test_a_zip_of_another_format_is_named_zip_too(owner, tmp_path):
+    from tests import factories as f
+    from tests.annotations import add_documents, inline_study, submitted
+    from tests.specs import RAVENEA_DOCS, ravenea_form
+
+    study = inline_study(owner, RAVENEA_DOCS, name="RAVENEA")
+    pool = f.make_pool(study, "ID", "Indonesia")
+    item = f.make_items(study, "ID", 1)[0]
+    docs = add_documents(item, 2)
+    annotate(annotators(pool, 1)[0], item, submitted(item, ravenea_form([("yes",) * 3, ("no",) * 3]), documents=docs))
+    analysis_run(run_id=AnalysisRun.objects.create(study=study, requested_by=owner).pk)
+    printed = run(study.pk, "--format", "jsonl", "--out", tmp_path / "ravenea.jsonl")
+    assert zipfile.is_zipfile(tmp_path / "ravenea.jsonl.zip") and not (tmp_path / "ravenea.jsonl").exists()
+    assert f"wrote {tmp_path / 'ravenea.jsonl.zip'}" in printed
+
+
+def test_a_folder_or_no_out_takes_the_downloads_name_and_a_single_file_keeps_its_own(analysed, out, monkeypatch,
+                                                                                     tmp_path):
+    from django.utils import timezone
+
+    printed = run(analysed.pk, "--format", "hf", "--out", out)
+    (written,) = out.iterdir()
+    with zipfile.ZipFile(written) as zf:
+        (top,) = {n.split("/", 1)[0] for n in zf.namelist()}
+    assert written.name == f"{top}.zip" and top.startswith(f"tessera-study-{analysed.pk}-")
+    assert f"wrote {written}" in printed and "rather than" not in printed
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    run(analysed.pk, "--format", "csv")  # no --out: the current folder
+    day = timezone.now().date().isoformat()
+    name = f"culturalframes-rating_csv_{day}.csv"
+    assert sorted(p.name for p in here.iterdir()) == [name, f"{name}.manifest.json"]
+    run(analysed.pk, "--format", "parquet", "--out", here / "rated")  # one file, not a ZIP: the name asked for
+    assert pq.read_table(here / "rated").num_rows == 6 and (here / "rated.manifest.json").exists()
+    with pytest.raises(CommandError, match="is not a folder"):
+        run(analysed.pk, "--format", "hf", "--out", tmp_path / "missing" / "x.zip")
+    assert not (tmp_path / "missing").exists()

@@ -16,6 +16,7 @@ from analysis.services import analysis_run
 from annotation.models import pseudonym_for
 from exports.models import ExportJob
 from exports.services import export_build, export_start
+from stats.gold import DS_MIN_ITEMS
 
 
 def exported(study, owner, fmt, **options) -> ExportJob:
@@ -108,7 +109,7 @@ def test_each_annotators_competence_is_named_by_pseudonym_and_a_flagged_one_is_a
         {"key": "prevalent", "type": "choice", "level": "nominal", "label": "Prevalent?", "choices": YES_NO}]}
     study = inline_study(owner, spec, name="Nominal")
     pool = f.make_pool(study, "IN", "India")
-    items = f.make_items(study, "IN", 3)
+    items = f.make_items(study, "IN", DS_MIN_ITEMS)  # enough for each annotator to count in Dawid–Skene
     a, b, c = annotators(pool, 3)
     for i, item in enumerate(items):
         annotate(a, item, submitted(item, {"prevalent": "yes" if i else "no"}))
@@ -119,10 +120,10 @@ def test_each_annotators_competence_is_named_by_pseudonym_and_a_flagged_one_is_a
     people = pd.read_parquet(io.BytesIO(files["annotators.parquet"]))
     assert sorted(people["annotator"]) == sorted(pseudonym_for(x.public_id) for x in (a, b))
     assert set(people["field"]) == {"prevalent"} and people["competence"].between(0, 1).all()
-    assert (people["items"] == 3).all()
+    assert (people["items"] == DS_MIN_ITEMS).all()
     gold = pd.read_csv(io.BytesIO(files["gold_by_country.csv"]))
     majority = dict(zip(gold["item"], gold["majority"], strict=True))
-    assert [majority[item.external_id] for item in items] == ["no", "yes", "yes"]
+    assert [majority[item.external_id] for item in items] == ["no"] + ["yes"] * (DS_MIN_ITEMS - 1)
 
 
 def test_a_paper_table_that_fails_is_named_in_the_manifest_with_its_reason(caire, owner):

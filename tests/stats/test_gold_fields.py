@@ -7,7 +7,16 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from stats.gold import dawid_skene, field_gold, pair_agreement, plain_rows, t_interval
+from stats.gold import (
+    DS_MIN_ITEMS,
+    DS_MIN_RATINGS,
+    dawid_skene,
+    ds_withheld,
+    field_gold,
+    pair_agreement,
+    plain_rows,
+    t_interval,
+)
 from studies.protocol import parse_spec
 
 FIELDS = {f.key: f for f in parse_spec({"fields": [
@@ -178,9 +187,7 @@ def test_an_ordinal_field_gets_a_dawid_skene_label_over_its_categories_and_each_
         assert row["median"] is not None and row["ds_probability"] is not None
     competence = dict(zip(gold.annotators["annotator"], gold.annotators["competence"], strict=True))
     assert competence == pytest.approx(fit.competence_of()) and set(gold.annotators["field"]) == {"rank"}
-    size = field_gold(pd.DataFrame([("i1", "IN", 1, "small"), ("i1", "IN", 2, "large"), ("i1", "IN", 3, "large")],
-                                   columns=COLUMNS), FIELDS["size"])
-    assert plain_rows(size.by_item)[0]["ds_label"] == "large" and len(size.annotators) == 3
+    assert all(row["ds_note"] is None for row in rows_out)
 
 
 def test_an_interval_field_gets_no_dawid_skene_label():
@@ -191,3 +198,78 @@ def test_an_interval_field_gets_no_dawid_skene_label():
 def test_the_field_type_says_whether_its_answers_are_categories_at_its_level():
     assert all(FIELDS[k].kind.gold_categorical(FIELDS[k]) for k in ("label", "tags", "rank", "size"))
     assert not FIELDS["score"].kind.gold_categorical(FIELDS["score"])  # interval: numbers, not categories
+
+
+# The pilot of issue 24: three annotators × four items on a five-point scale. Dawid–Skene fitted
+# anyway labelled item i1, rated 5, 2 and 4, as 2 with p = 1.000.
+PILOT = pd.DataFrame([(item, "IN", who, v) for item, values in {
+    "i1": (5, 2, 4), "i2": (5, 4, 5), "i3": (3, 4, 5), "i4": (4, 4, 3)}.items()
+    for who, v in zip(("p", "q", "r"), values, strict=True)], columns=COLUMNS)
+
+
+def test_a_pilot_of_four_items_per_annotator_gets_no_dawid_skene_label_and_says_why():
+    gold = field_gold(PILOT, FIELDS["rank"])
+    for table in (gold.by_country, gold.by_item):
+        for row in plain_rows(table):
+            assert row["ds_label"] is None and row["ds_probability"] is None, row
+            assert row["ds_note"] == "too little data per annotator (4 items each; Dawid–Skene needs ≥ 10)"
+            assert row["median"] is not None  # the median and the mean stay
+    assert gold.annotators.empty  # nobody's competence is estimated from four items
+    assert DS_MIN_ITEMS == 10 and DS_MIN_RATINGS == 2
+
+
+def ratings_of(items: int, annotators, *, seed: int, labels=("a", "b", "c"), accuracy=0.8):
+    """(item, country, annotator, answer): each annotator rates each of ``items`` items, right with
+    chance ``accuracy``."""
+    rng = np.random.default_rng(seed)
+    truth = rng.choice(labels, items)
+    return [(f"i{i}", "IN", who, truth[i] if rng.random() < accuracy else str(rng.choice(labels)))
+            for i in range(items) for who in annotators]
+
+
+def test_with_ten_items_per_annotator_every_unit_gets_a_label():
+    frame = pd.DataFrame(ratings_of(DS_MIN_ITEMS, ("p", "q", "r"), seed=4), columns=COLUMNS)
+    gold = field_gold(frame, FIELDS["label"])
+    fit = dawid_skene(pd.DataFrame({"unit": list(zip(frame["item"], frame["country"], strict=True)),
+                                    "annotator": frame["annotator"], "label": frame["value"]}), labels=["a", "b", "c"])
+    for row in plain_rows(gold.by_country):
+        assert row["ds_label"] == fit.label_of()[row["item"], row["country"]] and row["ds_note"] is None
+        assert 0 < row["ds_probability"] <= 1
+    assert sorted(gold.annotators["annotator"]) == ["p", "q", "r"] and (gold.annotators["items"] == 10).all()
+    assert all(row["ds_label"] is not None for row in plain_rows(gold.by_item))
+
+
+def test_an_annotator_below_the_floor_is_left_out_of_the_fit_and_a_unit_needs_two_of_the_rest():
+    rows = ratings_of(12, ("p", "q", "r"), seed=5)
+    rows = [r for r in rows if not (r[0] == "i0" and r[2] in ("q", "r"))]  # i0: p alone
+    rows = [r for r in rows if not (r[0] == "i1" and r[2] == "r")]  # i1: p, q and the newcomer
+    rows += [("i1", "IN", "new", "a"), ("i2", "IN", "new", "b"), ("i3", "IN", "new", "c")]
+    rows += [("x1", "IN", "new", "a"), ("x1", "IN", "late", "b")]  # x1: two newcomers only
+    rows += [("x2", "IN", "new", "c"), ("x2", "IN", "p", "c")]  # x2: one of its two raters in the fit
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    gold = field_gold(frame, FIELDS["label"])
+    assert sorted(gold.annotators["annotator"]) == ["p", "q", "r"]  # "new" rated 5 items, "late" 1
+    inside = frame[frame["annotator"].isin(["p", "q", "r"])]
+    fit = dawid_skene(pd.DataFrame({"unit": list(zip(inside["item"], inside["country"], strict=True)),
+                                    "annotator": inside["annotator"], "label": inside["value"]}),
+                      labels=["a", "b", "c"])
+    rows_out = by_unit(gold.by_country, "item")
+    for item in ("i1", "i2", "i5"):  # the newcomer's rating is counted, but not in the fit
+        assert rows_out[item,]["ds_label"] == fit.label_of()[item, "IN"] and rows_out[item,]["ds_note"] is None
+    assert rows_out["i2",]["n"] == 4
+    assert (rows_out["i0",]["ds_label"], rows_out["i0",]["ds_note"]) == (
+        None, "a single rating (Dawid–Skene needs ≥ 2 per unit)")
+    assert rows_out["x1",]["ds_label"] is None and rows_out["x1",]["majority"] is None
+    assert rows_out["x1",]["ds_note"] == "too little data per annotator (1–5 items each; Dawid–Skene needs ≥ 10)"
+    assert (rows_out["x2",]["ds_label"], rows_out["x2",]["majority"]) == (None, "c")
+    assert rows_out["x2",]["ds_note"] == "1 of its 2 ratings by an annotator with ≥ 10 items (Dawid–Skene needs ≥ 2)"
+    summary = ds_withheld(gold.by_country)
+    assert list(summary) == ["label"]
+    assert summary["label"].startswith("no Dawid–Skene label on 3 of 14 units: 1: ")
+    assert "too little data per annotator (1–5 items each" in summary["label"]
+
+
+def test_nothing_is_withheld_where_dawid_skene_does_not_read_the_field():
+    gold = field_gold(INTERVAL, FIELDS["score"])
+    assert not gold.by_country["ds_note"].notna().any() and ds_withheld(gold.by_country) == {}
+    assert ds_withheld(pd.DataFrame(columns=["field", "ds_note"])) == {}

@@ -54,7 +54,9 @@ def test_a_study_s_gold_leaves_out_skips_excluded_annotators_and_answers_to_anot
     assert set(rows) == {("img-1", "IN", "fits"), ("img-1", "IN", "score"), (2, "JP", "fits")}
     assert (rows["img-1", "IN", "fits"]["n"], rows["img-1", "IN", "fits"]["majority"]) == (2, "yes")
     assert (rows["img-1", "IN", "score"]["n"], rows["img-1", "IN", "score"]["mean"]) == (3, 2.0)  # 3, 2, 1
-    assert set(gold.annotators["annotator"]) == {1, 2, 5}
+    assert gold.annotators.empty  # one item each: too little for Dawid–Skene, which says so
+    assert rows["img-1", "IN", "fits"]["ds_label"] is None
+    assert rows["img-1", "IN", "fits"]["ds_note"].startswith("too little data per annotator (1 item each;")
     assert plain_rows(gold.papers["human_scores"])[0]["item"] == "img-1"
     items = {(r["item"], r["field"]): r["n"] for r in plain_rows(gold.by_item)}
     assert items == {("img-1", "fits"): 2, ("img-1", "score"): 3, (2, "fits"): 1}

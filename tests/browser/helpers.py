@@ -27,6 +27,17 @@ def start_annotating(page, live_server, pool, *, pid=PID):
     page.goto(live_server.url + entry_url(pool, pid=pid))
 
 
+def rate_by_mouse(page) -> None:
+    """Rate the CulturalFrames item on the page by clicks (fully aligned, no stereotype, good, 4),
+    then submit it."""
+    page.locator("#item-panel[data-ready=true]").wait_for()
+    page.locator("fieldset[data-field=alignment]").get_by_label("Completely").check()
+    page.locator("fieldset[data-field=stereotype]").get_by_label("No").check()
+    page.locator("fieldset[data-field=quality]").get_by_label("Good").check()
+    page.locator("fieldset[data-field=overall]").get_by_label("4").check()
+    page.get_by_role("button", name="Submit and continue").click()
+
+
 def item_ready(page, heading: str):
     """Wait for the item with this heading, with its form ready for keys (page.js and item.js have set it up)."""
     page.get_by_role("heading", name=heading).wait_for()

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from recruitment.models import ProlificBonus, ProlificStudy, ProlificSubmission
-from tests.browser.helpers import log_in
+from tests.browser.helpers import log_in, rate_by_mouse
 from tests.recruitment.fake_prolific import FakeProlific
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -69,12 +69,7 @@ def test_a_researcher_runs_a_two_country_study_from_launch_to_payment(
         fieldset.get_by_label("Yes").check()
     participant.get_by_role("button", name="Continue").click()
     participant.get_by_role("button", name="I have read the instructions").click()
-    participant.locator("#item-panel[data-ready=true]").wait_for()
-    participant.locator("fieldset[data-field=alignment]").get_by_label("Completely").check()
-    participant.locator("fieldset[data-field=stereotype]").get_by_label("No").check()
-    participant.locator("fieldset[data-field=quality]").get_by_label("Good").check()
-    participant.locator("fieldset[data-field=overall]").get_by_label("4").check()
-    participant.get_by_role("button", name="Submit and continue").click()
+    rate_by_mouse(participant)
     participant.wait_for_url(f"https://app.prolific.com/submissions/complete?cc={study.code_completed}")
     phone.close()
     assert ProlificSubmission.objects.get(prolific_id=submission).entry_check == "verified"

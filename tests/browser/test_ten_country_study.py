@@ -29,7 +29,7 @@ from tests.recruitment.fake_prolific import FakeProlific
 from tests.recruitment.fake_prolific_rules import RESIDENCE_CHOICES
 from tests.recruitment.review_helpers import take_part
 
-from .helpers import log_in, upload
+from .helpers import log_in, rate_by_mouse, upload
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -174,12 +174,7 @@ def test_a_new_lab_member_runs_a_ten_country_study_to_a_gold_dataset(
             participant.get_by_role("button", name="I have read the instructions").click()
             for n in (1, 2):
                 participant.get_by_role("heading", name=f"Image {n} of 2").wait_for()
-                participant.locator("#item-panel[data-ready=true]").wait_for()
-                participant.locator("fieldset[data-field=alignment]").get_by_label("Completely").check()
-                participant.locator("fieldset[data-field=stereotype]").get_by_label("No").check()
-                participant.locator("fieldset[data-field=quality]").get_by_label("Good").check()
-                participant.locator("fieldset[data-field=overall]").get_by_label("4").check()
-                participant.get_by_role("button", name="Submit and continue").click()
+                rate_by_mouse(participant)
             participant.wait_for_url(f"https://app.prolific.com/submissions/complete?cc={study.code_completed}")
         finally:
             phone.close()

@@ -45,5 +45,12 @@ def test_the_launch_form_inputs_have_the_site_s_style(browser, live_server, sett
         labels = ("Reward per participant", "Estimated completion time (minutes)", "Maximum allowed time (minutes)")
         for label in labels:
             assert page.get_by_label(label).evaluate(style) == reference, label
+        # a checkbox and its words on one line, the words in the body's weight
+        for label in ("Desktop", "Let Prolific approve completed submissions (otherwise you review them here)"):
+            box = page.get_by_label(label).bounding_box()
+            words = page.locator("label", has_text=label).last.bounding_box()
+            assert words["y"] <= box["y"] + box["height"] / 2 <= words["y"] + words["height"], label
+        weight = page.locator("label", has_text="Desktop").evaluate("el => getComputedStyle(el).fontWeight")
+        assert weight == "400"
     finally:
         context.close()

@@ -18,6 +18,7 @@ from studies.models import CountryPool, ItemQuota, Study
 from .country_choices import RESIDENCE_FILTER_TITLE, CountryMatch, pool_country
 from .models import (
     ProlificAction,
+    ProlificBonus,
     ProlificCountryPick,
     ProlificStudy,
     ProlificSubmission,
@@ -141,6 +142,16 @@ class Budget:
     reported: int  # pools whose total Prolific reported
     total_cost: int  # Prolific's totals, summed over the pools it reported
     rewards_reported: int  # the rewards of those pools (their fees are total - these)
+    bonuses: int = 0  # bonuses paid, what the participants got, minor units
+    bonuses_total: int = 0  # the same with Prolific's fees and VAT, as it reported them
+
+    @property
+    def bonuses_text(self) -> str:
+        return money(self.bonuses, self.currency)
+
+    @property
+    def bonuses_total_text(self) -> str:
+        return money(self.bonuses_total, self.currency)
 
     @property
     def unreported(self) -> int:
@@ -162,17 +173,25 @@ class Budget:
 
 def study_budget(*, study: Study) -> list[Budget]:
     """The study's budget on Prolific, one line per currency (one in practice), from what Prolific
-    last reported of each pool (the launch, the preview, the sync and refresh keep it)."""
+    last reported of each pool (the launch, the preview, the sync and refresh keep it), with the
+    bonuses paid."""
     by_currency: dict[str, list[ProlificStudy]] = {}
     for row in ProlificStudy.objects.filter(pool__study=study).exclude(prolific_id="").order_by("pk"):
         by_currency.setdefault(row.currency or "GBP", []).append(row)
+    paid: dict[str, tuple[int, int]] = {}
+    bonuses = ProlificBonus.objects.filter(prolific_study__pool__study=study, state=ProlificBonus.State.PAID)
+    for bonus in bonuses.only("amount", "total_amount", "currency"):
+        amount, total = paid.get(bonus.currency or "GBP", (0, 0))
+        paid[bonus.currency or "GBP"] = (amount + bonus.amount, total + (bonus.total_amount or bonus.amount))
     budgets = []
     for currency, rows in sorted(by_currency.items()):
         reported = [r for r in rows if r.total_cost is not None]
+        bonus_amount, bonus_total = paid.get(currency, (0, 0))
         budgets.append(Budget(
             currency=currency, pools=len(rows), rewards=sum(r.places * r.reward for r in rows),
             reported=len(reported), total_cost=sum(r.total_cost or 0 for r in reported),
             rewards_reported=sum(r.places * r.reward for r in reported),
+            bonuses=bonus_amount, bonuses_total=bonus_total,
         ))
     return budgets
 

@@ -95,3 +95,12 @@ def test_the_page_shows_rewards_as_money_and_the_study_s_budget(fake_prolific, o
     assert "minor units" not in text and ">£1.50<" in text
     # two pools of two places at £1.50, and Prolific's totals with its third in fees
     assert "rewards £6.00; Prolific's total with its fees and VAT £8.00 (fees and VAT £2.00)." in text
+    # with a bonus paid (a draft one is not counted)
+    from recruitment.models import ProlificBonus
+
+    row = ProlificStudy.objects.get(pool=pool)
+    ProlificBonus.objects.create(prolific_study=row, lines=[], amount=250, total_amount=350, currency="GBP",
+                                 state=ProlificBonus.State.PAID)
+    ProlificBonus.objects.create(prolific_study=row, lines=[], amount=999, currency="GBP")
+    text = logged_in(owner).get(page(study)).content.decode()
+    assert "(fees and VAT £2.00); bonuses paid £2.50 (£3.50 with Prolific's fees and VAT)." in text

@@ -178,6 +178,8 @@ def study_budget(*, study: Study) -> list[Budget]:
     by_currency: dict[str, list[ProlificStudy]] = {}
     for row in ProlificStudy.objects.filter(pool__study=study).exclude(prolific_id="").order_by("pk"):
         by_currency.setdefault(row.currency or "GBP", []).append(row)
+    if not by_currency:
+        return []  # nothing on Prolific: no budget, and no bonus could be paid
     paid: dict[str, tuple[int, int]] = {}
     bonuses = ProlificBonus.objects.filter(prolific_study__pool__study=study, state=ProlificBonus.State.PAID)
     for bonus in bonuses.only("amount", "total_amount", "currency"):

@@ -1,19 +1,16 @@
 """A pool's country found among the choices of one of Prolific's country filters (current country
-of residence, nationality, country of birth): by the pool's ISO code, its English names (ours and
-CLDR's) and the names other lists use for it ("Korea, Republic of", "Turkey", "Czech Republic"…).
+of residence, nationality, country of birth): by the pool's ISO code and every name it goes by
+(``studies.countries.names_of``: ours, CLDR's, "Korea", "Turkey", "Czech Republic"…), either
+order of a name with a comma ("Korea, Republic of").
 
 Plain functions over plain data: the caller gives Prolific's choices (key -> label) as its filter
 list answered them, never a list written here."""
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass
 
-from babel import Locale
-
-from studies.countries import COUNTRIES
+from studies.countries import names_of, normalised
 
 from .prolific_answers import Filter
 from .rules import RuleBroken
@@ -22,64 +19,6 @@ from .rules import RuleBroken
 # id and its choice keys are read from there, never written here).
 RESIDENCE_FILTER_TITLE = "Current Country of Residence"
 
-# Other names of a country in lists such as Prolific's, the UN's and ISO's formal ones, by ISO
-# code. A name that could mean two countries ("Congo", "Korea") is given to one only: the one
-# such lists mean by it.
-ALIASES: dict[str, tuple[str, ...]] = {
-    "AE": ("UAE",),
-    "BA": ("Bosnia",),
-    "BN": ("Brunei Darussalam",),
-    "BO": ("Bolivia, Plurinational State of", "Plurinational State of Bolivia"),
-    "BS": ("The Bahamas",),
-    "CD": ("Congo, Democratic Republic of the", "Democratic Republic of Congo", "DR Congo", "DRC",
-           "Congo (Kinshasa)", "Congo-Kinshasa"),
-    "CG": ("Congo", "Republic of the Congo", "Congo, Republic of the", "Congo (Brazzaville)", "Congo-Brazzaville"),
-    "CI": ("Ivory Coast", "Cote d'Ivoire"),
-    "CV": ("Cape Verde",),
-    "CZ": ("Czech Republic",),
-    "FM": ("Micronesia", "Micronesia, Federated States of"),
-    "GB": ("UK", "Great Britain", "United Kingdom of Great Britain and Northern Ireland"),
-    "GM": ("The Gambia",),
-    "HK": ("Hong Kong SAR", "Hong Kong SAR China"),
-    "IR": ("Iran, Islamic Republic of", "Islamic Republic of Iran"),
-    "KG": ("Kyrgyz Republic",),
-    "KP": ("Korea, Democratic People's Republic of", "Democratic People's Republic of Korea", "Korea (North)"),
-    "KR": ("Korea", "Korea, Republic of", "Republic of Korea", "Korea (South)", "Korea South"),
-    "LA": ("Lao People's Democratic Republic", "Lao PDR", "Lao"),
-    "MD": ("Moldova, Republic of", "Republic of Moldova"),
-    "MK": ("Macedonia", "Republic of North Macedonia", "Macedonia, the former Yugoslav Republic of",
-           "The former Yugoslav Republic of Macedonia", "FYROM"),
-    "MM": ("Burma",),
-    "MO": ("Macau", "Macao SAR China"),
-    "NL": ("The Netherlands", "Holland"),
-    "PS": ("Palestine", "State of Palestine", "Palestinian Territories", "Palestinian Territory",
-           "Occupied Palestinian Territory", "Palestinian Territory, Occupied"),
-    "RU": ("Russian Federation",),
-    "SK": ("Slovak Republic",),
-    "SY": ("Syrian Arab Republic",),
-    "SZ": ("Swaziland",),
-    "TL": ("East Timor",),
-    "TR": ("Turkey", "Turkiye", "Republic of Türkiye"),
-    "TW": ("Taiwan, Province of China", "Chinese Taipei"),
-    "TZ": ("Tanzania, United Republic of", "United Republic of Tanzania"),
-    "US": ("USA", "US", "United States of America"),
-    "VA": ("Holy See", "Vatican City", "Holy See (Vatican City State)"),
-    "VE": ("Venezuela, Bolivarian Republic of", "Bolivarian Republic of Venezuela"),
-    "VN": ("Viet Nam",),
-}
-
-_OUR_NAMES = dict(COUNTRIES)
-_CLDR = Locale("en").territories
-
-
-def normalised(name: str) -> str:
-    """``"Côte d’Ivoire"`` and ``"COTE D'IVOIRE"`` alike: no accents, case, punctuation, "the"."""
-    text = unicodedata.normalize("NFKD", name)
-    text = "".join(c for c in text if not unicodedata.combining(c)).casefold().replace("&", " and ")
-    text = re.sub(r"[^\w]+", " ", text).strip()
-    return re.sub(r"^the ", "", text)
-
-
 def _forms(name: str) -> set[str]:
     """A name and, for a name with a comma ("Korea, Republic of"), its other order."""
     forms = {normalised(name)}
@@ -87,12 +26,6 @@ def _forms(name: str) -> set[str]:
     if comma and tail.strip():
         forms.add(normalised(f"{tail} {head}"))
     return forms
-
-
-def names_of(code: str) -> list[str]:
-    """Every name the country ``code`` goes by here, ours first."""
-    names = [_OUR_NAMES.get(code, ""), _CLDR.get(code, ""), *ALIASES.get(code, ()), code]
-    return [n for n in dict.fromkeys(names) if n]
 
 
 @dataclass(frozen=True)
@@ -109,7 +42,7 @@ def country_match(choices: dict[str, str], *, code: str, name: str = "") -> Coun
     for key, label in choices.items():
         for form in _forms(label):
             by_form.setdefault(form, (key, label))
-    for n, candidate in enumerate(dict.fromkeys([name, *names_of(code)])):
+    for n, candidate in enumerate(dict.fromkeys([name, *names_of(code), code])):
         if not candidate:
             continue
         for form in _forms(candidate):

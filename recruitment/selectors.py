@@ -221,12 +221,18 @@ class PoolCountry:
     problem: str = ""
 
 
-def prolific_countries(*, study: Study, user: AbstractBaseUser | None) -> tuple[list[PoolCountry], dict[str, str]]:
-    """Each pool's choice in Prolific's "Current Country of Residence" filter, as a launch would
-    send it, and that filter's choices (key -> label, by label) to pick one by hand."""
+def residence_filter(*, user: AbstractBaseUser | None) -> Filter:
+    """Prolific's "Current Country of Residence" filter, from its (cached) list."""
     residence = next((f for f in filter_catalogue(user=user) if f.title == RESIDENCE_FILTER_TITLE), None)
     if residence is None:
         raise RuleBroken(f"Prolific's filter list has no filter titled {RESIDENCE_FILTER_TITLE!r}")
+    return residence
+
+
+def prolific_countries(*, study: Study, user: AbstractBaseUser | None) -> tuple[list[PoolCountry], dict[str, str]]:
+    """Each pool's choice in Prolific's "Current Country of Residence" filter, as a launch would
+    send it, and that filter's choices (key -> label, by label) to pick one by hand."""
+    residence = residence_filter(user=user)
     picks = {p.pool_id: p for p in ProlificCountryPick.objects.filter(pool__study=study)}
     rows = []
     for pool in study.pools.order_by("country"):

@@ -225,7 +225,7 @@ def pool_country(request, pk: int, pool_pk: int):
     pool = get_object_or_404(study.pools.all(), pk=pool_pk)
     key = request.POST.get("choice", "").strip()
     try:
-        choices = {} if not key else selectors.prolific_countries(study=study, user=request.user)[1]
+        choices = selectors.residence_filter(user=request.user).choices if key else {}
         pick = services.prolific_country_pick(pool=pool, key=key, choices=choices, user=request.user)
     except (*PROLIFIC_FAILURES, RuleBroken) as exc:
         messages.error(request, str(exc))

@@ -1,4 +1,5 @@
-"""ISO 3166-1 countries (alpha-2 code, English name), for the pool form's country picker, and a
+"""ISO 3166-1 countries (alpha-2 code, English name), for the pool form's country picker; every
+name a country goes by (ours, CLDR's, other lists': ``names_of``, ``country_code``), and a
 country's name in the annotator's language (``country_name``, from the CLDR data Babel ships).
 
 Generated once from Debian's iso-codes (iso_3166-1.json, common names where it has one); data,
@@ -6,6 +7,7 @@ not a dependency."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from babel import Locale, UnknownLocaleError
@@ -266,24 +268,77 @@ COUNTRIES: tuple[tuple[str, str], ...] = (
 COUNTRY_NAMES: dict[str, str] = dict(COUNTRIES)
 
 
-def _plain(text: str) -> str:
-    text = unicodedata.normalize("NFKD", text.strip())
-    return " ".join("".join(c for c in text if not unicodedata.combining(c)).casefold().split())
-
-
-# Our names and CLDR's English ones ("South Korea", "Türkiye", "Czechia"…), for country_code.
-_BY_NAME = {
-    _plain(name): code
-    for code, ours in COUNTRIES
-    for name in (ours, Locale("en").territories.get(code, ""))
-    if name
+# Other names of a country in lists such as Prolific's, the UN's and ISO's formal ones, by ISO
+# code. A name that could mean two countries ("Congo", "Korea") is given to one only: the one
+# such lists mean by it.
+ALIASES: dict[str, tuple[str, ...]] = {
+    "AE": ("UAE",),
+    "BA": ("Bosnia",),
+    "BN": ("Brunei Darussalam",),
+    "BO": ("Bolivia, Plurinational State of", "Plurinational State of Bolivia"),
+    "BS": ("The Bahamas",),
+    "CD": ("Congo, Democratic Republic of the", "Democratic Republic of Congo", "DR Congo", "DRC",
+           "Congo (Kinshasa)", "Congo-Kinshasa"),
+    "CG": ("Congo", "Republic of the Congo", "Congo, Republic of the", "Congo (Brazzaville)", "Congo-Brazzaville"),
+    "CI": ("Ivory Coast", "Cote d'Ivoire"),
+    "CV": ("Cape Verde",),
+    "CZ": ("Czech Republic",),
+    "FM": ("Micronesia", "Micronesia, Federated States of"),
+    "GB": ("UK", "Great Britain", "United Kingdom of Great Britain and Northern Ireland"),
+    "GM": ("The Gambia",),
+    "HK": ("Hong Kong SAR", "Hong Kong SAR China"),
+    "IR": ("Iran, Islamic Republic of", "Islamic Republic of Iran"),
+    "KG": ("Kyrgyz Republic",),
+    "KP": ("Korea, Democratic People's Republic of", "Democratic People's Republic of Korea", "Korea (North)"),
+    "KR": ("Korea", "Korea, Republic of", "Republic of Korea", "Korea (South)", "Korea South"),
+    "LA": ("Lao People's Democratic Republic", "Lao PDR", "Lao"),
+    "MD": ("Moldova, Republic of", "Republic of Moldova"),
+    "MK": ("Macedonia", "Republic of North Macedonia", "Macedonia, the former Yugoslav Republic of",
+           "The former Yugoslav Republic of Macedonia", "FYROM"),
+    "MM": ("Burma",),
+    "MO": ("Macau", "Macao SAR China"),
+    "NL": ("The Netherlands", "Holland"),
+    "PS": ("Palestine", "State of Palestine", "Palestinian Territories", "Palestinian Territory",
+           "Occupied Palestinian Territory", "Palestinian Territory, Occupied"),
+    "RU": ("Russian Federation",),
+    "SK": ("Slovak Republic",),
+    "SY": ("Syrian Arab Republic",),
+    "SZ": ("Swaziland",),
+    "TL": ("East Timor",),
+    "TR": ("Turkey", "Turkiye", "Republic of Türkiye"),
+    "TW": ("Taiwan, Province of China", "Chinese Taipei"),
+    "TZ": ("Tanzania, United Republic of", "United Republic of Tanzania"),
+    "US": ("USA", "US", "United States of America"),
+    "VA": ("Holy See", "Vatican City", "Holy See (Vatican City State)"),
+    "VE": ("Venezuela, Bolivarian Republic of", "Bolivarian Republic of Venezuela"),
+    "VN": ("Viet Nam",),
 }
+
+_CLDR = Locale("en").territories
+
+
+def normalised(name: str) -> str:
+    """``"Côte d’Ivoire"`` and ``"COTE D'IVOIRE"`` alike: no accents, case, punctuation, "the"."""
+    text = unicodedata.normalize("NFKD", name)
+    text = "".join(c for c in text if not unicodedata.combining(c)).casefold().replace("&", " and ")
+    text = re.sub(r"[^\w]+", " ", text).strip()
+    return re.sub(r"^the ", "", text)
+
+
+def names_of(code: str) -> list[str]:
+    """Every name the country ``code`` goes by here: ours, CLDR's English one, the others'."""
+    names = [COUNTRY_NAMES.get(code, ""), _CLDR.get(code, ""), *ALIASES.get(code, ())]
+    return [n for n in dict.fromkeys(names) if n]
+
+
+# Every name of every country, normalised, to its code ("south korea", "korea", "turkiye"…).
+_BY_NAME = {normalised(name): code for code, _ in COUNTRIES for name in names_of(code)}
 
 
 def country_code(word: str) -> str | None:
-    """The ISO code of ``word``, an ISO alpha-2 code or a country's English name (ours or CLDR's),
-    case and accents aside; None when it is neither."""
-    key = _plain(word)
+    """The ISO code of ``word``, an ISO alpha-2 code or one of a country's names (``names_of``),
+    case, accents and punctuation aside; None when it is neither."""
+    key = normalised(word)
     if len(key) == 2 and key.upper() in COUNTRY_NAMES:
         return key.upper()
     return _BY_NAME.get(key)

@@ -191,13 +191,6 @@ class PoolForm(forms.ModelForm):
             # A pool's country is its identity: its entry link and annotators belong to it.
             self.fields["country"].disabled = True
 
-    def clean_country(self) -> str:
-        country = self.cleaned_data["country"]
-        taken = self.study.pools.filter(country=country).exclude(pk=self.instance.pk)
-        if country and taken.exists():
-            raise forms.ValidationError(f"This study has a pool for {COUNTRY_NAMES[country]} already.")
-        return country
-
     def clean_annotations_per_item(self) -> int:
         wanted = self.cleaned_data["annotations_per_item"]
         if wanted < 1:
@@ -240,10 +233,6 @@ class PoolsForm(PoolForm):
             problems.append(f"Not a country: {', '.join(unknown)} (use ISO codes, e.g. KR, or English names).")
         if twice:
             problems.append(f"Given twice: {', '.join(twice)}.")
-        taken = self.study.pools.filter(country__in=codes).order_by("country_name")
-        taken = taken.values_list("country_name", flat=True)
-        if taken:
-            problems.append(f"This study has a pool for {', '.join(taken)} already.")
         if problems:
             raise forms.ValidationError(problems)
         return codes

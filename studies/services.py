@@ -11,7 +11,7 @@ from pathlib import Path
 from django.conf import settings as django_settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.storage import default_storage
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from . import protocol as protocol_engine
@@ -260,12 +260,24 @@ def pool_create(*, study: Study, country: str, country_name: str, **settings) ->
 
 
 def pools_create(*, study: Study, countries: list[str], **settings) -> list[CountryPool]:
-    """A pool for each country (ISO codes) with the same settings, all or none."""
-    with transaction.atomic():
-        return [
-            pool_create(study=study, country=code, country_name=COUNTRY_NAMES[code], **settings)
-            for code in countries
-        ]
+    """A pool for each country (ISO codes) with the same settings, all or none; WorkspaceError
+    naming the countries that have a pool already (found now, or added meanwhile by another request)."""
+    _pools_taken_refuse(study, countries)
+    try:
+        with transaction.atomic():
+            return [
+                pool_create(study=study, country=code, country_name=COUNTRY_NAMES[code], **settings)
+                for code in countries
+            ]
+    except IntegrityError:  # pool_one_per_country: another request added one of them meanwhile
+        _pools_taken_refuse(study, countries)
+        raise
+
+
+def _pools_taken_refuse(study: Study, countries: list[str]) -> None:
+    taken = study.pools.filter(country__in=countries).order_by("country_name").values_list("country_name", flat=True)
+    if taken:
+        raise WorkspaceError(f"This study has a pool for {', '.join(taken)} already.", field="country")
 
 
 # --- the researcher's workspace: settings, copies and pools ---

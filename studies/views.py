@@ -7,7 +7,6 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from . import services
-from .countries import COUNTRY_NAMES
 from .files import image_response
 from .forms import PoolForm, PoolsForm, StudyForm
 from .markdown import render_markdown
@@ -163,10 +162,13 @@ def pool_add(request, pk: int):
     study = study_for_user(request.user, pk, write=request.method == "POST")
     form = PoolForm(request.POST or None, study=study)
     if request.method == "POST" and form.is_valid():
-        country = form.cleaned_data["country"]
-        services.pool_create(study=study, country=country, country_name=COUNTRY_NAMES[country], **form.settings())
-        messages.success(request, f"The pool for {COUNTRY_NAMES[country]} is added.")
-        return redirect("studies:pool-list", study.pk)
+        try:
+            (pool,) = services.pools_create(study=study, countries=[form.cleaned_data["country"]], **form.settings())
+        except services.WorkspaceError as refused:
+            form.add_error("country", str(refused))
+        else:
+            messages.success(request, f"The pool for {pool.country_name} is added.")
+            return redirect("studies:pool-list", study.pk)
     return render(request, "studies/pool_form.html", {"form": form, "study": study}, status=400 if form.errors else 200)
 
 
@@ -177,9 +179,13 @@ def pool_add_several(request, pk: int):
     study = study_for_user(request.user, pk, write=request.method == "POST")
     form = PoolsForm(request.POST or None, study=study)
     if request.method == "POST" and form.is_valid():
-        pools = services.pools_create(study=study, countries=form.cleaned_data["countries"], **form.settings())
-        messages.success(request, f"{len(pools)} pools are added: {', '.join(p.country_name for p in pools)}.")
-        return redirect("studies:pool-list", study.pk)
+        try:
+            pools = services.pools_create(study=study, countries=form.cleaned_data["countries"], **form.settings())
+        except services.WorkspaceError as refused:
+            form.add_error("countries", str(refused))
+        else:
+            messages.success(request, f"{len(pools)} pools are added: {', '.join(p.country_name for p in pools)}.")
+            return redirect("studies:pool-list", study.pk)
     context = {"form": form, "study": study, "several": True}
     return render(request, "studies/pool_form.html", context, status=400 if form.errors else 200)
 

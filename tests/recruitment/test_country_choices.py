@@ -3,8 +3,8 @@ give it; never by one exact English spelling."""
 
 import pytest
 
-from recruitment.country_choices import country_match, normalised
-from studies.countries import COUNTRIES
+from recruitment.country_choices import country_match
+from studies.countries import COUNTRIES, normalised
 
 from .fake_prolific_rules import NOT_ON_PROLIFIC, RESIDENCE_CHOICES
 

@@ -69,3 +69,20 @@ def test_a_viewer_reads_the_page_but_adds_nothing(client, study):
     assert client.get(url(study)).status_code == 200
     assert client.post(url(study), data("BR")).status_code == 403
     assert not CountryPool.objects.exists()
+
+
+def test_the_service_refuses_a_country_with_a_pool_whatever_the_page_checked(study, pool):
+    """The rule is the server's: a second request adding the same country meanwhile is refused too."""
+    import pytest
+
+    from studies.services import WorkspaceError, pools_create
+
+    with pytest.raises(WorkspaceError, match="This study has a pool for India already."):
+        pools_create(study=study, countries=["BR", "IN"], annotations_per_item=1)
+    assert list(CountryPool.objects.values_list("country", flat=True)) == ["IN"]
+
+
+def test_other_lists_names_are_understood_too(client, owner, study):
+    login(client, owner)
+    client.post(url(study), data("Turkey, Czech Republic, Ivory Coast"))
+    assert set(CountryPool.objects.values_list("country", flat=True)) == {"TR", "CZ", "CI"}

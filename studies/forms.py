@@ -191,6 +191,15 @@ class PoolForm(forms.ModelForm):
             # A pool's country is its identity: its entry link and annotators belong to it.
             self.fields["country"].disabled = True
 
+    def clean_country(self) -> str:
+        """Said next to the field at once (the page and the API's form); ``services.pools_create``
+        holds the rule, a race included."""
+        country = self.cleaned_data["country"]
+        taken = self.study.pools.filter(country=country).exclude(pk=self.instance.pk)
+        if country and taken.exists():
+            raise forms.ValidationError(f"This study has a pool for {COUNTRY_NAMES[country]} already.")
+        return country
+
     def clean_annotations_per_item(self) -> int:
         wanted = self.cleaned_data["annotations_per_item"]
         if wanted < 1:

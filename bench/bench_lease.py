@@ -74,7 +74,7 @@ def run(sessions, threads: int):
     from django.db import connection
 
     from annotation.models import Session
-    from annotation.services import annotation_submit, assignment_current
+    from annotation.services import annotation_submit, assignment_next
 
     todo: queue.Queue = queue.Queue()
     for s in sessions:
@@ -95,7 +95,7 @@ def run(sessions, threads: int):
                 session = Session.objects.select_related("annotator__study", "annotator__pool").get(pk=pk)
                 while True:
                     t0 = time.perf_counter()
-                    a = assignment_current(session=session)
+                    a = assignment_next(session=session)
                     mine_lease.append((time.perf_counter() - t0) * 1000)
                     if a is None:
                         break

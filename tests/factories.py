@@ -11,7 +11,7 @@ from django.utils import timezone
 from PIL import Image
 
 from annotation.models import Annotation, Annotator, Assignment, Checker, Session, Upload
-from annotation.services import annotation_submit, assignment_current
+from annotation.services import annotation_submit, assignment_next
 from studies.models import CountryPool, Document, Item, MockQuestion, Study
 from studies.services import (
     preset_load,
@@ -149,7 +149,7 @@ def entry_url(pool, pid="5f1a2b3c4d5e6f7a8b9c0d1e", study_id="STUDY1", session_i
 def make_leased(pool) -> tuple[Annotator, Assignment]:
     """A fresh annotator of ``pool`` in a session, holding the lease of their first item."""
     annotator = make_annotator(pool)
-    return annotator, assignment_current(session=make_session(annotator))
+    return annotator, assignment_next(session=make_session(annotator))
 
 
 def make_upload(assignment, name="u.png") -> Upload:
@@ -174,7 +174,7 @@ def annotate_pool(pool, *, annotators: int = 1, pid: str | None = None, **answer
     out = []
     for n in range(annotators):
         session = make_session(make_annotator(pool, pid if n == 0 else None))
-        while (assignment := assignment_current(session=session)) is not None:
+        while (assignment := assignment_next(session=session)) is not None:
             out.append(annotation_submit(assignment=assignment, data=valid_answers(**answers)).annotation)
     return out
 
@@ -211,7 +211,7 @@ def annotate_ravenea(pool) -> list[Annotation]:
     """One annotator of ``pool`` answers every RAVENEA item with ``RAVENEA_ANSWERS``."""
     session = make_session(make_annotator(pool))
     out = []
-    while (a := assignment_current(session=session)) is not None:
+    while (a := assignment_next(session=session)) is not None:
         out.append(annotation_submit(assignment=a, data={k: [v] for k, v in RAVENEA_ANSWERS.items()}).annotation)
     return out
 

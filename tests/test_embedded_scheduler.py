@@ -60,9 +60,9 @@ def test_a_job_whose_process_died_is_run_again_with_no_beat(scheduler, study, po
 @pytest.mark.django_db(transaction=True)
 def test_a_lapsed_lease_is_given_back_with_no_beat(scheduler, pool, items):
     session = f.make_session(f.make_annotator(pool))
-    from annotation.services import assignment_current
+    from annotation.services import assignment_next
 
-    lease = assignment_current(session=session)
+    lease = assignment_next(session=session)
     Assignment.objects.filter(pk=lease.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
     scheduler({"expire-leases": django_settings.CELERY_BEAT_SCHEDULE["expire-leases"]})
     assert wait_until(lambda: Assignment.objects.get(pk=lease.pk).status == Assignment.Status.EXPIRED)

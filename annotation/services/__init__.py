@@ -13,7 +13,7 @@ from .entry import EntryRefused, annotator_arrive, annotator_enter, pool_has_roo
 from .exclusion import ExclusionRefused, annotator_exclude, annotator_include
 from .leases import (
     DraftRefused,
-    assignment_current,
+    assignment_next,
     assignment_save_draft,
     assignments_expire,
     draft_check,
@@ -37,7 +37,7 @@ __all__ = [
     "Admission", "DraftRefused", "EntryRefused", "ResumeRefused", "annotator_arrive", "session_admit", "session_resume",
     "ExclusionRefused", "SubmitResult", "UploadRefused", "annotator_exclude", "annotator_include",
     "annotation_submit", "annotator_block", "annotator_consent", "annotator_enter", "annotator_read_instructions",
-    "annotator_screen", "annotator_unblock", "assignment_current", "assignment_save_draft", "assignments_expire",
+    "annotator_screen", "annotator_unblock", "assignment_next", "assignment_save_draft", "assignments_expire",
     "draft_check", "lease_release", "mock_submit", "pool_has_room",
     "quota_count_late", "session_annotations_withdraw", "session_complete", "session_skips_left", "session_release",
     "session_submitted_count", "upload_receive",

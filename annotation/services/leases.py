@@ -120,7 +120,7 @@ def session_complete(*, session: Session, now: datetime | None = None) -> None:
             session.annotator.outcome = outcome
 
 
-def assignment_current(*, session: Session, now: datetime | None = None) -> Assignment | None:
+def assignment_next(*, session: Session, now: datetime | None = None) -> Assignment | None:
     """The item the annotator is on: their open lease (renewed if it lapsed), or a new one.
 
     None means the session is over: its batch is done, or no item is left for this annotator.

@@ -210,7 +210,7 @@ RELEASED = {
 
 def _next(request, session, *, already_submitted=False, check_warning=False):
     """The next item's panel, or the way out once the session's work is done."""
-    assignment = services.assignment_current(session=session)
+    assignment = services.assignment_next(session=session)
     if assignment is not None:
         return _panel(request, session, assignment, already_submitted=already_submitted, check_warning=check_warning)
     if session.released_at:

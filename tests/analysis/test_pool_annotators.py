@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from analysis.annotators import PER_PAGE
 from annotation.models import Annotator, Assignment
-from annotation.services import assignment_current
+from annotation.services import assignment_next
 from studies.models import ItemQuota
 from tests import factories as f
 from tests.annotations import annotate
@@ -81,7 +81,7 @@ def test_it_pages_and_keeps_its_queries_fixed(client, owner, study, pool, items,
 
 
 def test_blocking_releases_the_open_lease_and_unblocking_lifts_it(client, owner, study, pool, session, items):
-    lease = assignment_current(session=session)
+    lease = assignment_next(session=session)
     client.force_login(owner)
     response = client.post(block_url(session.annotator), {"page": "1"})
     assert response.status_code == 302 and response["Location"] == url(study, pool, page=1)

@@ -4,7 +4,7 @@ page, the submit and the entry link refuse them with a clear page; unblocking le
 from django.urls import reverse
 
 from annotation.models import Annotation, Assignment
-from annotation.services import annotation_submit, annotator_block, annotator_unblock, assignment_current
+from annotation.services import annotation_submit, annotator_block, annotator_unblock, assignment_next
 from studies.models import ItemQuota
 from tests import factories as f
 from tests.helpers import HX, as_annotator, item_submit
@@ -17,9 +17,9 @@ def quota_of(assignment):
 
 
 def test_it_releases_the_open_lease_and_gives_the_slot_back(session, items):
-    submitted = assignment_current(session=session)
+    submitted = assignment_next(session=session)
     annotation_submit(assignment=submitted, data=f.valid_answers())
-    lease = assignment_current(session=session)
+    lease = assignment_next(session=session)
     assert quota_of(lease).leased == 1
     assert annotator_block(annotator=session.annotator) == 1
     assert Assignment.objects.get(pk=lease.pk).status == Assignment.Status.EXPIRED
@@ -30,7 +30,7 @@ def test_it_releases_the_open_lease_and_gives_the_slot_back(session, items):
 
 
 def test_blocking_again_changes_nothing(session, items):
-    assignment_current(session=session)
+    assignment_next(session=session)
     assert annotator_block(annotator=session.annotator) == 1
     first = session.annotator.blocked_at
     assert annotator_block(annotator=session.annotator) == 0

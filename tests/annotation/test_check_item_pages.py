@@ -4,7 +4,7 @@ the annotator sees the instruction in the question; refusals change nothing."""
 import pytest
 from django.urls import reverse
 
-from annotation.services import annotation_submit, assignment_current
+from annotation.services import annotation_submit, assignment_next
 from studies.checks import INSTRUCTION_TEMPLATES, item_set_attention, item_unset_check
 from studies.models import CheckKind, Item, ItemQuota, StudyMember
 from studies.practice import item_set_example
@@ -56,7 +56,7 @@ def test_an_answer_the_question_does_not_have_is_refused(client, owner, study, p
 
 def test_an_item_already_given_to_annotators_cannot_become_a_check(client, owner, study, pool, items):
     annotator = f.make_annotator(pool)
-    leased = assignment_current(session=f.make_session(annotator))
+    leased = assignment_next(session=f.make_session(annotator))
     login(client, owner)
     response = client.post(item_url(study, leased.item, "item-attention"), {"answer": "overall:5"}, follow=True)
     assert "given to annotators already" in response.content.decode()
@@ -74,7 +74,7 @@ def test_the_annotator_reads_the_instruction_in_the_question(client, owner, stud
     session = session_schedule_make(session=f.make_session(f.make_annotator(pool)), study=study)
     as_annotator(client, session)
     client.get(reverse("annotation:items"))  # an ordinary item first: its questions' markup is kept for reuse
-    annotation_submit(assignment=assignment_current(session=session), data=f.valid_answers())
+    annotation_submit(assignment=assignment_next(session=session), data=f.valid_answers())
     page = client.get(reverse("annotation:items")).content.decode()
     assert f"For this one, choose “{label}”." in page.replace("&#x27;", "'").replace("&quot;", '"')
 

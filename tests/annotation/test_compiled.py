@@ -5,7 +5,7 @@ import pytest
 from annotation import selectors
 from annotation.compiled import CompiledQuery
 from annotation.models import Assignment, Session
-from annotation.services import assignment_current
+from annotation.services import assignment_next
 from studies.models import ItemQuota
 from tests import factories as f
 
@@ -30,8 +30,8 @@ def test_the_session_query_matches_the_queryset(session, other_annotator):
 
 
 def test_the_assignment_queries_match_the_queryset(session, items, pool):
-    lease = assignment_current(session=session)
-    stranger = assignment_current(session=f.make_session(f.make_annotator(pool)))
+    lease = assignment_next(session=session)
+    stranger = assignment_next(session=f.make_session(f.make_annotator(pool)))
     [compiled] = selectors._ASSIGNMENT(lease.pk, session.pk)
     assert fields(compiled, "item") == fields(Assignment.objects.select_related("item").get(pk=lease.pk), "item")
     assert selectors._ASSIGNMENT(stranger.pk, session.pk) == []  # another session's: nothing
@@ -44,7 +44,7 @@ def test_the_assignment_queries_match_the_queryset(session, items, pool):
 
 
 def test_the_lease_candidates_match_the_queryset(session, items, pool, annotator):
-    assignment_current(session=session)
+    assignment_next(session=session)
     for a in (annotator, f.make_annotator(pool)):
         built = list(selectors.quotas_open_to(pool=pool, annotator=a).select_related("item").order_by("done", "leased")
                      [:selectors.LEASE_CANDIDATES])

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from annotation.models import Annotation, Assignment, Session
-from annotation.services import annotation_submit, assignment_current, assignments_expire
+from annotation.services import annotation_submit, assignment_next, assignments_expire
 from studies.models import ItemQuota
 from tests import factories as f
 from tests.factories import valid_answers
@@ -23,7 +23,7 @@ def test_concurrent_annotators_never_overfill_an_item(study, pool):
     (item,) = f.make_items(study, "IN", 1)
     sessions = [f.make_session(f.make_annotator(pool)) for _ in range(12)]
 
-    leases = run_in_threads(lambda s: assignment_current(session=s), [(s,) for s in sessions])
+    leases = run_in_threads(lambda s: assignment_next(session=s), [(s,) for s in sessions])
 
     assert sum(a is not None for a in leases) == 3
     q = ItemQuota.objects.get(item=item, pool=pool)
@@ -38,7 +38,7 @@ def test_concurrent_sessions_fill_every_item_exactly(study, pool):
 
     def annotate_all(session):
         done = 0
-        while (a := assignment_current(session=session)) is not None:
+        while (a := assignment_next(session=session)) is not None:
             annotation_submit(assignment=a, data=valid_answers())
             done += 1
         return done
@@ -56,7 +56,7 @@ def test_concurrent_sessions_fill_every_item_exactly(study, pool):
 
 def test_a_submit_sent_many_times_at_once_stores_one_annotation(study, pool, session):
     f.make_items(study, "IN", 1)
-    assignment = assignment_current(session=session)
+    assignment = assignment_next(session=session)
 
     results = run_in_threads(
         lambda: annotation_submit(assignment=Assignment.objects.get(pk=assignment.pk), data=valid_answers()),
@@ -73,7 +73,7 @@ def test_a_submit_sent_many_times_at_once_stores_one_annotation(study, pool, ses
 def test_one_annotator_in_two_tabs_gets_one_lease(study, pool, session):
     f.make_items(study, "IN", 3)
 
-    leases = run_in_threads(lambda: assignment_current(session=session), [()] * 4)
+    leases = run_in_threads(lambda: assignment_next(session=session), [()] * 4)
 
     assert Assignment.objects.filter(session=session).count() == 1
     assert len({a.pk for a in leases}) == 1
@@ -84,7 +84,7 @@ def expired_leases(study, pool, n):
     """``n`` sessions, each on a lease that lapsed and was swept (its slot given back)."""
     f.make_items(study, "IN", n)
     sessions = [f.make_session(f.make_annotator(pool)) for _ in range(n)]
-    leases = [assignment_current(session=s) for s in sessions]
+    leases = [assignment_next(session=s) for s in sessions]
     Assignment.objects.update(expires_at=timezone.now() - timedelta(minutes=1))
     assert assignments_expire() == n
     return sessions, [Assignment.objects.get(pk=a.pk) for a in leases]
@@ -92,7 +92,7 @@ def expired_leases(study, pool, n):
 
 def reload_or_submit(session, lapsed, action):
     if action == "reload":
-        return assignment_current(session=Session.objects.get(pk=session.pk))
+        return assignment_next(session=Session.objects.get(pk=session.pk))
     return annotation_submit(assignment=lapsed, data=valid_answers())
 
 
@@ -110,11 +110,11 @@ def test_a_reload_racing_a_late_submit_never_strands_the_annotator(study, pool):
     assert annotated.count() == 20
     assert set(annotated.values_list("status", flat=True)) == {Assignment.Status.SUBMITTED}
     for session in sessions:  # each finishes: a new item, then the end of the session
-        current = assignment_current(session=Session.objects.get(pk=session.pk))
+        current = assignment_next(session=Session.objects.get(pk=session.pk))
         assert current is None or not hasattr(current, "annotation") and current.status == Assignment.Status.LEASED
         if current is not None:
             annotation_submit(assignment=current, data=valid_answers())
-        assert assignment_current(session=Session.objects.get(pk=session.pk)) is None
+        assert assignment_next(session=Session.objects.get(pk=session.pk)) is None
     for q in ItemQuota.objects.all():  # the counters agree with the rows
         leased = Assignment.objects.filter(item=q.item, pool=q.pool, status=Assignment.Status.LEASED).count()
         done = Annotation.objects.filter(item=q.item, pool=q.pool, surplus=False).count()

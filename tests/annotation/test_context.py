@@ -4,7 +4,7 @@
 import pytest
 
 from annotation.context import assignment_context, candidate_order, shown_candidates, shown_documents
-from annotation.services import assignment_current
+from annotation.services import assignment_next
 from tests import factories as f
 from tests.factories import add_items, spec_study
 
@@ -20,7 +20,7 @@ PICK_ONE = {"key": "best", "type": "pick_one", "level": "nominal", "label": "The
 def assignment_of(display: dict, fields: list[dict]):
     study, pool = spec_study({"display": display, "fields": fields})
     add_items(study, 1, documents=DOCUMENTS, candidates=CANDIDATES)
-    assignment = assignment_current(session=f.make_session(f.make_annotator(pool)))
+    assignment = assignment_next(session=f.make_session(f.make_annotator(pool)))
     _ = assignment.item  # loaded with the assignment, as the pages do
     return assignment, study.spec
 

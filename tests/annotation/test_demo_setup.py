@@ -177,13 +177,13 @@ def test_a_demo_walker_is_never_the_author_of_an_answer_item(fixtures):
 
 
 def test_the_answer_items_can_be_leased_by_a_walker_of_each_pool(fixtures):
-    from annotation.services import assignment_current
+    from annotation.services import assignment_next
     from tests import factories as f
 
     demo_setup(fixtures)
 
     for pool in CountryPool.objects.filter(study__name="CulturalVQA answers demo"):
-        assignment = assignment_current(session=f.make_session(f.make_annotator(pool)))
+        assignment = assignment_next(session=f.make_session(f.make_annotator(pool)))
         assert assignment is not None and assignment.item.country == pool.country
 
 
@@ -258,13 +258,13 @@ def test_the_password_comes_from_the_environment_and_is_not_printed(fixtures, cl
 
 def test_reset_also_deletes_a_demo_study_that_has_annotations(fixtures):
     from annotation.models import Annotation
-    from annotation.services import annotation_submit, assignment_current
+    from annotation.services import annotation_submit, assignment_next
     from tests import factories as f
 
     demo_setup(fixtures)
     before = counts()
     annotator = f.make_annotator(CountryPool.objects.get(study__name="CulturalFrames demo", country="IN"))
-    assignment = assignment_current(session=f.make_session(annotator))
+    assignment = assignment_next(session=f.make_session(annotator))
     assert annotation_submit(assignment=assignment, data=f.valid_answers()).annotation is not None
 
     demo_setup(fixtures, "--reset")

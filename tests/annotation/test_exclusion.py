@@ -12,7 +12,7 @@ from annotation.services import (
     annotator_exclude,
     annotator_include,
     annotator_unblock,
-    assignment_current,
+    assignment_next,
     session_annotations_withdraw,
 )
 from studies.models import ItemQuota
@@ -34,7 +34,7 @@ def full(items, pool):
 
 def test_it_withdraws_their_annotations_and_reopens_their_slots(full, pool, owner):
     annotator, annotations = full
-    assert assignment_current(session=f.make_session(f.make_annotator(pool))) is None  # full
+    assert assignment_next(session=f.make_session(f.make_annotator(pool))) is None  # full
     assert annotator_exclude(annotator=annotator, by=owner, reason="Straight-lined every item") == 3
     annotator.refresh_from_db()
     assert annotator.excluded_at is not None and annotator.excluded_by == owner
@@ -44,7 +44,7 @@ def test_it_withdraws_their_annotations_and_reopens_their_slots(full, pool, owne
     assert all(done(a.item, pool) == 0 for a in annotations)
     # The slot they took is served to someone else of the pool.
     newcomer = f.make_session(f.make_annotator(pool))
-    lease = assignment_current(session=newcomer)
+    lease = assignment_next(session=newcomer)
     assert lease is not None and lease.item_id in {a.item_id for a in annotations}
 
 
@@ -88,7 +88,7 @@ def test_a_slot_taken_meanwhile_is_never_over_counted(full, pool, owner):
     annotator, annotations = full
     annotator_exclude(annotator=annotator, by=owner, reason="too fast")
     newcomer = f.make_session(f.make_annotator(pool))
-    lease = assignment_current(session=newcomer)
+    lease = assignment_next(session=newcomer)
     annotation_submit(assignment=lease, data=f.valid_answers())  # takes one reopened slot
     annotator_include(annotator=annotator)
     assert all(done(a.item, pool) == 1 for a in annotations)  # wanted once: never twice
@@ -156,7 +156,7 @@ def test_a_reopened_slot_goes_to_one_newcomer_while_the_annotator_is_included_ag
         run_in_threads(
             lambda job: job(),
             [(lambda a=annotator: annotator_include(annotator=Annotator.objects.get(pk=a.pk)),),
-             (lambda s=newcomer: assignment_current(session=s),)],
+             (lambda s=newcomer: assignment_next(session=s),)],
         )
         quota = ItemQuota.objects.get(pool=pool, item=item)
         assert quota.done + quota.leased == 1  # one of them holds the slot, never both

@@ -7,7 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Annotation, Assignment
-from annotation.services import annotation_submit, assignment_current
+from annotation.services import annotation_submit, assignment_next
 from tests import factories as f
 from tests.factories import valid_answers
 from tests.helpers import as_annotator
@@ -87,7 +87,7 @@ def test_a_draft_is_restored_on_reload(annotating, session):
 
 def test_another_annotators_assignment_is_404(annotating, study, pool):
     stranger = f.make_session(f.make_annotator(pool))
-    theirs = assignment_current(session=stranger)
+    theirs = assignment_next(session=stranger)
     assert submit(annotating, theirs, valid_answers()).status_code == 404
     assert annotating.post(reverse("annotation:item-draft", args=[theirs.pk]), {"x": "y"}).status_code == 404
     assert annotating.get(reverse("annotation:item-image", args=[theirs.pk])).status_code == 404
@@ -119,7 +119,7 @@ def test_the_pages_image_link_is_signed_and_needs_no_session(annotating, session
 def test_an_image_link_altered_expired_or_moved_to_another_assignment_is_refused(annotating, session, pool):
     link = image_link(annotating.get(reverse("annotation:items")).content.decode())
     mine = Assignment.objects.get(session=session)
-    stranger = assignment_current(session=f.make_session(f.make_annotator(pool)))
+    stranger = assignment_next(session=f.make_session(f.make_annotator(pool)))
     path, token = link.split("?t=")
     moved = path.replace(f"/{mine.pk}/", f"/{stranger.pk}/") + "?t=" + token
     assert Client().get(path + "?t=" + token[:-3] + "abc").status_code == 403  # altered: the session decides
@@ -259,7 +259,7 @@ def test_the_error_banner_links_to_each_refused_answer(annotating, session):
 def test_the_counter_counts_only_the_items_left_for_this_annotator(annotating, session, pool):
     # India's pool has 3 items; another annotator submitted one of them: 2 remain of a session of 5
     other = f.make_session(f.make_annotator(pool))
-    taken = assignment_current(session=other)
+    taken = assignment_next(session=other)
     annotation_submit(assignment=taken, data=valid_answers())
     taken.item.quotas.update(wanted=1)  # and it needs no more answers
     page = annotating.get(reverse("annotation:items")).content.decode()

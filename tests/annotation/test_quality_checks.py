@@ -11,7 +11,7 @@ from annotation.models import Annotation, Annotator, Assignment, CheckAnswer, Se
 from annotation.selectors import ending_for
 from annotation.services import (
     annotation_submit,
-    assignment_current,
+    assignment_next,
     lease_release,
     session_complete,
     session_submitted_count,
@@ -62,7 +62,7 @@ def started(pool):
 
 def answer(session, *, data=None, passing=True):
     """Submit the session's current item: the valid answers, with the instructed one on a check."""
-    assignment = assignment_current(session=session)
+    assignment = assignment_next(session=session)
     if assignment is None:
         return None, None
     overall = "5" if passing else "1"
@@ -135,7 +135,7 @@ def test_one_failed_check_warns_once_and_the_second_ends_the_session_with_its_co
     assert result.check.ended and not result.check.warn
     session.refresh_from_db()
     assert session.completed_at is not None
-    assert assignment_current(session=session) is None
+    assert assignment_next(session=session) is None
     annotator = Annotator.objects.get(pk=session.annotator_id)
     assert annotator.outcome == Annotator.Outcome.FAILED_CHECK
     assert ending_for(annotator, session).code == study.code_failed_check == "FAILCHECK"
@@ -176,7 +176,7 @@ def test_a_repeated_submit_of_a_check_is_stored_once_and_says_so(checked):
     study, pool, items, checks = checked
     session = started(pool)
     answer(session), answer(session)
-    assignment = assignment_current(session=session)
+    assignment = assignment_next(session=session)
     first = annotation_submit(assignment=assignment, data=f.valid_answers(overall="1"))
     assignment.status = Assignment.Status.LEASED  # a page kept by the back button: loaded before the submit
     again = annotation_submit(assignment=assignment, data=f.valid_answers(overall="5"))
@@ -190,10 +190,10 @@ def test_a_lapsed_check_lease_is_renewed_without_a_quota(checked):
     study, pool, items, checks = checked
     session = started(pool)
     answer(session), answer(session)
-    assignment = assignment_current(session=session)
+    assignment = assignment_next(session=session)
     assert assignment.item.check_kind == "attention"
     assert lease_release(pk=assignment.pk) == 1
-    again = assignment_current(session=session)
+    again = assignment_next(session=session)
     assert again.pk == assignment.pk and again.status == Assignment.Status.LEASED
 
 
@@ -237,7 +237,7 @@ def test_the_item_page_serves_a_check_like_any_item_and_warns_after_a_failed_one
     session = started(pool)
     as_annotator(client, session)
     answer(session), answer(session)
-    assignment = assignment_current(session=session)
+    assignment = assignment_next(session=session)
     page = client.get(reverse("annotation:items")).content.decode()
     assert "attention" not in page.lower()  # looks like an ordinary item
     response = client.post(reverse("annotation:item-submit", args=[assignment.pk]),
@@ -257,7 +257,7 @@ def test_the_warning_and_the_ending_speak_the_pool_s_language(client, checked):
     session = started(pool)
     as_annotator(client, session)
     answer(session), answer(session)
-    assignment = assignment_current(session=session)
+    assignment = assignment_next(session=session)
     page = client.post(reverse("annotation:item-submit", args=[assignment.pk]), f.valid_answers(overall="1"),
                        **HX).content.decode()
     assert "各質問をよくお読みください" in page

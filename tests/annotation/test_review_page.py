@@ -9,7 +9,7 @@ from django.urls import reverse
 from annotation.models import Annotation, Review, ReviewTarget
 from annotation.reviews.access import scope_for_reviewer
 from annotation.reviews.selectors import review_next
-from annotation.services import annotation_submit, assignment_current
+from annotation.services import annotation_submit, assignment_next
 from studies.models import Study
 from studies.services import quotas_for_items, study_create_from_preset
 from tests import factories as f
@@ -129,7 +129,7 @@ def test_the_heading_names_the_item_by_its_own_id_where_no_image_is_shown(client
     study, pool = f.preset_study("culturalframes-prompt-filter")
     item = f.add_items(study, 1, external_id="eid-sweets-07", prompt="Neighbours sharing sweets at Eid")[0]
     session = f.make_session(f.make_annotator(pool))
-    annotation_submit(assignment=assignment_current(session=session), data={"fits_culture": ["yes"]})
+    annotation_submit(assignment=assignment_next(session=session), data={"fits_culture": ["yes"]})
     login(client, study.owner)
     page = client.get(review_url(study, pool)).content.decode()
     assert "zoom-dialog" not in page  # no image, no caption naming it
@@ -160,12 +160,12 @@ def test_documents_are_shown_with_their_questions_preset(client, owner):
 
 @pytest.mark.django_db
 def test_an_uploaded_image_and_its_box_are_shown_and_served_through_the_pool(client, owner, other_researcher):
-    from annotation.services import annotation_submit, assignment_current, upload_receive
+    from annotation.services import annotation_submit, assignment_next, upload_receive
 
     study = study_create_from_preset(owner=owner, preset="globalrg-grounding", status=Study.Status.OPEN)
     pool = f.make_pool(study, "IN", "India")
     quotas_for_items(items=[f.make_item(study, "IN", prompt="Dosa")])
-    assignment = assignment_current(session=f.make_session(f.make_annotator(pool)))
+    assignment = assignment_next(session=f.make_session(f.make_annotator(pool)))
     photo = upload_receive(assignment=assignment, name="dosa.png", data=f.png_bytes(size=(120, 90)))
     data = {"photo": [str(photo.token)], "box": ["[[10, 10, 30, 20]]"], "prevalent": ["yes"]}
     annotation = annotation_submit(assignment=assignment, data=data).annotation

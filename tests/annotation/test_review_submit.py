@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from annotation.models import Annotation, Review
 from annotation.reviews.services import NOTE, OUTCOME, review_submit
-from annotation.services import annotation_submit, assignment_current
+from annotation.services import annotation_submit, assignment_next
 from studies.models import ItemQuota
 from tests import factories as f
 from tests.factories import AS_GIVEN, annotate_ravenea, ravenea, valid_answers
@@ -58,13 +58,13 @@ def test_flag_stores_the_checkers_labels_and_reopens_exactly_one_slot(checker, a
 
 def test_a_flagged_item_is_reannotated_by_another_annotator_of_the_pool(checker, pool, items):
     flagged = annotate(pool, annotators=3)[0]
-    assert assignment_current(session=f.make_session(f.make_annotator(pool))) is None  # the pool is full
+    assert assignment_next(session=f.make_session(f.make_annotator(pool))) is None  # the pool is full
     submit(flagged, checker, "flagged", note="The explanation does not match the image.")
-    first = assignment_current(session=f.make_session(f.make_annotator(pool)))
+    first = assignment_next(session=f.make_session(f.make_annotator(pool)))
     assert first is not None and first.item_id == flagged.item_id
     annotation_submit(assignment=first, data=valid_answers())
     # Exactly one slot: the next newcomer finds nothing.
-    assert assignment_current(session=f.make_session(f.make_annotator(pool))) is None
+    assert assignment_next(session=f.make_session(f.make_annotator(pool))) is None
     assert Annotation.objects.filter(item=flagged.item, pool=pool).count() == 4
     assert Annotation.objects.filter(item=flagged.item, pool=pool).exclude(review__outcome="flagged").count() == 3
 
@@ -73,7 +73,7 @@ def test_the_annotator_of_a_flagged_annotation_does_not_get_the_item_again(check
     flagged = annotated[0]
     submit(flagged, checker, "flagged", note="Wrong.")
     session = f.make_session(flagged.annotator, "another-sitting")
-    assert assignment_current(session=session) is None
+    assert assignment_next(session=session) is None
 
 
 def test_flag_with_a_note_alone_is_enough(checker, annotated):

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from annotation import seeding
 from annotation.models import Assignment
-from annotation.services import annotation_submit, assignment_current
+from annotation.services import annotation_submit, assignment_next
 from studies.models import Item, ItemQuota
 from studies.protocol import parse_spec
 from studies.services import preset_load, quotas_for_items, study_create_from_preset
@@ -99,7 +99,7 @@ def write_questions(study, pid, answers: list[dict]):
     session = f.make_session(annotator)
     written = []
     for data in answers:
-        assignment = assignment_current(session=session)
+        assignment = assignment_next(session=session)
         result = annotation_submit(assignment=assignment, data=data)
         assert result.annotation is not None, result.validation.errors
         written.append(result.annotation)
@@ -194,15 +194,15 @@ def test_the_author_never_gets_their_own_question_and_another_annotator_does(que
     india = answers.pools.get(country="IN")
 
     author = f.make_session(f.make_annotator(india, AUTHOR))
-    got = assignment_current(session=author)
+    got = assignment_next(session=author)
     assert got.item.author_pid == OTHER  # the only question they may answer
     assert annotation_submit(assignment=got, data={"answer": ["Diya"]}).annotation is not None
-    assert assignment_current(session=author) is None  # only their own question is left
+    assert assignment_next(session=author) is None  # only their own question is left
 
     third = f.make_session(f.make_annotator(india, THIRD))
-    first = assignment_current(session=third)
+    first = assignment_next(session=third)
     annotation_submit(assignment=first, data={"answer": ["Laddoo"]})
-    second = assignment_current(session=third)
+    second = assignment_next(session=third)
     assert {first.item.author_pid, second.item.author_pid} == {AUTHOR, OTHER}
 
 
@@ -211,7 +211,7 @@ def test_answer_items_go_to_the_pool_of_their_country_only(questions, answers):
     japan = questions.pools.get(country="JP")
     session = f.make_session(f.make_annotator(japan, OTHER))
     annotation_submit(
-        assignment=assignment_current(session=session), data={"question": ["What is this shrine gate called?"]}
+        assignment=assignment_next(session=session), data={"question": ["What is this shrine gate called?"]}
     )
 
     seeding.seed_answer_items(source=questions, target=answers)
@@ -281,7 +281,7 @@ def vote(study, item, votes: list[str]):
     pool = study.pools.get(country=item.country)
     for answer in votes:
         session = f.make_session(f.make_annotator(pool))
-        assignment = assignment_current(session=session)
+        assignment = assignment_next(session=session)
         assert assignment.item == item
         assert annotation_submit(assignment=assignment, data={"fits_culture": [answer]}).annotation is not None
 

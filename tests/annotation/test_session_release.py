@@ -6,7 +6,7 @@ import pytest
 
 from annotation.models import Annotation, Assignment
 from annotation.reviews.services import review_submit
-from annotation.services import annotation_submit, assignment_current, session_annotations_withdraw, session_release
+from annotation.services import annotation_submit, assignment_next, session_annotations_withdraw, session_release
 from studies.models import ItemQuota
 from tests import factories as f
 from tests.factories import AS_GIVEN
@@ -18,9 +18,9 @@ def quota_of(assignment):
 
 
 def test_it_expires_the_open_lease_and_gives_the_slot_back(session, items):
-    submitted = assignment_current(session=session)
+    submitted = assignment_next(session=session)
     annotation_submit(assignment=submitted, data=f.valid_answers())
-    lease = assignment_current(session=session)
+    lease = assignment_next(session=session)
     assert quota_of(lease).leased == 1
     assert session_release(session=session) == 1
     assert Assignment.objects.get(pk=lease.pk).status == Assignment.Status.EXPIRED
@@ -31,7 +31,7 @@ def test_it_expires_the_open_lease_and_gives_the_slot_back(session, items):
 
 
 def test_releasing_again_or_with_no_lease_does_nothing(session, items):
-    lease = assignment_current(session=session)
+    lease = assignment_next(session=session)
     assert session_release(session=session) == 1
     assert session_release(session=session) == 0
     assert quota_of(lease).leased == 0
@@ -40,7 +40,7 @@ def test_releasing_again_or_with_no_lease_does_nothing(session, items):
 
 
 def test_a_late_submit_after_the_release_is_still_kept(session, items):
-    lease = assignment_current(session=session)
+    lease = assignment_next(session=session)
     session_release(session=session)
     lease.refresh_from_db()
     result = annotation_submit(assignment=lease, data=f.valid_answers())
@@ -49,7 +49,7 @@ def test_a_late_submit_after_the_release_is_still_kept(session, items):
 
 
 def test_withdrawing_reopens_the_slots_and_counting_again_takes_them(session, items):
-    a = annotation_submit(assignment=assignment_current(session=session), data=f.valid_answers()).annotation
+    a = annotation_submit(assignment=assignment_next(session=session), data=f.valid_answers()).annotation
     assert session_annotations_withdraw(session=session) == 1
     assert Annotation.objects.get(pk=a.pk).withdrawn and quota_of(a.assignment).done == 0
     assert session_annotations_withdraw(session=session) == 0  # a repeat changes nothing
@@ -59,8 +59,8 @@ def test_withdrawing_reopens_the_slots_and_counting_again_takes_them(session, it
 
 
 def test_a_surplus_or_flagged_annotation_moves_no_quota(session, items, checker):
-    a = annotation_submit(assignment=assignment_current(session=session), data=f.valid_answers()).annotation
-    b = annotation_submit(assignment=assignment_current(session=session), data=f.valid_answers()).annotation
+    a = annotation_submit(assignment=assignment_next(session=session), data=f.valid_answers()).annotation
+    b = annotation_submit(assignment=assignment_next(session=session), data=f.valid_answers()).annotation
     Annotation.objects.filter(pk=a.pk).update(surplus=True)
     ItemQuota.objects.filter(item=a.item, pool=a.pool).update(done=0)
     review_submit(annotation=b, reviewer=checker, outcome="flagged", data=AS_GIVEN, note="Wrong country.")
@@ -74,7 +74,7 @@ def test_a_surplus_or_flagged_annotation_moves_no_quota(session, items, checker)
 def test_a_withdrawn_annotation_is_not_offered_for_review(session, items, checker, client):
     from annotation.reviews.access import ReviewScope, annotations_to_review
 
-    a = annotation_submit(assignment=assignment_current(session=session), data=f.valid_answers()).annotation
+    a = annotation_submit(assignment=assignment_next(session=session), data=f.valid_answers()).annotation
     scope = ReviewScope(study=a.study, pool=a.pool, user=checker, own_pid="")
     assert list(annotations_to_review(scope)) == [a]
     session_annotations_withdraw(session=session)
@@ -87,7 +87,7 @@ def test_a_release_racing_a_submit_settles_the_quota_once(study, pool):
     f.make_items(study, "IN", 1)
     for _ in range(5):
         session = f.make_session(f.make_annotator(pool))
-        lease = assignment_current(session=session)
+        lease = assignment_next(session=session)
         run_in_threads(
             lambda job, *args: job(*args),
             [(lambda s: session_release(session=s), session),
@@ -102,11 +102,11 @@ def test_a_release_racing_a_submit_settles_the_quota_once(study, pool):
 
 
 def test_a_released_session_is_leased_no_new_item(session, items):
-    lease = assignment_current(session=session)
+    lease = assignment_next(session=session)
     session_release(session=session)
     session.refresh_from_db()
     assert session.released_at is not None
-    assert assignment_current(session=session) is None
+    assert assignment_next(session=session) is None
     assert Assignment.objects.get(pk=lease.pk).status == Assignment.Status.EXPIRED  # not renewed
     assert quota_of(lease).leased == 0
 

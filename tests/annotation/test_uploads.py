@@ -6,7 +6,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Annotation, Upload
-from annotation.services import assignment_current, upload_receive
+from annotation.services import assignment_next, upload_receive
 from tests import factories as f
 from tests.helpers import as_annotator, on_items
 from tests.helpers import item_submit as submit
@@ -34,7 +34,7 @@ def stranger_client(study):
     session = f.make_session(f.make_annotator(pool))
     other = Client()
     as_annotator(other, session)
-    return other, assignment_current(session=session)
+    return other, assignment_next(session=session)
 
 
 def test_an_image_is_stored_and_answered_with_its_token_and_size(grounding):

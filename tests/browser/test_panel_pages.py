@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from annotation.models import Checker, Review
-from annotation.services import annotation_submit, assignment_current
+from annotation.services import annotation_submit, assignment_next
 from tests import factories as f
 from tests.factories import add_items, spec_study
 
@@ -42,7 +42,7 @@ def probes(page, form: str):
 def annotated_for_review(pool):
     """Every item of the pool annotated once; a checker of the pool."""
     session = f.make_session(f.make_annotator(pool))
-    while (assignment := assignment_current(session=session)) is not None:
+    while (assignment := assignment_next(session=session)) is not None:
         annotation_submit(assignment=assignment, data={"mood": ["calm"], "why": ["Quiet faces."]})
     checker = get_user_model().objects.create_user("meera", password="pass-for-tests-1")
     Checker.objects.create(pool=pool, user=checker)

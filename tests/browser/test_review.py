@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from annotation.models import Checker, Review
-from annotation.services import annotation_submit, assignment_current
+from annotation.services import annotation_submit, assignment_next
 from studies.models import ItemQuota
 from tests import factories as f
 from tests.factories import add_items, preset_study
@@ -33,7 +33,7 @@ def test_a_checker_accepts_by_keyboard_and_flags_by_mouse(page, live_server):
     study, pool = preset_study("ravenea-doc-relevance")
     add_items(study, 3, caption="A woman lights diyas on her doorstep for Diwali.", documents=DOCUMENTS)
     session = f.make_session(f.make_annotator(pool))
-    while (assignment := assignment_current(session=session)) is not None:
+    while (assignment := assignment_next(session=session)) is not None:
         annotation_submit(assignment=assignment, data=ANSWERS)
     checker = get_user_model().objects.create_user("meera", password="pass-for-tests-1")
     Checker.objects.create(pool=pool, user=checker)

@@ -19,7 +19,7 @@ from analysis import services as analysis_services
 from analysis import tasks as analysis_tasks
 from analysis.imports import import_run
 from annotation.models import Assignment
-from annotation.services import assignment_current
+from annotation.services import assignment_next
 from exports import services as export_services
 from exports import tasks as export_tasks
 from recruitment.models import ProlificStudy, ProlificSubmission
@@ -187,7 +187,7 @@ def test_a_new_lab_member_runs_a_ten_country_study_to_a_gold_dataset(
         mx_pid = "5" * 24
         returned = prolific.submission_start(rows["MX"].prolific_id, mx_pid)
         session = f.make_session(f.make_annotator(rows["MX"].pool, mx_pid), returned)
-        held = assignment_current(session=session)
+        held = assignment_next(session=session)
         prolific.submission_return(returned)
         prolific.events.clear()  # nobody is told of the return
         assert all(r.status_code == 200 for r in prolific.deliver(Client()))  # there is nothing queued

@@ -4,7 +4,7 @@ take part (through the platform, or only on Prolific) and the submission rows re
 import itertools
 
 from annotation.models import Review
-from annotation.services import annotation_submit, assignment_current, session_complete
+from annotation.services import annotation_submit, assignment_next, session_complete
 from recruitment.models import ProlificSubmission
 from recruitment.services import LaunchOptions, prolific_study_launch, prolific_study_transition
 from recruitment.services.sync import prolific_study_sync
@@ -32,7 +32,7 @@ def take_part(fake, row, *, code=None, annotate=True, pid=None) -> str:
     sid = fake.submission_start(row.prolific_id, pid)
     if annotate:
         session = f.make_session(f.make_annotator(row.pool, pid), sid)
-        while (assignment := assignment_current(session=session)) is not None:
+        while (assignment := assignment_next(session=session)) is not None:
             annotation_submit(assignment=assignment, data=f.valid_answers())
         session_complete(session=session)  # as the item page does when no item is left
     fake.submission_finish(sid, code or row.pool.study.code_completed)

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from annotation.extensions import entry_check_register, entry_check_unregister
 from annotation.models import Annotator, Assignment, Session
-from annotation.services import annotator_enter, assignment_current
+from annotation.services import annotator_enter, assignment_next
 from recruitment.entry import prolific_entry_check
 from recruitment.models import ProlificStudy, ProlificSubmission
 from recruitment.tasks import prolific_entries_recheck_task
@@ -171,7 +171,7 @@ def test_a_recheck_that_finds_a_spoofed_entry_gives_its_item_back(client, fake_p
     assert entry(client, participant, pid="aaaaaaaaaaaaaaaaaaaaaaaa").status_code == 302
     session = Session.objects.get()
     Annotator.objects.update(consented_at="2026-01-01T00:00Z", cleared_at="2026-01-01T00:00Z")
-    lease = assignment_current(session=session)
+    lease = assignment_next(session=session)
     assert ItemQuota.objects.get(item=lease.item, pool=pool).leased == 1
 
     prolific_entries_recheck_task.delay()

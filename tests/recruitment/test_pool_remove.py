@@ -8,7 +8,7 @@ import uuid
 from django.urls import reverse
 
 from annotation.models import Annotator, Assignment, Checker, ReviewTarget
-from annotation.services import assignment_current
+from annotation.services import assignment_next
 from recruitment.models import ProlificStudy
 from studies.models import CountryPool, Item, ItemQuota
 from tests import factories as f
@@ -97,7 +97,7 @@ def test_it_refuses_a_pool_with_an_annotator_who_only_arrived(client, owner, stu
 
 
 def test_it_refuses_a_pool_with_a_session_holding_an_item(client, owner, study, pool, items, session):
-    lease = assignment_current(session=session)
+    lease = assignment_next(session=session)
     assert lease is not None and lease.status == Assignment.Status.LEASED
     login(client, owner)
     response = client.post(remove_url(study, pool), follow=True)

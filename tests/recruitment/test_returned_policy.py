@@ -15,7 +15,7 @@ from analysis.models import AnalysisRun
 from analysis.reader import annotation_columns
 from analysis.services import analysis_run
 from annotation.models import Annotation, Annotator
-from annotation.services import annotation_submit, assignment_current
+from annotation.services import annotation_submit, assignment_next
 from exports.services import export_build, export_start
 from recruitment.models import ProlificSubmission, RecruitmentPolicy
 from recruitment.services import recruitment_policy_set
@@ -34,11 +34,11 @@ def annotated_then_returned(client, fake_prolific, participant, pool):
     Annotator.objects.update(consented_at="2026-01-01T00:00Z", cleared_at="2026-01-01T00:00Z")
     session = ProlificSubmission.objects.get().session
     mine = [
-        annotation_submit(assignment=assignment_current(session=session), data=f.valid_answers()).annotation
+        annotation_submit(assignment=assignment_next(session=session), data=f.valid_answers()).annotation
         for _ in range(2)
     ]
     other_session = f.make_session(f.make_annotator(pool))
-    theirs = annotation_submit(assignment=assignment_current(session=other_session), data=f.valid_answers()).annotation
+    theirs = annotation_submit(assignment=assignment_next(session=other_session), data=f.valid_answers()).annotation
     fake_prolific.submission_return(session_id)
     return mine, theirs
 

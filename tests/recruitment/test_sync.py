@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from annotation.models import Annotator, Assignment
-from annotation.services import assignment_current
+from annotation.services import assignment_next
 from recruitment.models import ProlificStudy, ProlificSubmission
 from recruitment.tasks import prolific_sync_task
 from studies.models import ItemQuota
@@ -22,7 +22,7 @@ def leased(client, participant, pool):
     enter(client, pool, pid=pid, study_id=study_id, session_id=session_id)
     Annotator.objects.update(consented_at="2026-01-01T00:00Z", cleared_at="2026-01-01T00:00Z")
     session = ProlificSubmission.objects.get().session
-    return session, assignment_current(session=session)
+    return session, assignment_next(session=session)
 
 
 def sync(study, capsys=None):

@@ -10,7 +10,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Annotator, Assignment
-from annotation.services import assignment_current
+from annotation.services import assignment_next
 from recruitment.models import ProlificEvent, ProlificStudy, ProlificSubmission, ProlificWebhook
 from studies.models import ItemQuota
 from tests.helpers import enter, login
@@ -39,7 +39,7 @@ def leased(client, hooked, participant, pool):
     Annotator.objects.update(consented_at="2026-01-01T00:00Z", cleared_at="2026-01-01T00:00Z")
     session = ProlificSubmission.objects.get().session
     hooked.events.clear()  # the ACTIVE event of the start
-    return session, assignment_current(session=session)
+    return session, assignment_next(session=session)
 
 
 def secret(fake):

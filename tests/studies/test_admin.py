@@ -2,7 +2,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Annotation
-from annotation.services import annotation_submit, assignment_current
+from annotation.services import annotation_submit, assignment_next
 from studies.models import MockQuestion, Study
 from tests import factories as f
 from tests.factories import admin_study_form as study_form
@@ -66,7 +66,7 @@ def test_another_researcher_cannot_see_or_edit_the_study(client, other_researche
 
 
 def test_annotations_are_read_only_in_the_admin(client, owner, items, session):
-    a = assignment_current(session=session)
+    a = assignment_next(session=session)
     annotation = annotation_submit(assignment=a, data=valid_answers()).annotation
     login(client, owner)
     assert client.get(reverse("admin:annotation_annotation_changelist")).status_code == 200
@@ -108,7 +108,7 @@ def test_a_study_with_annotations_can_be_deleted_whole_but_an_annotated_item_can
     from django.db.models import RestrictedError
 
     f.make_mock_question(study)
-    a = assignment_current(session=session)
+    a = assignment_next(session=session)
     annotation_submit(assignment=a, data=valid_answers())
     with pytest.raises(RestrictedError):
         a.item.delete()

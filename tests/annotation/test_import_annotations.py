@@ -1,9 +1,9 @@
-"""import_annotations: legacy annotations in long format, all or nothing, each problem on its line."""
+"""import_annotations: annotations collected elsewhere, in long format, all or nothing, each problem on its line."""
 
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.legacy import AnnotationImportError, annotations_import
+from annotation.importing import AnnotationImportError, annotations_import
 from annotation.models import Annotation, Annotator
 from studies.models import ItemQuota
 from tests import factories as f
@@ -23,7 +23,7 @@ def routed(study, pool, other_pool):
     return items
 
 
-def write(tmp_path, body, name="legacy.csv"):
+def write(tmp_path, body, name="collected.csv"):
     path = tmp_path / name
     path.write_text(HEADER + body)
     return path

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.legacy import AnnotationImportError, annotations_import
+from annotation.importing import AnnotationImportError, annotations_import
 from studies.models import Study
 
 

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from studies.importing.rows import read_rows
-from studies.models import ItemQuota, Study
+from studies.models import CountryPool, Item, ItemQuota, Study
 from studies.protocol import SKIP, CandidateRef, Field, ItemContext
 
 from .models import Annotation, Annotator, Assignment, Session
@@ -60,13 +60,88 @@ def _value(f: Field, raw: str, item) -> object:
     return f.kind.import_value(f, raw, ctx)
 
 
+@dataclass
+class _Known:
+    """What the rows are checked against, read once; ``known_pool`` grows with the file's annotators."""
+
+    fields: dict[str, Field]
+    items: dict[str, Item]
+    pools: dict[str, CountryPool]
+    known_pool: dict[str, str]
+    annotated: set[tuple[int, str]]
+    routed: set[tuple[int, str]]
+
+    @classmethod
+    def of(cls, study: Study) -> _Known:
+        return cls(
+            fields={f.key: f for f in study.spec.fields},
+            items={i.external_id: i for i in study.items.filter(is_example=False)},
+            pools={p.country: p for p in study.pools.all()},
+            known_pool=dict(Annotator.objects.filter(study=study).values_list("prolific_pid", "pool__country")),
+            annotated=set(Annotation.objects.filter(study=study).values_list("item_id", "annotator__prolific_pid")),
+            routed=set(ItemQuota.objects.filter(pool__study=study).values_list("item_id", "pool__country")),
+        )
+
+    def row(self, line: int, raw: dict) -> _Row:
+        values = {key: str(raw.get(key, "")).strip() for key in COLUMNS}
+        return _Row(
+            line, values, self.items.get(values["item"]), self.fields.get(values["field"]), values["country"].upper()
+        )
+
+
+@dataclass(frozen=True)
+class _Row:
+    """One line of the file: its stripped values and the item and field they name (None if unknown)."""
+
+    line: int
+    values: dict[str, str]
+    item: Item | None
+    field: Field | None
+    country: str
+
+
+def _reference_problems(known: _Known, row: _Row) -> list[str]:
+    """Empty columns, and an item or field this study does not have (or a field the format cannot carry)."""
+    v = row.values
+    problems = [f"'{key}' is empty" for key in COLUMNS if key != "value" and not v[key]]
+    if v["item"] and row.item is None:
+        problems.append(f"no item {v['item']!r} in this study")
+    if v["field"] and row.field is None:
+        problems.append(f"no field {v['field']!r} in this study's protocol (fields: {', '.join(known.fields)})")
+    elif row.field is not None and not row.field.kind.importable:
+        problems.append(f"field {row.field.key!r} is a {row.field.type} field, which this format cannot carry")
+    return problems + _pool_problems(known, row)
+
+
+def _pool_problems(known: _Known, row: _Row) -> list[str]:
+    """The first thing wrong with the row's pool: none in this study, the item not routed, another pool's annotator."""
+    country, annotator = row.country, row.values["annotator"]
+    if not country:
+        return []
+    if country not in known.pools:
+        return [f"country {country!r} has no pool in this study (pools: {', '.join(sorted(known.pools))})"]
+    if row.item is not None and (row.item.pk, country) not in known.routed:
+        return [f"item {row.values['item']!r} is not routed to the pool of {country}"]
+    if known.known_pool.get(annotator, country) != country:
+        return [f"annotator {annotator!r} is already in the pool of {known.known_pool[annotator]}"]
+    return []
+
+
+def _repeat_problems(known: _Known, row: _Row, seen: dict[tuple[str, str, str], int]) -> list[str]:
+    """A second value in the file for one (item, annotator, field), or an annotation already here; notes the row."""
+    v = row.values
+    problems = []
+    key = (v["item"], v["annotator"], v["field"])
+    if key in seen:
+        problems.append(f"a second value for this item, annotator and field (first on line {seen[key]})")
+    seen.setdefault(key, row.line)
+    if row.item is not None and (row.item.pk, v["annotator"]) in known.annotated:
+        problems.append(f"annotator {v['annotator']!r} already has an annotation of item {v['item']!r}")
+    return problems
+
+
 def _read(study: Study, rows_file: Path) -> tuple[list[_Pending], list[str]]:
-    fields = {f.key: f for f in study.spec.fields}
-    items = {i.external_id: i for i in study.items.filter(is_example=False)}
-    pools = {p.country: p for p in study.pools.all()}
-    known_pool = dict(Annotator.objects.filter(study=study).values_list("prolific_pid", "pool__country"))
-    annotated = set(Annotation.objects.filter(study=study).values_list("item_id", "annotator__prolific_pid"))
-    routed = set(ItemQuota.objects.filter(pool__study=study).values_list("item_id", "pool__country"))
+    known = _Known.of(study)
     pending: dict[tuple[int, str], _Pending] = {}
     seen: dict[tuple[str, str, str], int] = {}
     errors: list[str] = []
@@ -74,46 +149,25 @@ def _read(study: Study, rows_file: Path) -> tuple[list[_Pending], list[str]]:
         if isinstance(raw, str):
             errors.append(f"line {line}: {raw}")
             continue
-        values = {key: str(raw.get(key, "")).strip() for key in COLUMNS}
-        problems = [f"'{key}' is empty" for key in COLUMNS if key != "value" and not values[key]]
-        item = items.get(values["item"])
-        f = fields.get(values["field"])
-        country = values["country"].upper()
-        if values["item"] and item is None:
-            problems.append(f"no item {values['item']!r} in this study")
-        if values["field"] and f is None:
-            problems.append(f"no field {values['field']!r} in this study's protocol (fields: {', '.join(fields)})")
-        elif f is not None and not f.kind.importable:
-            problems.append(f"field {f.key!r} is a {f.type} field, which this format cannot carry")
-        if country and country not in pools:
-            problems.append(f"country {country!r} has no pool in this study (pools: {', '.join(sorted(pools))})")
-        elif item is not None and country and (item.pk, country) not in routed:
-            problems.append(f"item {values['item']!r} is not routed to the pool of {country}")
-        elif country and known_pool.get(values["annotator"], country) != country:
-            problems.append(
-                f"annotator {values['annotator']!r} is already in the pool of {known_pool[values['annotator']]}"
-            )
-        key = (values["item"], values["annotator"], values["field"])
-        if key in seen:
-            problems.append(f"a second value for this item, annotator and field (first on line {seen[key]})")
-        seen.setdefault(key, line)
-        if item is not None and (item.pk, values["annotator"]) in annotated:
-            problems.append(f"annotator {values['annotator']!r} already has an annotation of item {values['item']!r}")
-        if not problems and values["value"]:
+        row = known.row(line, raw)
+        problems = _reference_problems(known, row) + _repeat_problems(known, row, seen)
+        raw_value = row.values["value"]
+        if not problems and raw_value:
             try:
-                answer = _value(f, values["value"], item)
+                answer = _value(row.field, raw_value, row.item)
             except ValueError as exc:
-                problems.append(f"value {values['value']!r} of field {f.key!r}: {exc}")
+                problems.append(f"value {raw_value!r} of field {row.field.key!r}: {exc}")
         if problems:
             errors.extend(f"line {line}: {p}" for p in problems)
             continue
-        if not values["value"]:
+        if not raw_value:
             continue  # an empty value is an unanswered field
-        known_pool.setdefault(values["annotator"], country)
+        annotator = row.values["annotator"]
+        known.known_pool.setdefault(annotator, row.country)
         entry = pending.setdefault(
-            (item.pk, values["annotator"]), _Pending(item.pk, pools[country].pk, values["annotator"], {})
+            (row.item.pk, annotator), _Pending(row.item.pk, known.pools[row.country].pk, annotator, {})
         )
-        entry.answers[f.key] = answer
+        entry.answers[row.field.key] = answer
     return list(pending.values()), errors
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import IntegrityError
 from django.utils import timezone
 
-from studies.models import CountryPool
+from studies.models import CountryPool, Study
 
 from ..browser import BrowserKey
 from ..extensions import EntryVerdict, entry_verdict
@@ -45,6 +45,17 @@ def annotator_enter(*, pool: CountryPool, params: dict[str, str]) -> Session:
 
 
 def _enter(pool: CountryPool, params: dict[str, str]) -> tuple[Session, EntryVerdict | None]:
+    verdict = _entry_verdict(pool, params)
+    annotator = _entry_annotator(pool, params["PROLIFIC_PID"])
+    session = _entry_session(annotator, pool.study, params)
+    if verdict is not None and verdict.entered is not None:
+        verdict.entered(session)
+    return session, verdict
+
+
+def _entry_verdict(pool: CountryPool, params: dict[str, str]) -> EntryVerdict | None:
+    """The link's parameters checked, the study open, and the entry check's verdict (None without one);
+    raises EntryRefused for the first thing that keeps the link out."""
     names = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
     missing = [n for n in names if not params.get(n)]
     if missing:
@@ -61,8 +72,14 @@ def _enter(pool: CountryPool, params: dict[str, str]) -> tuple[Session, EntryVer
             raise EntryRefused("wrong_study")
     elif not verdict.lets_in:
         raise EntryRefused(verdict.reason, verdict.detail)
+    return verdict
 
-    annotator = Annotator.objects.filter(study=study, prolific_pid=params["PROLIFIC_PID"]).first()
+
+def _entry_annotator(pool: CountryPool, pid: str) -> Annotator:
+    """The study's annotator of this PID, made in this pool if new and the pool has room; refused if
+    blocked or of another pool."""
+    study = pool.study
+    annotator = Annotator.objects.filter(study=study, prolific_pid=pid).first()
     if annotator is not None and annotator.blocked_at is not None:
         raise EntryRefused("blocked")
     if annotator is not None and annotator.pool_id != pool.id:
@@ -71,13 +88,16 @@ def _enter(pool: CountryPool, params: dict[str, str]) -> tuple[Session, EntryVer
         if not pool_has_room(pool=pool, annotator=None):
             raise EntryRefused("full")
         try:
-            annotator, _ = Annotator.objects.get_or_create(
-                study=study, prolific_pid=params["PROLIFIC_PID"], defaults={"pool": pool}
-            )
+            annotator, _ = Annotator.objects.get_or_create(study=study, prolific_pid=pid, defaults={"pool": pool})
         except IntegrityError:  # created by a parallel request for the same PID
-            annotator = Annotator.objects.get(study=study, prolific_pid=params["PROLIFIC_PID"])
+            annotator = Annotator.objects.get(study=study, prolific_pid=pid)
         if annotator.pool_id != pool.id:
             raise EntryRefused("wrong_pool", annotator.pool.local_country_name())
+    return annotator
+
+
+def _entry_session(annotator: Annotator, study: Study, params: dict[str, str]) -> Session:
+    """The annotator's session of this SESSION_ID, made (with its schedule) on the first entry."""
     try:
         session, created = Session.objects.get_or_create(
             annotator=annotator,
@@ -88,9 +108,7 @@ def _enter(pool: CountryPool, params: dict[str, str]) -> tuple[Session, EntryVer
         session, created = Session.objects.get(annotator=annotator, prolific_session_id=params["SESSION_ID"]), False
     if created:
         session_schedule_make(session=session, study=study)
-    if verdict is not None and verdict.entered is not None:
-        verdict.entered(session)
-    return session, verdict
+    return session
 
 
 def pool_has_room(*, pool: CountryPool, annotator: Annotator | None) -> bool:

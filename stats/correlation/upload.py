@@ -18,7 +18,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -129,6 +129,26 @@ def parse_metric_csv(
     written as given here. Raises ``MetricCSVError`` (at most ``max_errors`` messages, and the total)
     on a refused file; see the module's docstring for what is refused and what is only reported.
     """
+    lines = _lines(source)
+    _, header = next(lines, (0, None))
+    if header is None:
+        raise MetricCSVError(["the file is empty: it needs a header (item, country, metric, score) and scores"])
+    columns, ignored = _columns(header)
+    scores = _Scores(
+        columns=columns,
+        width=len(header),
+        item_map=items if isinstance(items, Mapping) else ({i: i for i in items} if items is not None else None),
+        country_map={c.strip().lower(): c for c in countries} if countries is not None else None,
+        errors=_Errors(limit=max_errors),
+    )
+    for line_num, row in lines:
+        scores.add(row, line_num)
+    return scores.result(ignored)
+
+
+def _lines(source: str | bytes | Iterable[str]) -> Iterator[tuple[int, list[str]]]:
+    """The file's rows that are not blank, each with its line number; the delimiter is guessed from
+    the first line that is not blank."""
     lines = iter(_text(source))
     first = ""
     buffered: list[str] = []
@@ -138,97 +158,143 @@ def parse_metric_csv(
             first = line
             break
     reader = csv.reader(_chain(buffered, lines), delimiter=_dialect(first))
-    header = next((row for row in reader if any(c.strip() for c in row)), None)
-    if header is None:
-        raise MetricCSVError(["the file is empty: it needs a header (item, country, metric, score) and scores"])
-    columns, ignored = _columns(header)
-    item_map = items if isinstance(items, Mapping) else ({i: i for i in items} if items is not None else None)
-    country_map = {c.strip().lower(): c for c in countries} if countries is not None else None
-
-    rows: list[tuple[Any, str | None, str, float]] = []
-    metrics: dict[str, None] = {}
-    seen: dict[tuple[str, str | None, str], int] = {}
-    errors: list[str] = []
-    total_errors = 0
-    data_lines = 0
-    unknown_items: dict[str, None] = {}
-    unknown_countries: dict[str, None] = {}
-    n_unknown_items = n_unknown_countries = 0
-
-    def error(message: str) -> None:
-        nonlocal total_errors
-        total_errors += 1
-        if len(errors) < max_errors:
-            errors.append(message)
-
     for row in reader:
-        if not any(c.strip() for c in row):
-            continue
-        data_lines += 1
-        at = f"line {reader.line_num}"
-        if len(row) > len(header):
-            error(f"{at}: {len(row)} cells, but the header has {len(header)}")
-            continue
-        cell = {name: (row[i].strip() if i < len(row) else "") for name, i in columns.items()}
+        if any(c.strip() for c in row):
+            yield reader.line_num, row
+
+
+def _score(item: str, metric: str, country: str | None, raw_score: str) -> tuple[float, list[str]]:
+    """A line's score, and what is wrong with its cells: an empty id or name, text that cannot be
+    stored, a score that is not a finite number."""
+    problems = []
+    if not item:
+        problems.append("the item id is empty")
+    if not metric:
+        problems.append("the metric name is empty")
+    unstorable = text_problem(" ".join((item, metric, country or "")))
+    if unstorable:
+        problems.append(unstorable)
+    score = math.nan
+    try:
+        score = float(raw_score)
+        if not math.isfinite(score):
+            problems.append(f"the score '{raw_score}' is not a finite number")
+    except ValueError:
+        problems.append(f"the score '{raw_score}' is not a number" if raw_score else "the score is empty")
+    return score, problems
+
+
+@dataclass
+class _Errors:
+    """The problems found: every one counted, the first ``limit`` kept."""
+
+    limit: int
+    kept: list[str] = field(default_factory=list)
+    total: int = 0
+
+    def add(self, message: str) -> None:
+        self.total += 1
+        if len(self.kept) < self.limit:
+            self.kept.append(message)
+
+
+@dataclass
+class _LeftOut:
+    """Lines left out for naming what the study does not have: how many, and a few of the names."""
+
+    count: int = 0
+    examples: dict[str, None] = field(default_factory=dict)
+
+    def add(self, name: str) -> None:
+        self.count += 1
+        if len(self.examples) < MAX_EXAMPLES:
+            self.examples[name] = None
+
+
+@dataclass
+class _Scores:
+    """The scores read so far, and the lines refused or left out."""
+
+    columns: dict[str, int]
+    width: int  # the header's cells
+    item_map: Mapping[str, Any] | None
+    country_map: dict[str, str] | None
+    errors: _Errors
+    rows: list[tuple[Any, str | None, str, float]] = field(default_factory=list)
+    metrics: dict[str, None] = field(default_factory=dict)
+    seen: dict[tuple[str, str | None, str], int] = field(default_factory=dict)
+    lines: int = 0
+    unknown_items: _LeftOut = field(default_factory=_LeftOut)
+    unknown_countries: _LeftOut = field(default_factory=_LeftOut)
+
+    def add(self, row: list[str], line_num: int) -> None:
+        """One data line: kept, refused (an error naming it) or left out (counted)."""
+        self.lines += 1
+        at = f"line {line_num}"
+        if len(row) > self.width:
+            self.errors.add(f"{at}: {len(row)} cells, but the header has {self.width}")
+            return
+        cell = {name: (row[i].strip() if i < len(row) else "") for name, i in self.columns.items()}
         item, metric, raw_score = cell["item"], cell["metric"], cell["score"]
         country = cell.get("country") or None
-        problems = []
-        if not item:
-            problems.append("the item id is empty")
-        if not metric:
-            problems.append("the metric name is empty")
-        unstorable = text_problem(" ".join((item, metric, country or "")))
-        if unstorable:
-            problems.append(unstorable)
-        try:
-            score = float(raw_score)
-            if not math.isfinite(score):
-                problems.append(f"the score '{raw_score}' is not a finite number")
-        except ValueError:
-            problems.append(f"the score '{raw_score}' is not a number" if raw_score else "the score is empty")
+        score, problems = _score(item, metric, country, raw_score)
         if problems:
-            error(f"{at}: {'; '.join(problems)}")
-            continue
-        key = (item, country.lower() if country else None, metric)
-        if key in seen:
-            where = f"item {item}" + (f", country {country}" if country else "")
-            error(f"{at}: a second score for {where}, metric {metric} (the first is on line {seen[key]})")
-            continue
-        seen[key] = reader.line_num
-        if item_map is not None and item not in item_map:
-            n_unknown_items += 1
-            if len(unknown_items) < MAX_EXAMPLES:
-                unknown_items[item] = None
-            continue
-        if country is not None and country_map is not None:
-            if country.lower() not in country_map:
-                n_unknown_countries += 1
-                if len(unknown_countries) < MAX_EXAMPLES:
-                    unknown_countries[country] = None
-                continue
-            country = country_map[country.lower()]
-        metrics[metric] = None
-        rows.append((item_map[item] if item_map is not None else item, country, metric, score))
+            self.errors.add(f"{at}: {'; '.join(problems)}")
+            return
+        if self._repeated(at, line_num, item, country, metric) or self._left_out(item, country):
+            return
+        self.metrics[metric] = None
+        kept_item = self.item_map[item] if self.item_map is not None else item
+        self.rows.append((kept_item, self._country(country), metric, score))
 
-    if total_errors:
-        raise MetricCSVError(errors, total_errors)
-    if data_lines == 0:
-        raise MetricCSVError(["the file has a header but no scores"])
-    if not rows and n_unknown_items:
-        raise MetricCSVError([(
-            f"none of the {n_unknown_items} item ids is an item of this study "
-            f"(e.g. {', '.join(unknown_items)}): use the item ids of the study's import file"
-        )])
-    return MetricScores(
-        rows=rows,
-        metrics=list(metrics),
-        lines=data_lines,
-        unknown_items=n_unknown_items,
-        unknown_item_examples=list(unknown_items),
-        unknown_countries=n_unknown_countries,
-        unknown_country_examples=list(unknown_countries),
-        ignored_columns=ignored,
-    )
+    def _repeated(self, at: str, line_num: int, item: str, country: str | None, metric: str) -> bool:
+        """Is this a second score for its (item, country, metric)? Refused if so, else noted."""
+        key = (item, country.lower() if country else None, metric)
+        if key in self.seen:
+            where = f"item {item}" + (f", country {country}" if country else "")
+            first = self.seen[key]
+            self.errors.add(f"{at}: a second score for {where}, metric {metric} (the first is on line {first})")
+            return True
+        self.seen[key] = line_num
+        return False
+
+    def _left_out(self, item: str, country: str | None) -> bool:
+        """Does the line name an item or a country the study does not have? Counted if so."""
+        if self.item_map is not None and item not in self.item_map:
+            self.unknown_items.add(item)
+            return True
+        if country is not None and self.country_map is not None and country.lower() not in self.country_map:
+            self.unknown_countries.add(country)
+            return True
+        return False
+
+    def _country(self, country: str | None) -> str | None:
+        """The country as the study writes it."""
+        if country is not None and self.country_map is not None:
+            return self.country_map[country.lower()]
+        return country
+
+    def result(self, ignored: list[str]) -> MetricScores:
+        """The scores, or the file refused: any error, no score line, or none of its items the study's."""
+        if self.errors.total:
+            raise MetricCSVError(self.errors.kept, self.errors.total)
+        if self.lines == 0:
+            raise MetricCSVError(["the file has a header but no scores"])
+        if not self.rows and self.unknown_items.count:
+            raise MetricCSVError([(
+                f"none of the {self.unknown_items.count} item ids is an item of this study "
+                f"(e.g. {', '.join(self.unknown_items.examples)}): use the item ids of the study's import file"
+            )])
+        return MetricScores(
+            rows=self.rows,
+            metrics=list(self.metrics),
+            lines=self.lines,
+            unknown_items=self.unknown_items.count,
+            unknown_item_examples=list(self.unknown_items.examples),
+            unknown_countries=self.unknown_countries.count,
+            unknown_country_examples=list(self.unknown_countries.examples),
+            ignored_columns=ignored,
+        )
 
 
 def _chain(first: list[str], rest: Iterable[str]) -> Iterable[str]:

@@ -142,44 +142,62 @@ def parse_reports(raw: Any, field_types: Mapping[str, str], errors: list[str]) -
     if not isinstance(raw, list):
         errors.append("reports: must be a list of {'kind': …, role: field key}")
         return ()
-    out: list[ReportSpec] = []
-    for position, entry in enumerate(raw, start=1):
-        if not isinstance(entry, dict):
-            errors.append(f"report #{position}: must be an object with a 'kind'")
+    parsed = (_parse_report(position, entry, field_types, errors) for position, entry in enumerate(raw, start=1))
+    return tuple(spec for spec in parsed if spec is not None)
+
+
+def _parse_report(position: int, entry: Any, field_types: Mapping[str, str], errors: list[str]) -> ReportSpec | None:
+    """One entry of the list, or None when it has a problem (appended to ``errors``)."""
+    if not isinstance(entry, dict):
+        errors.append(f"report #{position}: must be an object with a 'kind'")
+        return None
+    kind_name = entry.get("kind")
+    kind = REPORT_KINDS.get(kind_name) if isinstance(kind_name, str) else None  # a list or an object is no key
+    name = f"report #{position} ({entry.get('kind')})"
+    if kind is None:
+        errors.append(f"{name}: unknown kind {entry.get('kind')!r} (known: {', '.join(REPORT_KINDS)})")
+        return None
+    allowed = {"kind", "title"} | {r.name for r in kind.roles} | {o.name for o in kind.options}
+    unknown = set(entry) - allowed
+    before = len(errors)
+    if unknown:
+        errors.append(f"{name}: unknown setting(s) {', '.join(sorted(unknown))} (roles: "
+                      f"{', '.join(r.name for r in kind.roles)})")
+    roles = _report_roles(name, kind, entry, field_types, errors)
+    options = _report_options(name, kind, entry, errors)
+    title = entry.get("title", kind.title)
+    if not isinstance(title, str) or not title.strip():
+        errors.append(f"{name}: 'title' must be a non-empty text")
+    if len(errors) != before:
+        return None
+    return ReportSpec(kind.kind, title, roles, options)
+
+
+def _report_roles(
+    name: str, kind: ReportKind, entry: dict, field_types: Mapping[str, str], errors: list[str]
+) -> tuple[tuple[str, Any], ...]:
+    """The fields the report's roles name (a key, or keys for a role of many); a required role missing is a problem."""
+    roles: list[tuple[str, Any]] = []
+    for role in kind.roles:
+        if role.name not in entry:
+            if not role.optional:
+                errors.append(f"{name}: missing role '{role.name}' ({' or '.join(role.types)} field)")
             continue
-        kind_name = entry.get("kind")
-        kind = REPORT_KINDS.get(kind_name) if isinstance(kind_name, str) else None  # a list or an object is no key
-        name = f"report #{position} ({entry.get('kind')})"
-        if kind is None:
-            errors.append(f"{name}: unknown kind {entry.get('kind')!r} (known: {', '.join(REPORT_KINDS)})")
-            continue
-        allowed = {"kind", "title"} | {r.name for r in kind.roles} | {o.name for o in kind.options}
-        unknown = set(entry) - allowed
-        before = len(errors)
-        if unknown:
-            errors.append(f"{name}: unknown setting(s) {', '.join(sorted(unknown))} (roles: "
-                          f"{', '.join(r.name for r in kind.roles)})")
-        roles: list[tuple[str, Any]] = []
-        for role in kind.roles:
-            if role.name not in entry:
-                if not role.optional:
-                    errors.append(f"{name}: missing role '{role.name}' ({' or '.join(role.types)} field)")
-                continue
-            keys = _role_keys(name, role, entry[role.name], field_types, errors)
-            if keys is not None:
-                roles.append((role.name, keys))
-        options = []
-        for option in kind.options:
-            value = entry.get(option.name, option.default)
-            if not isinstance(value, int) or isinstance(value, bool) or value < option.minimum:
-                errors.append(f"{name}: '{option.name}' must be a whole number ≥ {option.minimum}")
-            options.append((option.name, value))
-        title = entry.get("title", kind.title)
-        if not isinstance(title, str) or not title.strip():
-            errors.append(f"{name}: 'title' must be a non-empty text")
-        if len(errors) == before:
-            out.append(ReportSpec(kind.kind, title, tuple(roles), tuple(options)))
-    return tuple(out)
+        keys = _role_keys(name, role, entry[role.name], field_types, errors)
+        if keys is not None:
+            roles.append((role.name, keys))
+    return tuple(roles)
+
+
+def _report_options(name: str, kind: ReportKind, entry: dict, errors: list[str]) -> tuple[tuple[str, Any], ...]:
+    """The report's options, each given or its default; each must be a whole number at least its minimum."""
+    options = []
+    for option in kind.options:
+        value = entry.get(option.name, option.default)
+        if not isinstance(value, int) or isinstance(value, bool) or value < option.minimum:
+            errors.append(f"{name}: '{option.name}' must be a whole number ≥ {option.minimum}")
+        options.append((option.name, value))
+    return tuple(options)
 
 
 def report_field_types(fields: Sequence[Any]) -> dict[str, str]:

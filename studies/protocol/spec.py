@@ -159,69 +159,109 @@ def _parse_fields(raws: Any, errors: list[str], *, where: str, nested: bool) -> 
     seen: set[str] = set()
     prefix = f"{where} " if nested else ""
     for position, raw in enumerate(raws, start=1):
-        if not isinstance(raw, dict):
-            errors.append(f"{prefix}field #{position}: must be an object")
+        key = _field_key(raw, errors, prefix=prefix, position=position, seen=seen)
+        if key is None:
             continue
-        key = raw.get("key")
-        if not isinstance(key, str) or not KEY_RE.match(key):
-            errors.append(f"{prefix}field #{position}: 'key' must be lowercase letters, digits and _ (got {key!r})")
-            continue
-        name = f"{prefix}field '{key}'"
-        if key in seen:
-            errors.append(f"{name}: duplicate key")
-            continue
-        seen.add(key)
-        unknown = set(raw) - _SETTINGS
-        if unknown:
-            errors.append(f"{name}: unknown setting(s) {', '.join(sorted(unknown))}")
-        type_name = raw.get("type")
-        ftype = FIELD_TYPES.get(type_name) if isinstance(type_name, str) else None  # a list or an object is no key
-        if ftype is None:
-            errors.append(f"{name}: unknown type {type_name!r} (known: {', '.join(FIELD_TYPES)})")
-            continue
-        if nested and ftype.container:
-            errors.append(f"{name}: {ftype.name} fields cannot be nested")
-            continue
-        choices = _choices(key, raw.get("choices"), errors)
-        if ftype.needs_choices and not choices:
-            errors.append(f"{name}: {_a(raw['type'])} field needs at least one choice")
-        level = raw.get("level")
-        if level is not None and level not in ftype.levels:
-            allowed = ", ".join(ftype.levels) or "none"
-            errors.append(f"{name}: level {level!r} does not fit {_a(raw['type'])} field (allowed: {allowed})")
-        for cond in ("show_if", "required_if"):
-            if raw.get(cond) is not None:
-                errors.extend(condition_errors(f"{name} {cond}", raw[cond], seen - {key}))
-        children: tuple[Field, ...] = ()
-        if ftype.container:
-            children = _parse_fields(raw.get("fields"), errors, where=f"field '{key}'", nested=True)
-        f = Field(
-            key=key,
-            type=raw["type"],
-            label=str(raw.get("label", key)),
-            help=str(raw.get("help", "")),
-            choices=choices,
-            level=level,
-            required=bool(raw.get("required", True)),
-            required_message=str(raw.get("required_message", "")),
-            show_if=raw.get("show_if"),
-            required_if=raw.get("required_if"),
-            **{name_: raw.get(name_) for name_ in _WHOLE},
-            max_area_ratio=raw.get("max_area_ratio"),
-            min_side=raw.get("min_side"),
-            over=raw.get("over"),
-            fields=children,
-            score=raw.get("score"),
-        )
-        for setting in _WHOLE:
-            value = getattr(f, setting)
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-                errors.append(f"{name}: '{setting}' must be a whole number ≥ 0")
-        if f.score is not None and not ftype.container:
-            errors.append(f"{name}: 'score' belongs on per_document fields")
-        errors.extend(f"{name}: {e}" for e in ftype.spec_errors(f, fields))
-        fields.append(f)
+        f = _parse_field(raw, key, errors, name=f"{prefix}field '{key}'", nested=nested, seen=seen, earlier=fields)
+        if f is not None:
+            fields.append(f)
     return tuple(fields)
+
+
+def _field_key(raw: Any, errors: list[str], *, prefix: str, position: int, seen: set[str]) -> str | None:
+    """The key of one entry of a 'fields' list, added to ``seen``; None (a problem appended) for an
+    entry that is not an object, a malformed key, or a key already taken."""
+    if not isinstance(raw, dict):
+        errors.append(f"{prefix}field #{position}: must be an object")
+        return None
+    key = raw.get("key")
+    if not isinstance(key, str) or not KEY_RE.match(key):
+        errors.append(f"{prefix}field #{position}: 'key' must be lowercase letters, digits and _ (got {key!r})")
+        return None
+    if key in seen:
+        errors.append(f"{prefix}field '{key}': duplicate key")
+        return None
+    seen.add(key)
+    return key
+
+
+def _parse_field(
+    raw: dict, key: str, errors: list[str], *, name: str, nested: bool, seen: set[str], earlier: list[Field]
+) -> Field | None:
+    """One field (its sub-fields too, for a container); None when its type is unknown or cannot be
+    nested here. Every problem is appended to ``errors``, naming the field."""
+    unknown = set(raw) - _SETTINGS
+    if unknown:
+        errors.append(f"{name}: unknown setting(s) {', '.join(sorted(unknown))}")
+    ftype = _field_type(raw, errors, name=name, nested=nested)
+    if ftype is None:
+        return None
+    choices = _choices(key, raw.get("choices"), errors)
+    if ftype.needs_choices and not choices:
+        errors.append(f"{name}: {_a(raw['type'])} field needs at least one choice")
+    level = raw.get("level")
+    if level is not None and level not in ftype.levels:
+        allowed = ", ".join(ftype.levels) or "none"
+        errors.append(f"{name}: level {level!r} does not fit {_a(raw['type'])} field (allowed: {allowed})")
+    errors.extend(_condition_errors(raw, name=name, known=seen - {key}))
+    children: tuple[Field, ...] = ()
+    if ftype.container:
+        children = _parse_fields(raw.get("fields"), errors, where=f"field '{key}'", nested=True)
+    f = Field(
+        key=key,
+        type=raw["type"],
+        label=str(raw.get("label", key)),
+        help=str(raw.get("help", "")),
+        choices=choices,
+        level=level,
+        required=bool(raw.get("required", True)),
+        required_message=str(raw.get("required_message", "")),
+        show_if=raw.get("show_if"),
+        required_if=raw.get("required_if"),
+        **{name_: raw.get(name_) for name_ in _WHOLE},
+        max_area_ratio=raw.get("max_area_ratio"),
+        min_side=raw.get("min_side"),
+        over=raw.get("over"),
+        fields=children,
+        score=raw.get("score"),
+    )
+    errors.extend(_number_errors(f, ftype, name=name))
+    errors.extend(f"{name}: {e}" for e in ftype.spec_errors(f, earlier))
+    return f
+
+
+def _field_type(raw: dict, errors: list[str], *, name: str, nested: bool) -> FieldType | None:
+    """The field's type from the registry; None (a problem appended) if unknown, or a container nested."""
+    type_name = raw.get("type")
+    ftype = FIELD_TYPES.get(type_name) if isinstance(type_name, str) else None  # a list or an object is no key
+    if ftype is None:
+        errors.append(f"{name}: unknown type {type_name!r} (known: {', '.join(FIELD_TYPES)})")
+        return None
+    if nested and ftype.container:
+        errors.append(f"{name}: {ftype.name} fields cannot be nested")
+        return None
+    return ftype
+
+
+def _condition_errors(raw: dict, *, name: str, known: set[str]) -> list[str]:
+    """The problems of the field's show_if and required_if, which may name only the fields before it."""
+    return [
+        problem
+        for cond in ("show_if", "required_if") if raw.get(cond) is not None
+        for problem in condition_errors(f"{name} {cond}", raw[cond], known)
+    ]
+
+
+def _number_errors(f: Field, ftype: FieldType, *, name: str) -> list[str]:
+    """The field's whole-number settings must be whole numbers ≥ 0; a score belongs on a container."""
+    problems = []
+    for setting in _WHOLE:
+        value = getattr(f, setting)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            problems.append(f"{name}: '{setting}' must be a whole number ≥ 0")
+    if f.score is not None and not ftype.container:
+        problems.append(f"{name}: 'score' belongs on per_document fields")
+    return problems
 
 
 def _parse_display(raw: Any, errors: list[str]) -> Display:

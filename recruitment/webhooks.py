@@ -59,42 +59,24 @@ def _answer(status: int, message: str) -> JsonResponse:
     return JsonResponse({"ok": status == 200, "message": message}, status=status)
 
 
+class _Refused(Exception):
+    """A delivery refused with a 4xx, changing nothing."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
 @csrf_exempt
 @require_POST
 def webhook(request: HttpRequest) -> JsonResponse:
     try:
-        declared = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        return _answer(400, "bad Content-Length")
-    if declared > MAX_BODY:
-        return _answer(413, "body too large")
-    signature = request.headers.get("X-Prolific-Request-Signature", "")
-    stamp = request.headers.get("X-Prolific-Request-Timestamp", "")
-    if not signature or not stamp:
-        return _answer(401, "unsigned")
-    if request.content_type != "application/json":
-        return _answer(415, "a webhook is sent as application/json")
-    body = request.body
-    if len(body) > MAX_BODY:
-        return _answer(413, "body too large")
-    try:
-        sent_at = int(stamp)
-    except ValueError:
-        return _answer(400, "bad timestamp")
-    if sent_at > 10**11:  # in milliseconds (the docs say a UNIX time; both are read)
-        sent_at //= 1000
-    if abs(time.time() - sent_at) > TOLERANCE:
-        return _answer(403, "stale timestamp")
-    try:
-        event = json_bounded(body)
-    except ValueError:  # JsonRefused included: not JSON, too deep, a NUL
-        event = None
-    signer = signing_workspace(body=body, timestamp=stamp, signature=signature, parsed=event)
-    if signer is None:
-        return _answer(403, "bad signature")
-    workspace_id, signed = signer
-    if not isinstance(event, dict) or not isinstance(event.get("event_type"), str):
-        return _answer(400, "not an event")
+        body, stamp, signature = _delivery(request)
+        sent_at = _sent_at(stamp)
+        event, workspace_id, signed = _signed_event(body=body, stamp=stamp, signature=signature)
+    except _Refused as refused:
+        return _answer(refused.status, refused.message)
     # What the signature covers, and whose it is: another workspace's copy of the same body is not ours.
     digest = hashlib.sha256(f"{workspace_id}.{stamp}.".encode() + signed).hexdigest()
     event_id = request.headers.get("X-Event-ID", "")[:128] or "sha256:" + digest
@@ -115,6 +97,55 @@ def webhook(request: HttpRequest) -> JsonResponse:
         record.outcome = event_apply(event, workspace_id=workspace_id, sent_at=when)[:200]
         record.save(update_fields=["outcome"])
     return _answer(200, record.outcome or "nothing to do")
+
+
+def _delivery(request: HttpRequest) -> tuple[bytes, str, str]:
+    """The body, timestamp and signature of a delivery of the right size and type, signed and stamped."""
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        raise _Refused(400, "bad Content-Length") from None
+    if declared > MAX_BODY:
+        raise _Refused(413, "body too large")
+    signature = request.headers.get("X-Prolific-Request-Signature", "")
+    stamp = request.headers.get("X-Prolific-Request-Timestamp", "")
+    if not signature or not stamp:
+        raise _Refused(401, "unsigned")
+    if request.content_type != "application/json":
+        raise _Refused(415, "a webhook is sent as application/json")
+    body = request.body
+    if len(body) > MAX_BODY:
+        raise _Refused(413, "body too large")
+    return body, stamp, signature
+
+
+def _sent_at(stamp: str) -> int:
+    """The delivery's UNIX time (seconds or milliseconds), refused unless within TOLERANCE of our clock."""
+    try:
+        sent_at = int(stamp)
+    except ValueError:
+        raise _Refused(400, "bad timestamp") from None
+    if sent_at > 10**11:  # in milliseconds (the docs say a UNIX time; both are read)
+        sent_at //= 1000
+    if abs(time.time() - sent_at) > TOLERANCE:
+        raise _Refused(403, "stale timestamp")
+    return sent_at
+
+
+def _signed_event(*, body: bytes, stamp: str, signature: str) -> tuple[dict, str, bytes]:
+    """The event, the workspace whose secret signed it and the form signed; refused unless a stored
+    secret signs it and it is an event."""
+    try:
+        event = json_bounded(body)
+    except ValueError:  # JsonRefused included: not JSON, too deep, a NUL
+        event = None
+    signer = signing_workspace(body=body, timestamp=stamp, signature=signature, parsed=event)
+    if signer is None:
+        raise _Refused(403, "bad signature")
+    workspace_id, signed = signer
+    if not isinstance(event, dict) or not isinstance(event.get("event_type"), str):
+        raise _Refused(400, "not an event")
+    return event, workspace_id, signed
 
 
 def signing_workspace(*, body: bytes, timestamp: str, signature: str, parsed: Any) -> tuple[str, bytes] | None:

@@ -87,18 +87,8 @@ class Command(BaseCommand):
         target = Study.objects.filter(pk=study).select_related("owner").first()
         if target is None:
             raise CommandError(f"no study with id {study}")
-        pools = list(target.pools.order_by("country"))
-        if pool:
-            pools = [p for p in pools if p.country == pool.upper()]
-            if not pools:
-                raise CommandError(f"the study has no pool {pool.upper()}")
-        if not pools:
-            raise CommandError("the study has no country pool")
-        user = target.owner
-        if as_user:
-            user = get_user_model().objects.filter(username=as_user).first()
-            if user is None:
-                raise CommandError(f"no user named {as_user!r}")
+        pools = self._pools_named(target, pool)
+        user = self._acting_user(target, as_user)
         try:
             if subcommand == "launch":
                 self._launch(pools, user, options)
@@ -114,6 +104,28 @@ class Command(BaseCommand):
                 self._transition(target, pools, user, subcommand)
         except (ProlificNotConfigured, RecruitmentRefused, ProlificError) as exc:
             raise CommandError(str(exc)) from None
+
+    @staticmethod
+    def _pools_named(study: Study, code: str) -> list[CountryPool]:
+        """The study's pools, or only the one of ``--pool``; refused when that leaves none."""
+        pools = list(study.pools.order_by("country"))
+        if code:
+            pools = [p for p in pools if p.country == code.upper()]
+            if not pools:
+                raise CommandError(f"the study has no pool {code.upper()}")
+        if not pools:
+            raise CommandError("the study has no country pool")
+        return pools
+
+    @staticmethod
+    def _acting_user(study: Study, username: str):
+        """Whose Prolific token the calls use: ``--as``'s user, else the study's owner."""
+        if not username:
+            return study.owner
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None:
+            raise CommandError(f"no user named {username!r}")
+        return user
 
     def _launch(self, pools: list[CountryPool], user, options) -> None:
         try:

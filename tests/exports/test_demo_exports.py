@@ -7,6 +7,7 @@ import io
 import json
 import shutil
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import datasets
@@ -46,39 +47,61 @@ def drawn(tmp_path_factory):
     return target
 
 
+@dataclass(frozen=True)
+class Answering:
+    """What an answer is made from: the item, the annotator's number (which varies it), their upload."""
+
+    item: Item
+    n: int
+    upload: UploadRef | None
+    documents: list
+
+
+def choice(field, n: int, shift: int = 0) -> str:
+    return value_token(field.choices[(n + shift) % len(field.choices)].value)
+
+
+def text_answer(field, a: Answering) -> dict:
+    words = min(max(field.min_words or 0, 6), field.max_words or 6)
+    text = " ".join(["rice", "tea", "kite", "drum", "lamp", "silk"][:words] + ["local"] * max(0, words - 6))
+    return {field.key: text + "x" * max(0, (field.min_chars or 0) - len(text))}
+
+
+def bbox_answer(field, a: Answering) -> dict:
+    width, height = (a.item.width, a.item.height) if field.over == "image" else (a.upload.width, a.upload.height)
+    return {field.key: json.dumps([[width // 10 + a.n, height // 10, width // 5, height // 5]])}
+
+
+def per_document_answer(field, a: Answering) -> dict:
+    return {
+        f"{field.key}.{i}.{sub.key}": choice(sub, a.n, i) for i in range(len(a.documents)) for sub in field.fields
+    }
+
+
+# The form entries of an answer the engine accepts, by field type (a type not here is left unanswered).
+ANSWERS = {
+    "scale": lambda field, a: {field.key: choice(field, a.n)},
+    "choice": lambda field, a: {field.key: choice(field, a.n)},
+    "multi": lambda field, a: {field.key: [choice(field, a.n)]},
+    "highlight": lambda field, a: {field.key: ["0", "1"] if a.n % 2 else ["0"]},
+    "text": text_answer,
+    "url_list": lambda field, a: {
+        f"{field.key}.title": ["An article"], f"{field.key}.url": ["https://en.wikipedia.org/wiki/Food"]
+    },
+    "upload": lambda field, a: {field.key: a.upload.token},
+    "bbox": bbox_answer,
+    "pick_one": lambda field, a: {field.key: str(a.item.candidates[a.n % len(a.item.candidates)]["id"])},
+    "per_document": per_document_answer,
+}
+
+
 def form_for(item, n: int, upload: UploadRef | None) -> dict:
     """A submission of ``item``'s protocol that the engine accepts, varied by ``n``."""
+    answering = Answering(item, n, upload, list(item.documents.order_by("position")))
     form: dict = {}
-    documents = list(item.documents.order_by("position"))
-
-    def choice(field, shift=0):
-        return value_token(field.choices[(n + shift) % len(field.choices)].value)
-
     for field in item.study.spec.fields:
-        kind = field.type
-        if kind in ("scale", "choice"):
-            form[field.key] = choice(field)
-        elif kind == "multi":
-            form[field.key] = [choice(field)]
-        elif kind == "highlight":
-            form[field.key] = ["0", "1"] if n % 2 else ["0"]
-        elif kind == "text":
-            words = min(max(field.min_words or 0, 6), field.max_words or 6)
-            text = " ".join(["rice", "tea", "kite", "drum", "lamp", "silk"][:words] + ["local"] * max(0, words - 6))
-            form[field.key] = text + "x" * max(0, (field.min_chars or 0) - len(text))
-        elif kind == "url_list":
-            form[f"{field.key}.title"], form[f"{field.key}.url"] = ["An article"], ["https://en.wikipedia.org/wiki/Food"]
-        elif kind == "upload":
-            form[field.key] = upload.token
-        elif kind == "bbox":
-            width, height = (item.width, item.height) if field.over == "image" else (upload.width, upload.height)
-            form[field.key] = json.dumps([[width // 10 + n, height // 10, width // 5, height // 5]])
-        elif kind == "pick_one":
-            form[field.key] = str(item.candidates[n % len(item.candidates)]["id"])
-        elif kind == "per_document":
-            for i, _ in enumerate(documents):
-                for sub in field.fields:
-                    form[f"{field.key}.{i}.{sub.key}"] = choice(sub, i)
+        if field.type in ANSWERS:
+            form.update(ANSWERS[field.type](field, answering))
     return form
 
 
@@ -102,54 +125,86 @@ def opened(job: ExportJob, fmt: str, tmp: Path, study) -> int:
     with default_storage.open(job.file.name, "rb") as fh:
         data = fh.read()
     tables = tables_for(protocol_set(study=study, max_id=10**9))
-    kinds = [spec.kind for spec in study.spec.reports]
     if fmt == "coco":
-        (tmp / "coco.json").write_bytes(data)
-        coco = COCO(str(tmp / "coco.json"))
-        assert coco.getAnnIds() and coco.getImgIds()
-        assert {c["name"] for c in coco.loadCats(coco.getCatIds())} == {
-            x.key for x in study.spec.fields if x.type == "bbox"}
-        return len(coco.getAnnIds())
+        return coco_opened(data, tmp, study)
     if not job.is_zip:
-        reader = {"csv": pd.read_csv, "parquet": pd.read_parquet,
-                  "jsonl": lambda b: pd.read_json(b, lines=True)}[fmt]
-        frame = reader(io.BytesIO(data))
-        assert list(frame.columns) == tables.schema.names, fmt
-        return len(frame)
+        return file_opened(data, fmt, tables)
+    root, names, top = unzipped(data, fmt, tmp)
+    manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest.get("folder") == top
+    if fmt in ("gold", "hf"):  # every paper table the protocol declares is made
+        assert manifest.get("not_computed") == {}, manifest.get("not_computed")
+    if fmt == "hf":
+        return hf_opened(root, tmp, tables)
+    if fmt == "gold":
+        gold_checked(root, names, study)
+    return rows_in(root, names)
+
+
+def coco_opened(data: bytes, tmp: Path, study) -> int:
+    """The COCO file loaded by pycocotools, one category per bbox field; its annotations."""
+    (tmp / "coco.json").write_bytes(data)
+    coco = COCO(str(tmp / "coco.json"))
+    assert coco.getAnnIds() and coco.getImgIds()
+    assert {c["name"] for c in coco.loadCats(coco.getCatIds())} == {
+        x.key for x in study.spec.fields if x.type == "bbox"}
+    return len(coco.getAnnIds())
+
+
+def file_opened(data: bytes, fmt: str, tables) -> int:
+    """A single-file export read by pandas, with the table's columns; its rows."""
+    reader = {"csv": pd.read_csv, "parquet": pd.read_parquet,
+              "jsonl": lambda b: pd.read_json(b, lines=True)}[fmt]
+    frame = reader(io.BytesIO(data))
+    assert list(frame.columns) == tables.schema.names, fmt
+    return len(frame)
+
+
+def unzipped(data: bytes, fmt: str, tmp: Path) -> tuple[Path, list[str], str | None]:
+    """The archive extracted: the folder its files are in, their names there, and that folder's name
+    for a Hugging Face archive (every file under one top folder), else None."""
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         zf.extractall(tmp / fmt)
         names = zf.namelist()
     root = tmp / fmt
-    if fmt == "hf":  # every file under one top folder, the one the manifest inside it names
-        (top,) = {n.split("/", 1)[0] for n in names}
-        root, names = root / top, [n.split("/", 1)[1] for n in names]
-    manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest.get("folder") == (top if fmt == "hf" else None)
-    if fmt in ("gold", "hf"):  # every paper table the protocol declares is made
-        assert manifest.get("not_computed") == {}, manifest.get("not_computed")
-    if fmt == "hf":
-        text = (root / "README.md").read_text(encoding="utf-8")
-        import yaml
+    if fmt != "hf":
+        return root, names, None
+    (top,) = {n.split("/", 1)[0] for n in names}
+    return root / top, [n.split("/", 1)[1] for n in names], top
 
-        head = yaml.safe_load(text.split("---\n", 2)[1])
-        assert "not computed" not in text
-        declared = {c["config_name"]: c["features"] for c in head["dataset_info"]}
-        rows = 0
-        for config in head["configs"]:
-            loaded = datasets.load_dataset(str(root), config["config_name"], cache_dir=str(tmp / "hf-cache"))
-            for split in loaded.values():
-                assert split.features._to_yaml_list() == declared[config["config_name"]]
-            rows += sum(split.num_rows for split in loaded.values())
-        assert list(load_split(root, "raw").features) == tables.schema.names
-        return rows
-    if fmt == "gold":
-        assert {f"paper_{kind}.parquet" for kind in kinds} <= set(names)
-        for kind in kinds:
-            assert pq.read_schema(root / f"paper_{kind}.parquet").names == list(PAPER_COLUMNS[kind]), kind
-            assert list(pd.read_csv(root / f"paper_{kind}.csv").columns) == list(PAPER_COLUMNS[kind]), kind
-        if any(x.level or x.type == "per_document" for x in study.spec.fields):
-            for table in ("gold_by_country", "gold_by_item"):
-                assert pq.read_schema(root / f"{table}.parquet").names == list(GOLD_COLUMNS), table
+
+def hf_opened(root: Path, tmp: Path, tables) -> int:
+    """Each config of the dataset card loaded by datasets, with the features the card declares; the rows."""
+    text = (root / "README.md").read_text(encoding="utf-8")
+    import yaml
+
+    head = yaml.safe_load(text.split("---\n", 2)[1])
+    assert "not computed" not in text
+    declared = {c["config_name"]: c["features"] for c in head["dataset_info"]}
+    rows = 0
+    for config in head["configs"]:
+        loaded = datasets.load_dataset(str(root), config["config_name"], cache_dir=str(tmp / "hf-cache"))
+        for split in loaded.values():
+            assert split.features._to_yaml_list() == declared[config["config_name"]]
+        rows += sum(split.num_rows for split in loaded.values())
+    assert list(load_split(root, "raw").features) == tables.schema.names
+    return rows
+
+
+def gold_checked(root: Path, names: list[str], study) -> None:
+    """Every paper table the protocol's reports declare, and the gold tables where a field has a level."""
+    kinds = [spec.kind for spec in study.spec.reports]
+    assert {f"paper_{kind}.parquet" for kind in kinds} <= set(names)
+    for kind in kinds:
+        assert pq.read_schema(root / f"paper_{kind}.parquet").names == list(PAPER_COLUMNS[kind]), kind
+        assert list(pd.read_csv(root / f"paper_{kind}.csv").columns) == list(PAPER_COLUMNS[kind]), kind
+    if any(x.level or x.type == "per_document" for x in study.spec.fields):
+        for table in ("gold_by_country", "gold_by_item"):
+            assert pq.read_schema(root / f"{table}.parquet").names == list(GOLD_COLUMNS), table
+
+
+def rows_in(root: Path, names: list[str]) -> int:
+    """The rows of the archive's tables (Parquet, CSV, JSON Lines), an empty file none."""
     rows = 0
     for name in names:
         path = root / name

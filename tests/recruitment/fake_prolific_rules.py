@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import math
 import secrets
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -128,115 +129,167 @@ def least_maximum_time(estimated: int) -> int:
     return math.ceil(2 + 2 * estimated + 2 * math.sqrt(estimated))
 
 
+Problems = Iterator[tuple[str, str]]  # (field, message), as a study check finds them
+
+
 def study_errors(body: Any, *, currency: str, partial: bool = False) -> dict[str, list[str]]:
     """The problems of a create-study body (or, ``partial``, of a draft's PATCH)."""
     if not isinstance(body, dict):
         return {"non_field_errors": ["Expected a JSON object."]}
     errors: dict[str, list[str]] = {}
+    checks = (_retired, _unknown, *(() if partial else (_missing,)), *STUDY_CHECKS)
+    for check in checks:
+        for key, message in check(body, currency):
+            errors.setdefault(key, []).append(message)
+    return errors
 
-    def err(key: str, message: str) -> None:
-        errors.setdefault(key, []).append(message)
 
+def _retired(body: dict, currency: str) -> Problems:
     for key in sorted(LEGACY & body.keys()):
-        err(key, "This field is retired: use completion_codes and filters.")
+        yield key, "This field is retired: use completion_codes and filters."
+
+
+def _unknown(body: dict, currency: str) -> Problems:
     for key in sorted(body.keys() - CREATE_REQUIRED - CREATE_OPTIONAL - LEGACY):
-        err(key, "Unknown field.")
-    if not partial:
-        for key in sorted(CREATE_REQUIRED - body.keys()):
-            err(key, "This field is required.")
+        yield key, "Unknown field."
+
+
+def _missing(body: dict, currency: str) -> Problems:
+    for key in sorted(CREATE_REQUIRED - body.keys()):
+        yield key, "This field is required."
+
+
+def _texts(body: dict, currency: str) -> Problems:
     if "name" in body and (not isinstance(body["name"], str) or not body["name"].strip()):
-        err("name", "A non-empty string is required.")
-    if "description" in body and not isinstance(body["description"], str):
-        err("description", "A string is required.")
-    if "internal_name" in body and not isinstance(body["internal_name"], str | None):
-        err("internal_name", "A string is required.")
-    if "metadata" in body and not isinstance(body["metadata"], str | None):
-        err("metadata", "A string is required.")
+        yield "name", "A non-empty string is required."
+    for key, kinds in (("description", str), ("internal_name", str | None), ("metadata", str | None)):
+        if key in body and not isinstance(body[key], kinds):
+            yield key, "A string is required."
+
+
+def _entry_link(body: dict, currency: str) -> Problems:
+    """How participants arrive: the ID option, and a URL carrying the placeholders it needs."""
     option = body.get("prolific_id_option")
     if "prolific_id_option" in body and option not in PROLIFIC_ID_OPTIONS:
-        err("prolific_id_option", f'"{option}" is not a valid choice.')
-    url = body.get("external_study_url")
-    if "external_study_url" in body:
-        if not isinstance(url, str) or not url.startswith(("https://", "http://")):
-            err("external_study_url", "Enter a valid URL.")
-        elif option == "url_parameters" and not all(p in url for p in PLACEHOLDERS):
-            err("external_study_url", "With url_parameters the URL must carry the three placeholders.")
+        yield "prolific_id_option", f'"{option}" is not a valid choice.'
+    if "external_study_url" not in body:
+        return
+    url = body["external_study_url"]
+    if not isinstance(url, str) or not url.startswith(("https://", "http://")):
+        yield "external_study_url", "Enter a valid URL."
+    elif option == "url_parameters" and not all(p in url for p in PLACEHOLDERS):
+        yield "external_study_url", "With url_parameters the URL must carry the three placeholders."
+
+
+def _counts(body: dict, currency: str) -> Problems:
     for key, least in (("estimated_completion_time", 1), ("reward", 1), ("total_available_places", 1)):
         if key in body and (not _is_int(body[key]) or body[key] < least):
-            err(key, f"An integer of at least {least} is required.")
+            yield key, f"An integer of at least {least} is required."
+
+
+def _hourly_rate(body: dict, currency: str) -> Problems:
     est = body.get("estimated_completion_time")
     if _is_int(est) and _is_int(body.get("reward")) and est >= 1:
         least = math.ceil(MIN_HOURLY[currency] * est / 60)
         if body["reward"] < least:
-            err("reward", f"The reward is below the minimum hourly rate; at least {least} for {est} minutes.")
-    if "maximum_allowed_time" in body:
-        mat = body["maximum_allowed_time"]
-        if not _is_int(mat):
-            err("maximum_allowed_time", "An integer is required.")
-        elif _is_int(est) and est >= 1 and mat < least_maximum_time(est):
-            err("maximum_allowed_time", f"Must be at least {least_maximum_time(est)} minutes.")
+            yield "reward", f"The reward is below the minimum hourly rate; at least {least} for {est} minutes."
+
+
+def _maximum_time(body: dict, currency: str) -> Problems:
+    if "maximum_allowed_time" not in body:
+        return
+    mat, est = body["maximum_allowed_time"], body.get("estimated_completion_time")
+    if not _is_int(mat):
+        yield "maximum_allowed_time", "An integer is required."
+    elif _is_int(est) and est >= 1 and mat < least_maximum_time(est):
+        yield "maximum_allowed_time", f"Must be at least {least_maximum_time(est)} minutes."
+
+
+def _completion_codes(body: dict, currency: str) -> Problems:
     if "completion_codes" in body:
         for message in completion_code_errors(body["completion_codes"]):
-            err("completion_codes", message)
-    if "device_compatibility" in body:
-        devices = body["device_compatibility"]
-        if not isinstance(devices, list) or not set(devices) <= DEVICES:
-            err("device_compatibility", f"Choose among {sorted(DEVICES)}.")
-    if "peripheral_requirements" in body:
-        wanted = body["peripheral_requirements"]
-        if not isinstance(wanted, list) or not set(wanted) <= PERIPHERALS:
-            err("peripheral_requirements", f"Choose among {sorted(PERIPHERALS)}.")
+            yield "completion_codes", message
+
+
+def _devices(body: dict, currency: str) -> Problems:
+    for key, allowed in (("device_compatibility", DEVICES), ("peripheral_requirements", PERIPHERALS)):
+        if key in body and (not isinstance(body[key], list) or not set(body[key]) <= allowed):
+            yield key, f"Choose among {sorted(allowed)}."
+
+
+def _filters(body: dict, currency: str) -> Problems:
     if body.get("filters") and body.get("filter_set_id"):
-        err("filters", "filters cannot be combined with filter_set_id.")
+        yield "filters", "filters cannot be combined with filter_set_id."
     if "filters" in body:
         for message in filter_errors(body["filters"]):
-            err("filters", message)
-    if "submissions_config" in body:
-        config = body["submissions_config"]
-        known = {"max_submissions_per_participant", "max_concurrent_submissions", "auto_rejection_categories"}
-        if not isinstance(config, dict) or not set(config) <= known:
-            err("submissions_config", f"An object with keys among {sorted(known)}.")
-        elif any(not _is_int(config[k]) for k in config.keys() - {"auto_rejection_categories"}):
-            err("submissions_config", "Submission limits are integers.")
-    return errors
+            yield "filters", message
+
+
+def _submissions_config(body: dict, currency: str) -> Problems:
+    if "submissions_config" not in body:
+        return
+    config = body["submissions_config"]
+    known = {"max_submissions_per_participant", "max_concurrent_submissions", "auto_rejection_categories"}
+    if not isinstance(config, dict) or not set(config) <= known:
+        yield "submissions_config", f"An object with keys among {sorted(known)}."
+    elif any(not _is_int(config[k]) for k in config.keys() - {"auto_rejection_categories"}):
+        yield "submissions_config", "Submission limits are integers."
+
+
+# The checks of a study's fields, in the order their problems are listed (after retired, unknown, missing).
+STUDY_CHECKS: tuple[Callable[[dict, str], Problems], ...] = (
+    _texts, _entry_link, _counts, _hourly_rate, _maximum_time, _completion_codes, _devices, _filters,
+    _submissions_config,
+)
 
 
 def completion_code_errors(codes: Any) -> list[str]:
     if not isinstance(codes, list) or not codes:
         return ["A non-empty list of completion codes is required."]
-    out = []
-    seen = set()
+    out: list[str] = []
+    seen: set[Any] = set()
     for n, code in enumerate(codes):
-        if not isinstance(code, dict):
-            out.append(f"Code {n}: an object is required.")
-            continue
-        value = code.get("code")
-        if not isinstance(value, str) or not value.strip():
-            out.append(f"Code {n}: 'code' must be a non-empty string.")
-        elif value in seen:
-            out.append(f"Code {n}: the code {value!r} is used twice.")
-        seen.add(value)
-        if not isinstance(code.get("code_type"), str) or not code["code_type"]:
-            out.append(f"Code {n}: 'code_type' is required.")
-        if code.get("actor", "participant") not in ACTORS:
-            out.append(f"Code {n}: 'actor' must be participant or researcher.")
-        actions = code.get("actions")
-        if not isinstance(actions, list):
-            out.append(f"Code {n}: 'actions' must be a list.")
-            continue
-        for action in actions:
-            name = action.get("action") if isinstance(action, dict) else None
-            if name not in CODE_ACTIONS:
-                out.append(f"Code {n}: unknown action {name!r}.")
-            elif name == "REQUEST_RETURN" and not isinstance(action.get("return_reason"), str):
-                out.append(f"Code {n}: REQUEST_RETURN needs a return_reason.")
-            elif name in {"ADD_TO_PARTICIPANT_GROUP", "REMOVE_FROM_PARTICIPANT_GROUP"} and not action.get(
-                "participant_group"
-            ):
-                out.append(f"Code {n}: {name} needs a participant_group.")
-        unique_approval = {a.get("action") for a in actions if isinstance(a, dict)}
-        if {"AUTOMATICALLY_APPROVE", "MANUALLY_REVIEW"} <= unique_approval:
-            out.append(f"Code {n}: AUTOMATICALLY_APPROVE and MANUALLY_REVIEW exclude each other.")
+        out.extend(f"Code {n}: {problem}" for problem in _code_errors(code, seen))
+    return out
+
+
+def _code_errors(code: Any, seen: set[Any]) -> list[str]:
+    """The problems of one completion code (its code noted in ``seen``, to catch a second use)."""
+    if not isinstance(code, dict):
+        return ["an object is required."]
+    out = []
+    value = code.get("code")
+    if not isinstance(value, str) or not value.strip():
+        out.append("'code' must be a non-empty string.")
+    elif value in seen:
+        out.append(f"the code {value!r} is used twice.")
+    seen.add(value)
+    if not isinstance(code.get("code_type"), str) or not code["code_type"]:
+        out.append("'code_type' is required.")
+    if code.get("actor", "participant") not in ACTORS:
+        out.append("'actor' must be participant or researcher.")
+    actions = code.get("actions")
+    if not isinstance(actions, list):
+        return [*out, "'actions' must be a list."]
+    return out + _action_errors(actions)
+
+
+def _action_errors(actions: list) -> list[str]:
+    """Each action known, with what it needs; automatic approval and manual review not both."""
+    out = []
+    for action in actions:
+        name = action.get("action") if isinstance(action, dict) else None
+        if name not in CODE_ACTIONS:
+            out.append(f"unknown action {name!r}.")
+        elif name == "REQUEST_RETURN" and not isinstance(action.get("return_reason"), str):
+            out.append("REQUEST_RETURN needs a return_reason.")
+        elif name in {"ADD_TO_PARTICIPANT_GROUP", "REMOVE_FROM_PARTICIPANT_GROUP"} and not action.get(
+            "participant_group"
+        ):
+            out.append(f"{name} needs a participant_group.")
+    unique_approval = {a.get("action") for a in actions if isinstance(a, dict)}
+    if {"AUTOMATICALLY_APPROVE", "MANUALLY_REVIEW"} <= unique_approval:
+        out.append("AUTOMATICALLY_APPROVE and MANUALLY_REVIEW exclude each other.")
     return out
 
 

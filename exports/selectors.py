@@ -17,7 +17,7 @@ from stats.gold import DS_MIN_ITEMS, DS_MIN_RATINGS
 from stats.versions import ProtocolSet
 from studies.models import Document, Study
 
-from .csvformat import DocumentInfo
+from .csv_layout import DocumentInfo
 from .formats import ExportFormat, formats_for
 from .formats.base import LICENSES
 from .models import ExportJob

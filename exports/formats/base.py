@@ -24,7 +24,7 @@ from typing import Protocol as Interface
 from stats.versions import ProtocolSet
 from studies.protocol import UploadRef
 
-from ..csvformat import DocumentInfo
+from ..csv_layout import DocumentInfo
 from .table import AnnotationRow, Tables
 
 ANNOTATIONS = "annotations"

@@ -1,6 +1,6 @@
 """``csv``: raw annotations as CSV (UTF-8, a header row), every cell a field type's text
 (``export_cells``); a cell that starts like a formula is neutralised (``studies.protocol.safetext.safe_cell``).
-A chunk is made column by column (``csvformat.answer_cell_columns``) and written at once."""
+A chunk is made column by column (``csv_layout.answer_cell_columns``) and written at once."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from stats.versions import ProtocolSet
 from studies.protocol.safetext import safe_cells
 
-from .. import csvformat
+from .. import csv_layout
 from .base import ANNOTATIONS, DOCUMENTS, ExportFormat, Origin, WrittenFile
 from .table import Tables, by_version, columns_of
 
@@ -26,9 +26,9 @@ class CsvWriter:
         self.files = {name: path.open("w", encoding="utf-8", newline="") for name, path in self.paths.items()}
         self.writers = {name: csv.writer(fh) for name, fh in self.files.items()}
         self.rows = dict.fromkeys(self.paths, 0)
-        self.writers[ANNOTATIONS].writerow(csvformat.header(self.layout))
+        self.writers[ANNOTATIONS].writerow(csv_layout.header(self.layout))
         if self.layout.has_documents:
-            self.writers[DOCUMENTS].writerow(csvformat.document_header(self.layout))
+            self.writers[DOCUMENTS].writerow(csv_layout.document_header(self.layout))
 
     def write(self, rows, documents):
         layout, protocols = self.layout, self.protocols
@@ -36,11 +36,11 @@ class CsvWriter:
             (_, item_id, prompt, model, category, item_country, pool_country, annotator, answers,
              surplus, version, spent, started, submitted, review) = columns_of(rows)
             def answer_cells(protocol, part):
-                return csvformat.answer_cell_columns(layout, protocol, part)
+                return csv_layout.answer_cell_columns(layout, protocol, part)
 
             text = [item_id, prompt, model, category, item_country, pool_country, annotator]
             text += by_version(protocols, version, answers, answer_cells)
-            columns = [_safe(column) for column in text] + csvformat.trailing_cell_columns(
+            columns = [_safe(column) for column in text] + csv_layout.trailing_cell_columns(
                 surplus=surplus, protocol_version=version, time_spent_ms=spent, started_at=started,
                 submitted_at=submitted, review=review,
             )
@@ -48,7 +48,7 @@ class CsvWriter:
         if layout.has_documents:
             for row in rows:
                 protocol = protocols.for_version(row.protocol_version)
-                for cells in csvformat.document_rows(layout, protocol, row.answers, documents):
+                for cells in csv_layout.document_rows(layout, protocol, row.answers, documents):
                     self.writers[DOCUMENTS].writerow(
                         _safe([row.item_id, row.pool_country, row.annotator, *cells, str(row.protocol_version)])
                     )

@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from stats.versions import ProtocolSet
 
-from ..csvformat import iso_utc_column
+from ..csv_layout import iso_utc_column
 from .base import ANNOTATIONS, DOCUMENTS, ExportFormat, Origin, WrittenFile
 from .table import Tables, chunk_document_values, typed_columns
 

@@ -1,7 +1,7 @@
 """The raw export's two tables as typed columns, for every format. Pure: no Django.
 
 One row per annotation (``AnnotationRow``, as the service reads it), with the columns of the CSV
-layout (``csvformat.header``): the item, the pool, the pseudonymous annotator, every answer, the
+layout (``csv_layout.header``): the item, the pool, the pseudonymous annotator, every answer, the
 protocol version, time spent, timestamps and the review outcome. Here each column also has its
 Arrow type (the Parquet schema, fixed from the protocol versions before the first row is read)
 and each row its typed values (what JSONL and Parquet write): numbers stay numbers, lists stay
@@ -14,7 +14,7 @@ instead of a dict per row, with exactly the values ``row_values`` gives one row 
 side); that is what lets a million annotations stream in seconds.
 
 The documents table (a protocol with a per_document field): one row per (annotation,
-per_document field, document), as ``csvformat.document_rows`` lays it out.
+per_document field, document), as ``csv_layout.document_rows`` lays it out.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from stats.versions import ProtocolSet
 from studies.protocol import SKIP, Field, Protocol
 from studies.protocol.types.base import mappings, typed_value
 
-from .. import csvformat
-from ..csvformat import DocumentInfo, Layout
+from .. import csv_layout
+from ..csv_layout import DocumentInfo, Layout
 
 
 class AnnotationRow(NamedTuple):
@@ -85,12 +85,12 @@ def columns_of(rows: Sequence[AnnotationRow]) -> Sequence[Sequence[Any]]:
 
 
 TIMESTAMP = pa.timestamp("ms", tz="UTC")
-ITEM_TYPES = [pa.string()] * len(csvformat.ITEM_COLUMNS)
+ITEM_TYPES = [pa.string()] * len(csv_layout.ITEM_COLUMNS)
 TRAILING_TYPES = [pa.bool_(), pa.int64(), pa.float64(), TIMESTAMP, TIMESTAMP, pa.string()]
-DOCUMENT_LEAD_TYPES = [pa.string()] * len(csvformat.DOCUMENT_LEAD_COLUMNS)
+DOCUMENT_LEAD_TYPES = [pa.string()] * len(csv_layout.DOCUMENT_LEAD_COLUMNS)
 DOCUMENT_TYPES = [pa.string(), pa.int64(), pa.int64(), pa.string(), pa.string()]
-assert len(TRAILING_TYPES) == len(csvformat.TRAILING_COLUMNS)
-assert len(DOCUMENT_TYPES) == len(csvformat.DOCUMENT_COLUMNS)
+assert len(TRAILING_TYPES) == len(csv_layout.TRAILING_COLUMNS)
+assert len(DOCUMENT_TYPES) == len(csv_layout.DOCUMENT_COLUMNS)
 
 
 def merged_type(a: pa.DataType, b: pa.DataType) -> pa.DataType:
@@ -157,9 +157,9 @@ class Tables:
 
 
 def tables_for(protocols: ProtocolSet) -> Tables:
-    layout = csvformat.layout_for(protocols)
+    layout = csv_layout.layout_for(protocols)
     answer_types = _answer_types(protocols.groups())
-    head = csvformat.header(layout)
+    head = csv_layout.header(layout)
     types = (
         ITEM_TYPES + ([pa.string()] if layout.skip else [])
         + [answer_types[c] for c in layout.answer_columns] + TRAILING_TYPES
@@ -167,7 +167,7 @@ def tables_for(protocols: ProtocolSet) -> Tables:
     sub_types = _answer_types([g for key in layout.document_fields for g in protocols.sub_groups(key)])
     document_schema = None
     if layout.has_documents:
-        names = csvformat.document_header(layout)
+        names = csv_layout.document_header(layout)
         kinds = (
             DOCUMENT_LEAD_TYPES + DOCUMENT_TYPES + [sub_types[c] for c in layout.sub_columns]
             + ([pa.float64()] if layout.scored else []) + [pa.int64()]
@@ -282,7 +282,7 @@ def typed_columns(tables: Tables, protocols: ProtocolSet, rows: Sequence[Annotat
 
 
 def _column(values: Sequence[Any]) -> list[Any]:
-    """A chunk's column as a list; a list (``csvformat.Moments`` too, with its stored text) as it is."""
+    """A chunk's column as a list; a list (``csv_layout.Moments`` too, with its stored text) as it is."""
     return values if isinstance(values, list) else list(values)
 
 

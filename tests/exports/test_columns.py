@@ -7,13 +7,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from exports.csvformat import answer_cell_columns, answer_cells
+from exports.csv_layout import answer_cell_columns, answer_cells
 from exports.formats.table import AnnotationRow, Chunk, by_version, row_values, typed_columns
 from stats.versions import ProtocolSet
 from studies.protocol import SKIP, parse_spec
 from studies.protocol.types import FIELD_TYPES, FieldType
 from studies.services import preset_load, presets_list
-from tests.exports.test_csvformat import ANSWERS, PROTOCOL, layout
+from tests.exports.test_csv_layout import ANSWERS, PROTOCOL, layout
 from tests.exports.test_format_table import tables
 
 WHEN = datetime(2026, 11, 25, 9, 30, tzinfo=UTC)
@@ -122,7 +122,7 @@ def test_a_chunk_read_as_columns_is_its_rows():
 def test_times_as_a_column_are_each_time_in_utc():
     from datetime import timedelta, timezone
 
-    from exports.csvformat import iso_utc, iso_utc_column
+    from exports.csv_layout import iso_utc, iso_utc_column
 
     moments = [datetime(2026, 11, 25, 9, 30, 1, 987654), datetime(2026, 11, 25, 9, 30),
                datetime(2026, 11, 25, 11, 30, 1, 500, tzinfo=timezone(timedelta(hours=2))), WHEN, None]  # fmt: skip
@@ -132,7 +132,7 @@ def test_times_as_a_column_are_each_time_in_utc():
 
 
 def test_times_read_from_sqlite_are_sliced_from_their_stored_text_to_the_same_iso_text():
-    from exports.csvformat import Moments, iso_utc, iso_utc_column
+    from exports.csv_layout import Moments, iso_utc, iso_utc_column
 
     naive = [datetime(2026, 11, 25, 9, 30, 1, 987654), datetime(2026, 11, 25, 9, 30), datetime(2026, 1, 2, 3, 4, 5, 6)]
     stored = [str(m) for m in naive]  # as Django writes a time to SQLite: no fraction when it is whole

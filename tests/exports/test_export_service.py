@@ -115,7 +115,7 @@ def test_it_exports_exactly_the_analysed_data(rated, owner, pool, items):
 
 def test_it_leaves_no_file_when_it_fails(rated, owner, settings):
     analyse(rated, owner)
-    with mock.patch("exports.formats.csvfile.csvformat.answer_cell_columns", side_effect=OSError("disk full")):
+    with mock.patch("exports.formats.csvfile.csv_layout.answer_cell_columns", side_effect=OSError("disk full")):
         job = build(rated, owner)  # the header is written, then the first chunk fails
     assert job.status == ExportJob.Status.FAILED
     assert "disk full" in job.error

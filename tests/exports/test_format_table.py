@@ -5,11 +5,11 @@ from datetime import UTC, datetime
 
 import pyarrow as pa
 
-from exports.csvformat import DocumentInfo
+from exports.csv_layout import DocumentInfo
 from exports.formats.table import AnnotationRow, document_values, row_values, tables_for
 from stats.versions import ProtocolSet
 from studies.protocol import parse_spec
-from tests.exports.test_csvformat import ANSWERS, PROTOCOL
+from tests.exports.test_csv_layout import ANSWERS, PROTOCOL
 
 BOX = pa.struct([("x", pa.float64()), ("y", pa.float64()), ("w", pa.float64()), ("h", pa.float64())])
 WHEN = datetime(2026, 11, 25, 9, 30, tzinfo=UTC)

@@ -170,7 +170,7 @@ def test_per_document_settings_are_checked(field, message):
 
 
 def test_a_study_may_set_its_own_document_score():
-    from exports.csvformat import layout_for
+    from exports.csv_layout import layout_for
     from stats.versions import ProtocolSet
 
     yes_no = [{"value": "yes"}, {"value": "no"}]

@@ -2,7 +2,7 @@
 
 import json
 
-from exports.csvformat import (
+from exports.csv_layout import (
     DocumentInfo,
     answer_cells,
     document_header,

@@ -2,7 +2,6 @@
 every problem with its line. Every lookup is scoped; a
 viewer sees the page, an editor or the owner imports."""
 
-from django import forms
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
@@ -10,15 +9,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from studies import importing
+from studies.forms import ImportForm
+from studies.importing import job as imports
 from studies.selectors import study_for_user
 from studies.uploads import upload_limit
-
-from . import imports
-
-
-class ImportForm(forms.Form):
-    rows = forms.FileField(label="Items (a .csv or .jsonl file)")
-    images = forms.FileField(label="Images (one .zip)", required=False)
 
 
 @upload_limit(imports.upload_limit)  # a larger body is refused before anything reads it

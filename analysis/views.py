@@ -1,7 +1,6 @@
 """Researcher pages: the study dashboard (its live progress), the analysis and its metric upload (a
 pool's annotators are in ``annotator_views``). Every lookup is scoped."""
 
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, JsonResponse
@@ -16,7 +15,7 @@ from studies.uploads import upload_limit
 
 from . import dashboard, metrics, selectors, services
 from .fingerprint import data_fingerprint, staleness
-from .models import DEFAULT_RESAMPLES, MAX_RESAMPLES, MAX_SEED
+from .forms import AnalysisForm, MetricUploadForm
 
 
 @login_required
@@ -58,28 +57,6 @@ def analysis(request, pk: int):
                 return redirect("analysis:analysis", pk=study.pk)
         return render(request, "analysis/analysis.html", _page_context(study, analysis_form=form), status=400)
     return render(request, "analysis/analysis.html", _page_context(study))
-
-
-class AnalysisForm(forms.Form):
-    complete_only = forms.BooleanField(
-        required=False, label="Reports and metric correlation only on prompts that have images from every model"
-    )
-    resamples = forms.IntegerField(
-        required=False, min_value=0, max_value=MAX_RESAMPLES, initial=DEFAULT_RESAMPLES, label="Bootstrap resamples",
-        help_text=f"behind each alpha's 95% interval; 0 for no interval, at most {MAX_RESAMPLES:,}",
-    )
-    seed = forms.IntegerField(
-        required=False, min_value=0, max_value=MAX_SEED, initial=0, label="Seed",
-        help_text="the same seed gives the same intervals"
-    )
-
-    def clean(self):
-        """A field left empty takes its default."""
-        data = super().clean()
-        for name in ("resamples", "seed"):
-            if data.get(name) is None and name not in self.errors:
-                data[name] = self.fields[name].initial
-        return data
 
 
 def _page_context(study, **extra) -> dict:
@@ -129,18 +106,6 @@ def _run_context(run, fingerprint) -> dict:
     if run is None or fingerprint is None or run.status != run.Status.DONE:
         return {"result": result, "run_staleness": None}
     return {"result": result, "run_staleness": staleness(run.data_fingerprint, fingerprint)}
-
-
-class MetricUploadForm(forms.Form):
-    file = forms.FileField(label="Metric scores (CSV)")
-
-    def clean_file(self):
-        file = self.cleaned_data["file"]
-        if file.size > metrics.MAX_UPLOAD_BYTES:
-            raise forms.ValidationError(
-                f"the file is larger than {metrics.MAX_UPLOAD_BYTES // (1024 * 1024)} MB"
-            )
-        return file
 
 
 @upload_limit(metrics.upload_limit)  # a larger body is refused before anything reads it

@@ -3,7 +3,7 @@ platform knows of each participant; approve one or many, reject, request a retur
 Prolific, bonuses with a preview then set-up and pay. Every action is a job (a Celery task) whose
 progress the page polls. Every page is the owner's only (403 for a member, 404 for anyone else): the
 pages show the participants' Prolific ids beside the annotators' pseudonyms
-(``review_selectors.participants_study_for_user``, the API's rule too), and the actions use the
+(``payout_selectors.participants_study_for_user``, the API's rule too), and the actions use the
 owner's Prolific token and money."""
 
 from urllib.parse import urlencode
@@ -18,10 +18,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation.models import Session
 from studies.selectors import study_for_user
 
-from . import review_selectors as selectors
+from . import payout_selectors as selectors
 from .models import ProlificBonus, ProlificStudy, ProlificSubmission
 from .review_forms import CATEGORY_LABELS, BonusForm, RejectForm, ReturnForm, ReviewFilterForm
-from .services import RecruitmentRefused, review, review_start
+from .services import RecruitmentRefused, payouts, payouts_start
 from .tokens import token_state
 
 
@@ -51,7 +51,7 @@ def review_page(request, pk: int):
     # awaiting review unless the researcher chose otherwise
     filters = ReviewFilterForm(request.GET or {"status": ProlificSubmission.Status.AWAITING_REVIEW}, study=study)
     chosen = filters.cleaned_data if filters.is_valid() else {}
-    page, rows = selectors.review_page(
+    page, rows = selectors.payouts_page(
         study=study, pool=chosen.get("pool"), status=chosen.get("status") or "", page=chosen.get("page") or 1
     )
     # the pages' links keep the filters in force (the default status included)
@@ -63,7 +63,7 @@ def review_page(request, pk: int):
         "rows": rows,
         "query": query,
         "pools": ProlificStudy.objects.filter(pool__study=study).exclude(prolific_id="").select_related("pool"),
-        "jobs": selectors.review_jobs_of(study=study)[:10],
+        "jobs": selectors.payout_jobs_of(study=study)[:10],
         "bonuses": selectors.bonuses_of(study=study)[:5],
         "token": token_state(user=request.user),
         "categories": CATEGORY_LABELS,
@@ -78,7 +78,7 @@ def review_refresh(request, pk: int):
     study = study_for_user(request.user, pk, owner_only=True)
     pool = get_object_or_404(study.pools.all(), pk=request.POST["pool"]) if request.POST.get("pool") else None
     try:
-        review_start.prolific_refresh_start(study=study, user=request.user, pool=pool)
+        payouts_start.prolific_refresh_start(study=study, user=request.user, pool=pool)
     except RecruitmentRefused as refused:
         messages.info(request, str(refused))
     else:
@@ -101,7 +101,7 @@ def review_approve(request, pk: int):
         messages.error(request, "Tick the submissions to approve (of this study).")
         return redirect(_review_url(study))
     try:
-        review_start.prolific_approve_start(user=request.user, submissions=chosen)
+        payouts_start.prolific_approve_start(user=request.user, submissions=chosen)
     except RecruitmentRefused as refused:
         messages.error(request, str(refused))
         return redirect(_review_url(study))
@@ -118,9 +118,9 @@ def review_reject(request, pk: int, sub_pk: int):
     # pre-filled for the researcher to read, change and confirm (never sent by itself).
     prefilled = selectors.failed_check_rejection(study=study, session=_session_of(study, sub))
     form = RejectForm(request.POST or None, initial=prefilled or {})
-    refusal = review_start.reject_refusal(sub)
+    refusal = payouts_start.reject_refusal(sub)
     if request.method == "POST" and not refusal and form.is_valid():
-        review_start.prolific_reject_start(
+        payouts_start.prolific_reject_start(
             submission=sub, user=request.user,
             category=form.cleaned_data["category"], message=form.cleaned_data["message"],
         )
@@ -138,9 +138,9 @@ def review_return(request, pk: int, sub_pk: int):
     study = selectors.participants_study_for_user(request.user, pk)
     sub = _submission_for(study, sub_pk)
     form = ReturnForm(request.POST or None)
-    refusal = review_start.return_refusal(sub)
+    refusal = payouts_start.return_refusal(sub)
     if request.method == "POST" and not refusal and form.is_valid():
-        review_start.prolific_return_start(submission=sub, user=request.user, reasons=form.cleaned_data["reasons"])
+        payouts_start.prolific_return_start(submission=sub, user=request.user, reasons=form.cleaned_data["reasons"])
         messages.info(request, f"Asking {sub.participant_id} to return the study.")
         return redirect(_review_url(study))
     status = 400 if request.method == "POST" else 200
@@ -158,7 +158,7 @@ def bonus_new(request, pk: int):
     study = selectors.participants_study_for_user(request.user, pk)
     form = BonusForm(request.POST or None, study=study)
     if request.method == "POST" and form.is_valid():
-        bonus = review.prolific_bonus_draft(
+        bonus = payouts.prolific_bonus_draft(
             prolific_study=form.cleaned_data["prolific_study"], user=request.user, lines=form.cleaned_data["parsed"]
         )
         return redirect("recruitment:bonus", pk=study.pk, bonus_pk=bonus.pk)
@@ -177,7 +177,7 @@ def _bonus_for(study, bonus_pk: int) -> ProlificBonus:
 def bonus_page(request, pk: int, bonus_pk: int):
     study = selectors.participants_study_for_user(request.user, pk)
     bonus = _bonus_for(study, bonus_pk)
-    jobs = selectors.review_jobs_of(study=study).filter(bonus=bonus)[:5]
+    jobs = selectors.payout_jobs_of(study=study).filter(bonus=bonus)[:5]
     return render(request, "recruitment/review_bonus.html", {
         "study": study, "bonus": bonus, "preview": selectors.BonusPreview(bonus), "jobs": jobs,
     })
@@ -189,11 +189,11 @@ def bonus_send(request, pk: int, bonus_pk: int, step: str):
     """Set the bonuses up on Prolific (its fees come back), or pay them (once)."""
     study = study_for_user(request.user, pk, owner_only=True)
     bonus = _bonus_for(study, bonus_pk)
-    if step not in review_start.BONUS_STEPS:
+    if step not in payouts_start.BONUS_STEPS:
         raise Http404
     try:
-        review_start.prolific_bonus_send_start(bonus=bonus, user=request.user, step=step)
-    except review_start.AlreadyUnderway as refused:
+        payouts_start.prolific_bonus_send_start(bonus=bonus, user=request.user, step=step)
+    except payouts_start.AlreadyUnderway as refused:
         messages.info(request, str(refused))
     except RecruitmentRefused as refused:
         messages.error(request, str(refused))
@@ -207,5 +207,5 @@ def bonus_send(request, pk: int, bonus_pk: int, step: str):
 @require_GET
 def review_job(request, pk: int, job_pk: int):
     study = selectors.participants_study_for_user(request.user, pk)
-    job = get_object_or_404(selectors.review_jobs_of(study=study), pk=job_pk)
+    job = get_object_or_404(selectors.payout_jobs_of(study=study), pk=job_pk)
     return render(request, "recruitment/_review_job.html", {"study": study, "job": job})

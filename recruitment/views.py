@@ -1,7 +1,7 @@
 """Researcher pages of recruitment: the Prolific token settings (the logged-in researcher's own
 token only, no id in the address, never rendered back) and a study's pools on Prolific (launch,
 preview, publish, pause, resume, stop). The study's members read its page, but not who its participants
-are (``review_selectors.may_see_participants``: the entries not verified, the review, the owner's
+are (``payout_selectors.may_see_participants``: the entries not verified, the review, the owner's
 only); what calls Prolific is the owner's only (their token, their money), and the returned-participant
 choice is an editor's too."""
 
@@ -17,8 +17,8 @@ from studies.selectors import study_for_user
 from . import selectors, services, tokens
 from .forms import LaunchForm, PolicyForm, TokenForm
 from .models import ProlificStudy
+from .payout_selectors import ACTIONS_ON_PARTICIPANTS, may_see_participants
 from .prolific import ProlificAuthError, ProlificError
-from .review_selectors import ACTIONS_ON_PARTICIPANTS, may_see_participants
 from .rules import RuleBroken
 
 

@@ -1,5 +1,5 @@
-"""The layers point one way: studies <- annotation <- analysis <- exports, and studies <- annotation <-
-recruitment (a branch: nothing imports recruitment, and it imports neither analysis nor exports);
+"""The layers point one way: jobs <- studies <- annotation <- analysis <- exports, and jobs <- studies <-
+annotation <- recruitment (a branch: nothing imports recruitment, and it imports neither analysis nor exports);
 stats (pure: no Django, no app's models) is importable by all of them but imports only studies.protocol.
 api (the REST API) sits on top: it may import every app, and no app imports it.
 
@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ["studies", "annotation", "analysis", "exports"]  # each may import those before it
-BRANCHES = {"recruitment": ["studies", "annotation"]}  # an app above annotation, beside analysis
+BOTTOM = "jobs"  # the job lifecycle: imports Django alone (and itself)
+LAYERS = [BOTTOM, "studies", "annotation", "analysis", "exports"]  # each may import those before it
+BRANCHES = {"recruitment": [BOTTOM, "studies", "annotation"]}  # an app above annotation, beside analysis
 PURE = ["stats", "studies.protocol"]  # no Django, no app
 THIRD_PARTY_ALLOWED_IN_PURE = {"numpy", "pandas", "scipy", "pyarrow"}  # pyarrow: a field type's Arrow type
 TOP = "api"  # imports any app; imported by none
@@ -100,6 +101,16 @@ def test_studies_protocol_does_not_import_stats():
     assert not bad, "the engine sits under stats:\n" + "\n".join(bad)
 
 
+def test_the_jobs_app_at_the_bottom_imports_only_django():
+    bad = [
+        f"{path.relative_to(ROOT)}:{line} imports {target}"
+        for name, path in modules(BOTTOM)
+        for line, target in imports_of(name, path)
+        if target.split(".")[0] in FIRST_PARTY and not within(target, BOTTOM)
+    ]
+    assert not bad, "jobs is the bottom: it imports no app:\n" + "\n".join(bad)
+
+
 @pytest.mark.parametrize("app", LAYERS)
 def test_no_import_points_up_the_layers(app):
     mine = LAYERS.index(app)
@@ -146,4 +157,5 @@ def test_the_checks_see_a_violation(tmp_path, monkeypatch):
     path.write_text(source)
     found = {target for _, target in imports_of("studies.sub.mod", path)}
     assert {"os", "django.db", "studies.annotation.models", "studies.annotation", "studies.sub.sibling"} <= found
-    assert layer_of("exports.models") == 3 and layer_of("studies.protocol.fields") == 0 and layer_of("stats") is None
+    assert layer_of("exports.models") == 4 and layer_of("studies.protocol.fields") == 1 and layer_of("stats") is None
+    assert layer_of("jobs.lifecycle") == 0

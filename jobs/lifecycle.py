@@ -1,6 +1,9 @@
-"""The job base: how every background job (an analysis run, an import, an export) is queued,
-claimed, followed, failed, and taken back from a worker that died. A job is a row of ours (a
-``models.Job``) that records its status, progress, result or error; Celery only carries its id.
+"""The one job lifecycle: how every background job (an analysis run, an import, an export, a
+Prolific action) is queued, claimed, followed, retried, failed, and taken back from a worker that
+died. A job is a row of ours (a ``jobs.models.Job``) that records its status, progress, result or
+error; Celery only carries its id. What differs by kind is declared on its model, not here: its task,
+how many attempts it may have, which rows a repeat leaves harmless (``Job.repeatable``), and what to
+undo when its worker is lost (``Job.when_lost``: a Prolific payment made "uncertain").
 
 ``*_start`` services create the row and call ``job_enqueue`` once the transaction commits; the task
 calls the body, which claims the row with ``job_claim`` (a conditional UPDATE), reports
@@ -19,14 +22,18 @@ alone, a running one whose lease expired is taken over (attempt + 1) while attem
 writes that end a job name the attempt, so a worker that lost its lease cannot overwrite the
 attempt that took over.
 
-``jobs_reap`` (Celery beat, every minute) finds running jobs whose lease expired: a job whose kind
-says a repeat is harmless (``Job.requeue_safe``) and that has attempts left is queued again once;
-any other is failed with the reason ("the worker running it stopped"). ``job_expire`` does the same
-for one row on the spot, so a new start never waits for a dead run.
+A job may ask to run again later (``job_wait``: Prolific was busy and named its wait): it waits,
+released, and its message is sent with that countdown.
+
+``jobs_reap`` (Celery beat, every minute; the one reaper of every kind) finds running jobs whose
+lease expired: a row whose kind says a repeat is harmless (``Job.repeatable``) and that has attempts
+left is queued again; any other is failed with the reason ("the worker running it stopped"), its
+kind's ``when_lost`` undoing what it must in the same transaction. ``job_expire`` does the same for
+one row on the spot, so a new start never waits for a dead run.
 
 A message can be lost before any worker claims its job (a broker restarted without persistence, a
 queue purged): the row stays queued, and no lease tells. ``jobs_reap`` also finds jobs still queued
-``JOB_QUEUED_GRACE_SECONDS`` after they were queued (``queued_at``): the message is sent again once,
+or waiting ``JOB_QUEUED_GRACE_SECONDS`` after they were due (``queued_at``): the message is sent again once,
 of any kind (a job never claimed has done nothing; should both messages arrive, the claim runs it
 once), then the job is failed with the reason ("no worker took it"). ``job_unclaimed`` does it for
 one row. With no broker a job runs in-process as it is queued, so nothing waits there.
@@ -55,23 +62,31 @@ from .models import Job
 logger = logging.getLogger(__name__)
 
 Status = Job.Status
-MAX_ATTEMPTS = 2  # a job whose worker died is queued again once, then failed
+PENDING = (Status.QUEUED, Status.WAITING)  # a message is due to a worker, none has claimed it yet
+ACTIVE = (*PENDING, Status.RUNNING)
 
 
 def lease_seconds() -> int:
     return settings.JOB_LEASE_SECONDS
 
 
-def job_enqueue(model: type[Job], pk: int) -> None:
+def job_enqueue(model: type[Job], pk: int, *, countdown: float | None = None) -> None:
     """Publish the job's task (``model.task``, a dotted path, so a service need not import its own
-    tasks module); an unreachable broker fails the job loudly, never silently."""
+    tasks module), after ``countdown`` seconds if given; an unreachable broker fails the job loudly,
+    never silently."""
     try:
-        import_string(model.task).delay(pk)
+        task = import_string(model.task)
+        task.delay(pk) if countdown is None else task.apply_async((pk,), countdown=countdown)
     except (QueueUnreachable, ConnectionError) as exc:
         logger.error("could not queue %s %s: %s", model.__name__, pk, exc)
-        model.objects.filter(pk=pk, status=Status.QUEUED).update(
+        model.objects.filter(pk=pk, status__in=PENDING).update(
             status=Status.FAILED, error=f"The job queue is unreachable: {exc}", finished_at=timezone.now()
         )
+
+
+def job_enqueue_on_commit(model: type[Job], pk: int) -> None:
+    """Queue the job once the transaction that wrote it commits (a worker must find the row)."""
+    transaction.on_commit(lambda: job_enqueue(model, pk))
 
 
 @dataclass
@@ -88,12 +103,13 @@ _claims: dict[tuple[type[Job], int], Claim] = {}
 
 
 def job_claim(model: type[Job], pk: int) -> int | None:
-    """Take the job: queued, or running under a lease that expired (its worker is gone) with
-    attempts left. Returns the attempt number now held, or None when it is not ours to run (done,
-    failed, held by a live worker, or out of attempts: ``jobs_reap`` fails it)."""
+    """Take the job: queued or waiting, or running under a lease that expired (its worker is gone)
+    where a repeat is harmless and attempts remain. Returns the attempt number now held, or None
+    when it is not ours to run (done, failed, held by a live worker, not to be repeated, or out of
+    attempts: ``jobs_reap`` decides)."""
     now = timezone.now()
-    takeable = Q(status=Status.QUEUED) | Q(
-        status=Status.RUNNING, lease_expires_at__lt=now, attempt__lt=MAX_ATTEMPTS
+    takeable = Q(status__in=PENDING) | (
+        Q(status=Status.RUNNING, lease_expires_at__lt=now, attempt__lt=model.max_attempts) & model.repeatable()
     )
     with transaction.atomic():
         claimed = model.objects.filter(takeable, pk=pk).update(
@@ -114,19 +130,27 @@ def _held(model: type[Job], pk: int) -> Q:
     return q & Q(attempt=claim.attempt) if claim else q
 
 
-def job_progress(model: type[Job], pk: int, percent: int) -> bool:
-    """Record the percent done and renew the lease when it is due; False when the row is no longer
-    this attempt's (cancelled, deleted, or taken over after the lease expired)."""
-    fields: dict[str, Any] = {"progress": max(0, min(100, percent))}
+def job_held(model: type[Job], pk: int) -> bool:
+    """Whether this process's attempt still holds the job (not cancelled, reaped or taken over)."""
+    return model.objects.filter(_held(model, pk)).exists()
+
+
+def job_progress(model: type[Job], pk: int, percent: int | None = None) -> bool:
+    """Record the percent done (if given) and renew the lease when it is due; False when the row is
+    no longer this attempt's (cancelled, deleted, or taken over after the lease expired)."""
+    fields: dict[str, Any] = {} if percent is None else {"progress": max(0, min(100, percent))}
     claim = _claims.get((model, pk))
     if claim and time.monotonic() - claim.renewed >= settings.JOB_HEARTBEAT_SECONDS:
         fields["lease_expires_at"] = timezone.now() + timedelta(seconds=lease_seconds())
         claim.renewed = time.monotonic()
+    if not fields:
+        return job_held(model, pk)
     return bool(model.objects.filter(_held(model, pk)).update(**fields))
 
 
 def job_finish(model: type[Job], pk: int, **fields: Any) -> bool:
     """End the job done with ``fields``, if this attempt still holds it; False otherwise."""
+    fields.setdefault("error", "")
     done = model.objects.filter(_held(model, pk)).update(
         status=Status.DONE, progress=100, finished_at=timezone.now(), lease_expires_at=None, **fields
     )
@@ -140,14 +164,30 @@ def job_end(model: type[Job], pk: int, **fields: Any) -> bool:
         status=Status.FAILED, finished_at=timezone.now(), lease_expires_at=None, **fields
     )
     _claims.pop((model, pk), None)
+    if not ended:
+        logger.warning("%s %s: its lease was lost before it failed; the reaper's outcome stands", model.__name__, pk)
     return bool(ended)
+
+
+def job_wait(model: type[Job], pk: int, *, seconds: float, error: str) -> bool:
+    """Release the job to run again in ``seconds`` (what it waits for is said in ``error``): it
+    waits, its message sent with that countdown once the transaction commits. False when this
+    attempt no longer holds it (reaped meanwhile: the reaper's word stands, nothing is queued)."""
+    waiting = model.objects.filter(_held(model, pk)).update(
+        status=Status.WAITING, lease_expires_at=None, message_resent=False, error=error,
+        queued_at=timezone.now() + timedelta(seconds=seconds),
+    )
+    _claims.pop((model, pk), None)
+    if waiting:
+        transaction.on_commit(lambda: job_enqueue(model, pk, countdown=seconds))
+    return bool(waiting)
 
 
 def job_cancel(model: type[Job], pk: int, *, reason: str) -> bool:
     """Stop a queued or running job from outside its worker: the row fails at once with ``reason``;
     a worker finds it no longer its own at its next progress (or its finish) and stops, keeping
     nothing. False when the job had already ended."""
-    return bool(model.objects.filter(pk=pk, status__in=[Status.QUEUED, Status.RUNNING]).update(
+    return bool(model.objects.filter(pk=pk, status__in=ACTIVE).update(
         status=Status.FAILED, error=reason, finished_at=timezone.now(), lease_expires_at=None
     ))
 
@@ -174,52 +214,60 @@ def unclaimed_reason() -> str:
             "lost its message, or no worker is running); start it again.")
 
 
+def lost_at(lease_expired: datetime | None) -> str:
+    return timezone.localtime(lease_expired or timezone.now()).strftime("%H:%M")
+
+
 def lost_reason(lease_expired: datetime | None) -> str:
-    lost = timezone.localtime(lease_expired or timezone.now()).strftime("%H:%M")
-    return f"The worker running it stopped (lost at {lost}); start it again."
+    return f"The worker running it stopped (lost at {lost_at(lease_expired)}); start it again."
 
 
 def job_expire(model: type[Job], pk: int, *, requeue: bool) -> str | None:
-    """A running job whose lease expired: queued again (``requeue`` and the kind allows it and
-    attempts remain) or failed with the reason. Returns "requeued", "failed", or None when the row
-    changed meanwhile (renewed, finished, taken over). Conditional on the attempt seen, so two
-    reapers (or a reaper and a redelivered task) never both act on one loss."""
+    """A running job whose lease expired: queued again (``requeue``, the row is ``repeatable`` and
+    attempts remain) or failed with the reason, its kind's ``when_lost`` undoing what it must in
+    the same transaction. Returns "requeued", "failed", or None when the row changed meanwhile
+    (renewed, finished, taken over). Conditional on the attempt seen, so two reapers (or a reaper
+    and a redelivered task) never both act on one loss."""
     now = timezone.now()
-    row = (
-        model.objects.filter(pk=pk, status=Status.RUNNING, lease_expires_at__lt=now)
-        .values("attempt", "lease_expires_at").first()
-    )
-    if row is None:
+    job = model.objects.filter(pk=pk, status=Status.RUNNING, lease_expires_at__lt=now).first()
+    if job is None:
         return None
     same = model.objects.filter(
-        pk=pk, status=Status.RUNNING, attempt=row["attempt"], lease_expires_at=row["lease_expires_at"]
+        pk=pk, status=Status.RUNNING, attempt=job.attempt, lease_expires_at=job.lease_expires_at
     )
-    if requeue and model.requeue_safe and row["attempt"] < MAX_ATTEMPTS:
-        if same.update(status=Status.QUEUED, progress=0, lease_expires_at=None, queued_at=now, message_resent=False):
-            logger.warning("%s %s: its worker was lost; queued again", model.__name__, pk)
-            transaction.on_commit(lambda: job_enqueue(model, pk))
-            return "requeued"
-        return None
-    if same.update(status=Status.FAILED, error=lost_reason(row["lease_expires_at"]), finished_at=now,
-                   lease_expires_at=None):
-        logger.warning("%s %s: its worker was lost; failed", model.__name__, pk)
-        return "failed"
-    return None
+    lost = lost_at(job.lease_expires_at)
+    if requeue and job.attempt < model.max_attempts and same.filter(model.repeatable()).update(
+        status=Status.QUEUED, progress=0, lease_expires_at=None, queued_at=now, message_resent=False,
+        error=f"The worker running it stopped (lost at {lost}); trying again.",
+    ):
+        logger.warning("%s %s: its worker was lost; queued again", model.__name__, pk)
+        transaction.on_commit(lambda: job_enqueue(model, pk))
+        return "requeued"
+    with transaction.atomic():
+        if not same.update(status=Status.FAILED, error=lost_reason(job.lease_expires_at), finished_at=now,
+                           lease_expires_at=None):
+            return None
+        said = job.when_lost(lost)
+        if said:
+            model.objects.filter(pk=pk).update(error=said)
+    logger.warning("%s %s: its worker was lost; failed", model.__name__, pk)
+    return "failed"
 
 
 def job_unclaimed(model: type[Job], pk: int, *, resend: bool) -> str | None:
-    """A job still queued ``JOB_QUEUED_GRACE_SECONDS`` after it was queued (its message lost): its
-    message sent again (``resend``, once per queueing), or the job failed with the reason. Returns
-    "requeued", "failed", or None when the row changed meanwhile (claimed, ended, sent again).
-    Conditional on the queueing seen, so two reapers never both act on one loss."""
+    """A job still queued or waiting ``JOB_QUEUED_GRACE_SECONDS`` after it was due (its message
+    lost): its message sent again (``resend``, once per queueing), or the job failed with the
+    reason. Returns "requeued", "failed", or None when the row changed meanwhile (claimed, ended,
+    sent again). Conditional on the queueing seen, so two reapers never both act on one loss. A job
+    never claimed has done nothing: sending it again is safe for every kind, payments included."""
     now = timezone.now()
     row = (
-        model.objects.filter(pk=pk, status=Status.QUEUED, queued_at__lt=now - queued_grace())
-        .values("queued_at", "message_resent").first()
+        model.objects.filter(pk=pk, status__in=PENDING, queued_at__lt=now - queued_grace())
+        .values("status", "queued_at", "message_resent").first()
     )
     if row is None:
         return None
-    same = model.objects.filter(pk=pk, status=Status.QUEUED, queued_at=row["queued_at"])
+    same = model.objects.filter(pk=pk, status=row["status"], queued_at=row["queued_at"])
     if resend and not row["message_resent"]:
         if same.update(queued_at=now, message_resent=True):
             logger.warning("%s %s: no worker took it; its message sent again", model.__name__, pk)
@@ -238,12 +286,13 @@ def job_models() -> list[type[Job]]:
 
 
 def jobs_reap(*, models: Iterable[type[Job]] | None = None) -> dict[str, int]:
-    """Run by Celery beat every minute: every running job whose lease expired (its worker is gone)
-    queued again once where that is harmless (``requeue_safe``: an analysis and an export only read;
-    an import writes its items in one transaction that rolled back with the worker), else failed
-    with the reason. Rows locked by a transaction still open (an import writing its items, whose
-    renewals are not visible until it commits) belong to a live worker and are skipped. Then every
-    job still queued past its grace (its message lost): sent again once, else failed (``job_unclaimed``)."""
+    """Run by Celery beat every minute, for every kind of job: every running job whose lease
+    expired (its worker is gone) queued again where that is harmless (``Job.repeatable``: an
+    analysis and an export only read; an import writes its items in one transaction that rolled back
+    with the worker; a Prolific read or approval is idempotent there), else failed with the reason.
+    Rows locked by a transaction still open (an import writing its items, whose renewals are not
+    visible until it commits) belong to a live worker and are skipped. Then every job still queued
+    or waiting past its grace (its message lost): sent again once, else failed (``job_unclaimed``)."""
     counts = {"requeued": 0, "failed": 0}
     now = timezone.now()
     for model in models if models is not None else job_models():
@@ -255,7 +304,7 @@ def jobs_reap(*, models: Iterable[type[Job]] | None = None) -> dict[str, int]:
                 outcome = job_expire(model, pk, requeue=True)
                 if outcome:
                     counts[outcome] += 1
-        unclaimed = model.objects.filter(status=Status.QUEUED, queued_at__lt=now - queued_grace())
+        unclaimed = model.objects.filter(status__in=PENDING, queued_at__lt=now - queued_grace())
         for pk in list(unclaimed.values_list("pk", flat=True)):
             outcome = job_unclaimed(model, pk, resend=True)
             if outcome:

@@ -18,11 +18,11 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.db.models.fields.files import FieldFile
 
-from studies.importing import ItemImportError, items_import
-from studies.models import Study
+from jobs.lifecycle import job_claim, job_end, job_enqueue, job_fail, job_finish, job_progress
 
-from .jobs import job_claim, job_end, job_enqueue, job_fail, job_finish, job_progress
-from .models import ImportJob
+from ..models import ImportJob, Study
+from .rows import ItemImportError
+from .service import items_import
 
 ROWS_SUFFIXES = (".csv", ".jsonl", ".ndjson")
 COPY_BLOCK = 1 << 20

@@ -1,50 +1,38 @@
-"""Review and pay: the researcher's actions on a pool's submissions
-(approve one or many, reject, request a return, set up and pay bonuses), each run as a job.
-
-A job (``ProlificJob``) is written, then its Celery task queued once the transaction commits; the
-task claims the row with a conditional UPDATE, so a redelivered task never runs it twice, and
-every call it makes to Prolific is logged (``ProlificAction``: who, when, what, Prolific's answer).
+"""Payouts: the researcher's actions on a pool's submissions (approve one or many, reject,
+request a return, set up and pay bonuses, refresh from Prolific), each run as a job
+(``ProlificJob`` on ``jobs.lifecycle``: queued once the transaction commits, claimed by a conditional
+UPDATE so a redelivered task never runs it twice, its lease renewed at each call), every call it
+makes to Prolific logged (``ProlificAction``: who, when, what, Prolific's answer).
 
 Errors: a refusal (4xx) ends the job with Prolific's message. A 429, a 5xx or no answer is retried
-(the client retries at once; the job is queued again, a few times, with the wait Prolific asks)
-only where a repeat is harmless: reads, submission transitions and bulk approval (idempotent on
-Prolific), and a refused (429) bonus set-up or pay, which Prolific did not process. A bonus set-up
-or pay that failed with a 5xx or got no answer is never repeated by the platform: the job fails
-and says so. Prolific's pay call is not idempotent; see ``ProlificBonus``.
+(the client retries at once; the job waits and runs again, a few times, with the wait Prolific
+asks: ``job_wait``) only where a repeat is harmless: reads, submission transitions and bulk approval
+(idempotent on Prolific), and a refused (429) bonus set-up or pay, which Prolific did not process. A
+bonus set-up or pay that failed with a 5xx or got no answer is never repeated by the platform: the
+job fails and says so. Prolific's pay call is not idempotent; see ``ProlificBonus``.
 
 Local state follows Prolific's answers only: a submission's status is written from the answer to a
 transition or a read, never from what was asked.
 
-A worker that dies mid-job: the claim gives the job a lease (``JOB_LEASE_SECONDS``), renewed at each
-call it logs; ``review_reaper.prolific_jobs_reap`` (Celery beat, every minute) takes a running job whose lease
-expired by the same rule as a 5xx: the kinds a repeat leaves harmless (a read, a submission
-transition, a bulk approval) are queued again while attempts remain; a bonus set-up goes back to a
+A worker that dies mid-job, or a message lost before any worker claimed it, is the one reaper's
+(``jobs.lifecycle.jobs_reap``), by the rules the model declares: the kinds a repeat leaves harmless
+(``ProlificJob.repeatable``) are queued again while attempts remain; a bonus set-up goes back to a
 draft (an unrecorded set-up is never paid) and a payment to "uncertain" (never sent again), their
-job failed with the reason. Every write of a running job names its attempt (``_held``), so a worker
-that outlived its lease cannot overwrite the reaper's outcome, nor queue a reaped job again.
-
-A message lost before any worker claimed its job (the broker restarted, a queue purged) leaves the
-job queued or waiting, and a queued bonus job blocks "send": the reaper sends the message again once
-when the job is still there ``JOB_QUEUED_GRACE_SECONDS`` after it was due (``due_at``: when queued,
-or when Prolific's wait ends), then fails it with the reason. Safe for every kind, payments
-included: a job not claimed has called nothing (a waiting one was refused by Prolific, nothing
-processed), and two messages run it once (the claim).
+job failed with the reason (``ProlificJob.when_lost``). Every write of a running job names its
+attempt, so a worker that outlived its lease cannot overwrite the reaper's outcome, nor queue a
+reaped job again.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from datetime import timedelta
-from functools import partial
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
-from django.utils.module_loading import import_string
+
+from jobs.lifecycle import job_claim, job_end, job_enqueue_on_commit, job_finish, job_progress, job_wait
 
 from ..models import ProlificAction, ProlificBonus, ProlificJob, ProlificStudy, ProlificSubmission
 from ..prolific import (
@@ -65,10 +53,8 @@ from .sync import prolific_study_sync
 logger = logging.getLogger(__name__)
 
 Kind = ProlificAction.Kind
-JobStatus = ProlificJob.Status
 BonusState = ProlificBonus.State
 
-MAX_ATTEMPTS = 4  # a job queued again after a 429, a 5xx or no answer (safe kinds only)
 BULK_BATCH = 100  # submissions per bulk approval, sent one batch after the other
 RETRY_WAIT = (5.0, 30.0, 120.0)  # seconds before the 2nd, 3rd, 4th attempt when Prolific names none
 
@@ -99,65 +85,44 @@ def prolific_job_start(
     chosen = list(submissions)
     if chosen:
         job.submissions.set(chosen)
-    transaction.on_commit(partial(job_enqueue, job.pk))
+    job_enqueue_on_commit(ProlificJob, job.pk)
     return job
-
-
-def job_enqueue(job_id: int, *, countdown: float | None = None) -> None:
-    """Queue the job's task; an unreachable queue fails the job loudly."""
-    from kombu.exceptions import OperationalError as QueueUnreachable
-
-    try:
-        task = import_string("recruitment.tasks.prolific_job_task")
-        task.apply_async((job_id,), countdown=countdown)
-    except (QueueUnreachable, ConnectionError) as exc:
-        logger.error("could not queue Prolific job %s: %s", job_id, exc)
-        ProlificJob.objects.filter(pk=job_id, status__in=[JobStatus.QUEUED, JobStatus.WAITING]).update(
-            status=JobStatus.FAILED, error=f"The job queue is unreachable: {exc}", finished_at=timezone.now()
-        )
 
 
 # --- running a job ---------------------------------------------------------------------------
 
 
 class Retry(Exception):
-    """Prolific is busy or failed on a step that is safe to repeat: queue the job again."""
+    """Prolific is busy or failed on a step that is safe to repeat: run the job again later."""
 
     def __init__(self, error: ProlificError):
         super().__init__(error.message)
         self.error = error
 
 
-def prolific_job_run(*, job_id: int) -> float | None:
-    """The body of a job's task. Returns the seconds to wait before the job runs again (a
-    retry the task queues), or None when it is finished (done or failed) or not ours to run."""
-    claimed = ProlificJob.objects.filter(pk=job_id, status__in=[JobStatus.QUEUED, JobStatus.WAITING]).update(
-        status=JobStatus.RUNNING, attempts=F("attempts") + 1, lease_expires_at=_lease_end()
-    )
-    if not claimed:
-        return None
+def prolific_job_run(*, job_id: int) -> None:
+    """The body of a job's task: claimed (``jobs.lifecycle``), run, and ended done, failed, or
+    waiting to run again after Prolific's wait (a retry, queued with that countdown)."""
+    attempt = job_claim(ProlificJob, job_id)
+    if attempt is None:
+        return
     job = ProlificJob.objects.select_related("prolific_study__pool", "user", "bonus").get(pk=job_id)
     try:
         with client_for(user=job.user) as client:
             outcome = RUNNERS[job.kind](job, client)
     except Retry as retry:
-        if job.attempts < MAX_ATTEMPTS:
-            wait = _wait_for(retry.error, job.attempts)
-            waiting = _held(job).update(
-                status=JobStatus.WAITING, lease_expires_at=None, due_at=timezone.now() + timedelta(seconds=wait),
-                message_resent=False,
-                error=f"{retry.error.message} (attempt {job.attempts}; trying again)",
-            )
-            return wait if waiting else None  # reaped meanwhile: the reaper's word stands, nothing queued
-        _finish(job, JobStatus.FAILED, error=f"{retry.error.message} (gave up after {job.attempts} attempts)")
+        if attempt < ProlificJob.max_attempts:
+            job_wait(ProlificJob, job_id, seconds=_wait_for(retry.error, attempt),
+                     error=f"{retry.error.message} (attempt {attempt}; trying again)")
+            return
+        job_end(ProlificJob, job_id, error=f"{retry.error.message} (gave up after {attempt} attempts)")
     except (ProlificError, ProlificNotConfigured, RecruitmentRefused) as exc:
-        _finish(job, JobStatus.FAILED, error=str(exc))
+        job_end(ProlificJob, job_id, error=str(exc))
     except Exception as exc:  # noqa: BLE001 - the row records every failure; the worker stays up
         logger.exception("Prolific job %s failed", job_id)
-        _finish(job, JobStatus.FAILED, error=f"An unexpected error stopped the job ({type(exc).__name__}).")
+        job_end(ProlificJob, job_id, error=f"An unexpected error stopped the job ({type(exc).__name__}).")
     else:
-        _finish(job, JobStatus.DONE, outcome=outcome)
-    return None
+        job_finish(ProlificJob, job_id, outcome=outcome)
 
 
 def _wait_for(error: ProlificError, attempt: int) -> float:
@@ -166,35 +131,13 @@ def _wait_for(error: ProlificError, attempt: int) -> float:
     return RETRY_WAIT[min(attempt, len(RETRY_WAIT)) - 1]
 
 
-def _held(job: ProlificJob):
-    """The job's row as this attempt holds it (running, same attempt). Every write of a running job
-    goes through it, as in ``analysis.jobs``: a worker that outlived its lease, whose job the reaper
-    failed (a payment made "uncertain") or gave to another attempt, changes nothing."""
-    return ProlificJob.objects.filter(pk=job.pk, status=JobStatus.RUNNING, attempts=job.attempts)
-
-
-def _finish(job: ProlificJob, status: str, *, outcome: str = "", error: str = "") -> bool:
-    """End the job, if this attempt still holds it; False when the reaper took it meanwhile."""
-    ended = _held(job).update(
-        status=status, outcome=outcome, error=error, finished_at=timezone.now(), lease_expires_at=None
-    )
-    if not ended:
-        logger.warning("Prolific job %s: its lease was lost before it ended %s; the reaper's outcome stands",
-                       job.pk, status)
-    return bool(ended)
-
-
-def _lease_end():
-    return timezone.now() + timedelta(seconds=settings.JOB_LEASE_SECONDS)
-
-
 def _log(job: ProlificJob, kind: str, *, target: str, ok: bool, answer: Any = None,
          error: ProlificError | None = None) -> None:
-    """Log a call, and renew the job's lease (a call takes seconds: one UPDATE beside it is cheap)."""
+    """Log a call, and renew the job's lease when due (a call takes seconds)."""
     action = action_log(row=job.prolific_study, kind=kind, user=job.user, target=target, ok=ok, answer=answer,
                         error=error)
     ProlificAction.objects.filter(pk=action.pk).update(job=job)
-    _held(job).update(lease_expires_at=_lease_end())
+    job_progress(ProlificJob, job.pk)
 
 
 SAFE_TO_REPEAT = (ProlificRateLimited, ProlificServerError, ProlificUnavailable)

@@ -83,7 +83,7 @@ class ReviewRow:
         )
 
 
-def review_submissions(*, study: Study, pool: CountryPool | None = None, status: str = "") -> QuerySet:
+def payout_submissions(*, study: Study, pool: CountryPool | None = None, status: str = "") -> QuerySet:
     """The study's submissions on Prolific (the caller scoped the study), filtered, newest first."""
     rows = ProlificSubmission.objects.filter(prolific_study__pool__study=study)
     if pool is not None:
@@ -95,12 +95,12 @@ def review_submissions(*, study: Study, pool: CountryPool | None = None, status:
     )
 
 
-def review_page(*, study: Study, pool: CountryPool | None = None, status: str = "", page: int | str = 1) -> tuple[
+def payouts_page(*, study: Study, pool: CountryPool | None = None, status: str = "", page: int | str = 1) -> tuple[
     Page, list[ReviewRow]
 ]:
     """One page of the submissions (never more than ``PAGE_SIZE``) and their rows: six queries
     whatever the page's size (count, rows, sessions, annotators, annotations, reviews)."""
-    paginator = Paginator(review_submissions(study=study, pool=pool, status=status), PAGE_SIZE)
+    paginator = Paginator(payout_submissions(study=study, pool=pool, status=status), PAGE_SIZE)
     current = paginator.get_page(page)
     subs: list[ProlificSubmission] = list(current.object_list)
     # the session each opened: linked, else found by SESSION_ID in this study
@@ -160,7 +160,7 @@ def code_meanings(study: Study) -> dict[str, str]:
     }
 
 
-def review_jobs_of(*, study: Study) -> QuerySet[ProlificJob]:
+def payout_jobs_of(*, study: Study) -> QuerySet[ProlificJob]:
     """The study's review jobs, newest first, with their pool and how many submissions each took.
     The order is said here: a query with an aggregate (the count) ignores ``Meta.ordering``, and the
     page's "latest ten" were then any ten."""

@@ -11,9 +11,8 @@ from django.core.management import call_command
 from django.test import TestCase
 from django.urls import reverse
 
-from analysis.imports import import_run, import_start
-from analysis.models import ImportJob
-from studies.models import Item, ItemQuota
+from studies.importing.job import import_run, import_start
+from studies.models import ImportJob, Item, ItemQuota
 from tests import factories as f
 from tests.helpers import csv_bytes, zip_bytes
 

@@ -1,6 +1,6 @@
 """Starting the review page's actions (read the submissions, approve, reject, request a return) with
 their rules, once for the page and the API: which submissions each action takes, and the jobs it
-starts (``review.prolific_job_start``, one a pool; queued when the transaction commits)."""
+starts (``payouts.prolific_job_start``, one a pool; queued when the transaction commits)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from studies.models import CountryPool, Study
 
 from ..models import ProlificAction, ProlificBonus, ProlificJob, ProlificStudy, ProlificSubmission
 from .launch import RecruitmentRefused
-from .review import prolific_job_start
+from .payouts import prolific_job_start
 
 Kind = ProlificAction.Kind
 Status = ProlificSubmission.Status

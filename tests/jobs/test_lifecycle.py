@@ -1,4 +1,5 @@
-"""The job base's lease: a claim holds an attempt and a lease, progress renews it, a redelivered
+"""The one job lifecycle (``jobs.lifecycle``), shown on analysis runs, imports, exports and Prolific
+actions alike. Its lease: a claim holds an attempt and a lease, progress renews it, a redelivered
 task claims only what is its to run, and a job whose worker is gone is queued again once (where a
 repeat is harmless) or failed with the reason; a dead run never blocks a new start."""
 
@@ -9,12 +10,14 @@ from django.conf import settings as django_settings
 from django.urls import reverse
 from django.utils import timezone
 
-from analysis import jobs
-from analysis.jobs import job_claim, job_finish, job_progress, jobs_reap
-from analysis.models import AnalysisRun, ImportJob
+from analysis.models import AnalysisRun
 from analysis.services import analysis_run, analysis_start
 from exports.models import ExportJob
 from exports.services import export_start
+from jobs import lifecycle as jobs
+from jobs.lifecycle import job_claim, job_finish, job_progress, jobs_reap
+from recruitment.models import ProlificBonus, ProlificJob, ProlificStudy
+from studies.models import ImportJob
 from tests.annotations import annotate, annotators
 
 pytestmark = pytest.mark.django_db
@@ -84,7 +87,7 @@ def test_a_redelivered_task_takes_over_a_job_whose_lease_expired(study):
 
 def test_a_redelivered_task_does_not_take_over_past_the_last_attempt(study):
     run = run_of(study)
-    expired(AnalysisRun, run.pk, attempt=jobs.MAX_ATTEMPTS)
+    expired(AnalysisRun, run.pk, attempt=AnalysisRun.max_attempts)
 
     assert job_claim(AnalysisRun, run.pk) is None
 
@@ -156,7 +159,7 @@ def test_the_reaper_queues_a_lost_analysis_again_once(rated, django_capture_on_c
 
 def test_the_reaper_fails_a_job_lost_on_its_last_attempt_with_the_reason(study, django_capture_on_commit_callbacks):
     run = run_of(study)
-    expired(AnalysisRun, run.pk, attempt=jobs.MAX_ATTEMPTS)
+    expired(AnalysisRun, run.pk, attempt=AnalysisRun.max_attempts)
     lost_at = timezone.localtime(AnalysisRun.objects.get(pk=run.pk).lease_expires_at).strftime("%H:%M")
 
     with django_capture_on_commit_callbacks(execute=True) as queued:
@@ -191,8 +194,47 @@ def test_the_reaper_leaves_live_queued_and_finished_jobs_alone(study):
 
 
 def test_the_reaper_covers_every_kind_of_job():
-    assert {AnalysisRun, ImportJob, ExportJob} <= set(jobs.job_models())
+    assert set(jobs.job_models()) == {AnalysisRun, ImportJob, ExportJob, ProlificJob}
     assert all(m.task and m.requeue_safe for m in (AnalysisRun, ImportJob, ExportJob))
+    assert ProlificJob.task and not ProlificJob.requeue_safe  # decided per row: ProlificJob.repeatable
+
+
+def test_one_sweep_reaps_every_kind_by_its_own_rules(study, pool, django_capture_on_commit_callbacks):
+    """The one beat entry: a lost analysis and a lost approval queued again, a lost payment failed
+    with its bonus made uncertain (never sent again), in one ``jobs_reap``."""
+    row = ProlificStudy.objects.create(pool=pool, reference="r1", prolific_id="p1", places=2, reward=150,
+                                       currency="GBP", estimated_minutes=10)
+    bonus = ProlificBonus.objects.create(prolific_study=row, lines=[], amount=100, currency="GBP",
+                                         state=ProlificBonus.State.PAYING, prolific_id="b1")
+    run = run_of(study)
+    approve = ProlificJob.objects.create(study=study, prolific_study=row, kind="approve")
+    pay = ProlificJob.objects.create(study=study, prolific_study=row, kind="bonus_pay", bonus=bonus)
+    for model, pk in [(AnalysisRun, run.pk), (ProlificJob, approve.pk), (ProlificJob, pay.pk)]:
+        expired(model, pk)
+
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        assert jobs_reap() == {"requeued": 2, "failed": 1}
+
+    assert len(queued) == 2
+    assert AnalysisRun.objects.get(pk=run.pk).status == "queued"
+    assert ProlificJob.objects.get(pk=approve.pk).status == "queued"
+    pay.refresh_from_db()
+    bonus.refresh_from_db()
+    assert pay.status == "failed" and "may or may not have paid" in pay.error
+    assert bonus.state == ProlificBonus.State.UNCERTAIN
+
+
+def test_a_redelivered_payment_never_takes_over_its_lost_worker(study, pool):
+    """A kind a repeat does not leave harmless is never claimed again once running: the reaper decides."""
+    row = ProlificStudy.objects.create(pool=pool, reference="r1", prolific_id="p1", places=2, reward=150,
+                                       currency="GBP", estimated_minutes=10)
+    pay = ProlificJob.objects.create(study=study, prolific_study=row, kind="bonus_pay")
+    approve = ProlificJob.objects.create(study=study, prolific_study=row, kind="approve")
+    expired(ProlificJob, pay.pk)
+    expired(ProlificJob, approve.pk)
+
+    assert job_claim(ProlificJob, pay.pk) is None
+    assert job_claim(ProlificJob, approve.pk) == 2
 
 
 def test_the_reaper_queues_a_lost_export_again(rated, owner, django_capture_on_commit_callbacks):
@@ -302,7 +344,7 @@ def test_the_queued_grace_is_a_setting_in_the_deployment_doc():
 
 def test_the_reaper_runs_every_minute():
     entry = django_settings.CELERY_BEAT_SCHEDULE["reap-jobs"]
-    assert entry == {"task": "analysis.tasks.jobs_reap_task", "schedule": 60.0}
+    assert entry == {"task": "jobs.tasks.jobs_reap_task", "schedule": 60.0}
 
 
 # --- starting again --------------------------------------------------------------------------
@@ -365,8 +407,10 @@ def test_starting_again_returns_a_run_queued_within_the_grace(
 
 
 def test_the_job_tasks_are_acknowledged_late_and_given_back_when_their_worker_is_lost():
-    from analysis.tasks import analysis_run_task, import_run_task, jobs_reap_task
+    from analysis.tasks import analysis_run_task
     from exports.tasks import export_build_task
+    from jobs.tasks import jobs_reap_task
+    from studies.tasks import import_run_task
 
     for task in (analysis_run_task, import_run_task, export_build_task):
         assert task.acks_late and task.reject_on_worker_lost, task.name

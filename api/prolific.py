@@ -27,6 +27,7 @@ from rest_framework.response import Response
 from recruitment import services
 from recruitment.forms import LaunchForm
 from recruitment.models import ProlificBonus, ProlificJob, ProlificStudy, ProlificSubmission
+from recruitment.payout_forms import BonusForm, RejectForm, ReturnForm, ReviewFilterForm
 from recruitment.payout_selectors import (
     bonuses_of,
     code_meanings,
@@ -35,7 +36,6 @@ from recruitment.payout_selectors import (
     payout_submissions,
 )
 from recruitment.prolific import ProlificError
-from recruitment.review_forms import BonusForm, RejectForm, ReturnForm, ReviewFilterForm
 from recruitment.selectors import prolific_studies_of
 from recruitment.services import payouts_start
 from recruitment.services.launch import TRANSITIONS

@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "analysis",
     "exports",
     "recruitment",
+    "workspace",
     "api",
     "rest_framework",
     "drf_spectacular",

@@ -12,11 +12,10 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from analysis import annotators
 from annotation import services as annotation_services
 from annotation.models import EXCLUDED_REASON_MAX
 from studies.selectors import study_for_user
-
-from . import annotators
 
 # The page's query parameters a form posts back to return to the same view of the page.
 KEPT = ("page", "sort", "field", "show", "agreement_below", "too_fast_above", "competence_below")

@@ -6,11 +6,11 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from . import services, translations
-from .forms import TranslationForm
-from .markdown import render_markdown
-from .selectors import study_for_user
-from .translations import LANGUAGE_NAMES as NAMES
+from studies import services, translations
+from studies.forms import TranslationForm
+from studies.markdown import render_markdown
+from studies.selectors import study_for_user
+from studies.translations import LANGUAGE_NAMES as NAMES
 
 
 @login_required

@@ -1,15 +1,14 @@
 """Removing a country pool: a page that says what goes with the pool (or why it stays), and its
-button. It lives in recruitment, the highest app a pool's rows reach (its Prolific study); the pool
-list (``studies:pool-list``) links here."""
+button (the rule and the removal are ``recruitment.services.pool_delete``, the highest app a pool's
+rows reach). The pool list (``studies:pool-list``) links here."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from recruitment import selectors, services
 from studies.selectors import pool_for_user
-
-from . import selectors, services
 
 
 @login_required

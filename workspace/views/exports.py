@@ -7,10 +7,9 @@ from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from exports import selectors, services
+from exports.downloads import export_file_response
 from studies.selectors import study_for_user
-
-from . import selectors, services
-from .downloads import export_file_response
 
 
 @login_required

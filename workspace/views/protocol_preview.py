@@ -1,16 +1,15 @@
-"""The annotator's form of a spec being edited, for the protocol editor (``studies/protocol_views.py``
-loads it by htmx, posting the text typed). It lives in ``annotation`` because it renders the
-annotator's field templates, which ``studies`` may not import. Owner only; nothing is stored."""
+"""The annotator's form of a spec being edited, for the protocol editor (``workspace/views/protocol.py``
+loads it by htmx, posting the text typed), by the annotator's own field templates. Owner only;
+nothing is stored."""
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from annotation.preview import SAMPLE_ITEM, item_preview_context, sample_fields
 from studies.protocol import spec_read
 from studies.selectors import study_for_user, study_sample_item
-
-from ..preview import SAMPLE_ITEM, item_preview_context, sample_fields
 
 
 @login_required

@@ -1,14 +1,13 @@
 """The annotator form of a preset, shown to a researcher starting a study (the New study page links
-here). It lives in ``annotation`` because it renders the annotator's field templates."""
+here), by the annotator's own field templates."""
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import render
 
+from annotation.preview import SAMPLE_ITEM, sample_fields
 from studies.protocol import parse_spec
 from studies.services import preset_get
-
-from ..preview import SAMPLE_ITEM, sample_fields
 
 
 @login_required

@@ -1,9 +1,8 @@
 """The protocol editor: a study's spec as JSON, checked while typed by the engine the save runs
 (``spec_read``), saved in place or as a new version, with the version history.
 
-The annotator's form beside it is not rendered here: ``studies`` may not import ``annotation``,
-which owns the field templates. The page loads it by htmx from ``annotation:protocol-preview``
-(``annotation/views/protocol_preview.py``), posting the same text; a URL in a template is no import.
+The annotator's form beside it follows the text as it is typed: the page loads it by htmx from
+``annotation:protocol-preview`` (``workspace/views/protocol_preview.py``), posting the same text.
 """
 
 from django.contrib import messages
@@ -11,9 +10,9 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from . import services
-from .protocol import SpecError, spec_pretty, spec_read
-from .selectors import items_in_hand, protocol_history, study_for_user
+from studies import services
+from studies.protocol import SpecError, spec_pretty, spec_read
+from studies.selectors import items_in_hand, protocol_history, study_for_user
 
 
 @login_required

@@ -12,14 +12,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.debug import sensitive_post_parameters, sensitive_variables
 from django.views.decorators.http import require_GET, require_POST
 
+from recruitment import selectors, services, tokens
+from recruitment.forms import LaunchForm, PolicyForm, TokenForm
+from recruitment.models import ProlificStudy
+from recruitment.payout_selectors import ACTIONS_ON_PARTICIPANTS, may_see_participants
+from recruitment.prolific import ProlificAuthError, ProlificError
+from recruitment.rules import RuleBroken
 from studies.selectors import study_for_user
-
-from . import selectors, services, tokens
-from .forms import LaunchForm, PolicyForm, TokenForm
-from .models import ProlificStudy
-from .payout_selectors import ACTIONS_ON_PARTICIPANTS, may_see_participants
-from .prolific import ProlificAuthError, ProlificError
-from .rules import RuleBroken
 
 
 def _page(request, form: TokenForm, *, status: int = 200):

@@ -7,10 +7,10 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from . import practice
-from .practice_forms import AttemptsForm, ExampleForm, MockQuestionForm
-from .selectors import mock_question_for_user, study_for_user
-from .services import WorkspaceError
+from studies import practice
+from studies.practice_forms import AttemptsForm, ExampleForm, MockQuestionForm
+from studies.selectors import mock_question_for_user, study_for_user
+from studies.services import WorkspaceError
 
 
 @login_required

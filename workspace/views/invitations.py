@@ -1,7 +1,7 @@
 """The members page's actions that may touch a checker (``annotation.Checker``): invite by username
 or email with any role, remove a checker; and the invitation link's page, where a logged-in user
 accepts, or a new person creates an account and accepts. The page itself is
-``studies/member_views.py``; inviting and removing are the owner's only."""
+``workspace/views/members.py``; inviting and removing are the owner's only."""
 
 from django.contrib import messages
 from django.contrib.auth import login
@@ -11,14 +11,13 @@ from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from annotation import members
+from annotation.models import Checker
 from studies import members as study_members
 from studies.forms import InviteForm
-from studies.member_views import members_page
 from studies.members import MemberRefused
 from studies.selectors import study_for_user
-
-from .. import members
-from ..models import Checker
+from workspace.views.members import members_page
 
 
 @login_required

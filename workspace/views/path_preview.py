@@ -12,6 +12,30 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from annotation.context import assignment_context
+from annotation.languages import annotator_language, language_response
+from annotation.models import MockAttempt
+from annotation.path_preview import PathPreview, preview_load, preview_save, preview_start
+from annotation.selectors import ending_for
+from annotation.services import DraftRefused, draft_check
+from annotation.services.onboarding import (
+    consent_apply,
+    instructions_apply,
+    mock_attempt_apply,
+    mock_grade,
+    screen_apply,
+)
+from annotation.views.flow import (
+    eligibility_answers,
+    eligibility_page,
+    hx_navigate,
+    mock_answers,
+    mock_page,
+    practice_draw,
+    practice_feedback,
+    step_of,
+)
+from annotation.views.items import NO_ITEMS_LEFT, form_data, panel_context, panel_template, refused_data
 from studies.protocol import validate
 from studies.selectors import pool_for_user
 from studies.translations import (
@@ -24,31 +48,6 @@ from studies.translations import (
     page_language,
     shown_study,
 )
-
-from ..context import assignment_context
-from ..languages import annotator_language, language_response
-from ..models import MockAttempt
-from ..path_preview import PathPreview, preview_load, preview_save, preview_start
-from ..selectors import ending_for
-from ..services import DraftRefused, draft_check
-from ..services.onboarding import (
-    consent_apply,
-    instructions_apply,
-    mock_attempt_apply,
-    mock_grade,
-    screen_apply,
-)
-from .flow import (
-    eligibility_answers,
-    eligibility_page,
-    hx_navigate,
-    mock_answers,
-    mock_page,
-    practice_draw,
-    practice_feedback,
-    step_of,
-)
-from .items import NO_ITEMS_LEFT, form_data, panel_context, panel_template, refused_data
 
 STEP_URLS = {
     "consent": "annotation:path-preview-consent",

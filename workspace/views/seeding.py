@@ -15,10 +15,9 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
+from annotation import seeding
 from studies.models import Study
 from studies.selectors import study_for_user
-
-from .. import seeding
 
 MIN_YES_DEFAULT = 2
 KEPT_SHOWN = 20  # kept prompts listed on the page; the download has them all

@@ -1,8 +1,7 @@
 """The researcher makes an item a quality check from its page: an attention check (a question of the
 item tells which answer to give, in one of the offered wordings or their own) or a gold item (its
-known answers given in the annotator's own form for the item), or an ordinary item again. It lives in
-``annotation`` because the gold form renders the annotator's field templates. Editors and the owner
-change; viewers see; anyone else gets 404."""
+known answers given in the annotator's own form for the item, its field templates), or an ordinary
+item again. Editors and the owner change; viewers see; anyone else gets 404."""
 
 from __future__ import annotations
 
@@ -12,6 +11,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
+from annotation.preview import item_preview_context
+from annotation.views.items import form_data
 from studies.checks import (
     INSTRUCTION_TEMPLATES,
     instructable_fields,
@@ -23,9 +24,6 @@ from studies.checks import (
 from studies.protocol import bind, validate
 from studies.selectors import study_for_user
 from studies.services import WorkspaceError
-
-from ..preview import item_preview_context
-from .items import form_data
 
 GOLD_FIELDS = "_gold_fields"  # the form's list of the questions whose answers are compared
 

@@ -1,5 +1,5 @@
 """Researcher pages: the study dashboard (its live progress), the analysis and its metric upload (a
-pool's annotators are in ``annotator_views``). Every lookup is scoped."""
+pool's annotators are ``workspace/views/annotators.py``). Every lookup is scoped."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -8,14 +8,13 @@ from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from analysis import dashboard, metrics, selectors, services
+from analysis.fingerprint import data_fingerprint, staleness
+from analysis.forms import AnalysisForm, MetricUploadForm
 from annotation import seeding
 from studies.selectors import study_for_user
 from studies.translations import translation_warnings
 from studies.uploads import upload_limit
-
-from . import dashboard, metrics, selectors, services
-from .fingerprint import data_fingerprint, staleness
-from .forms import AnalysisForm, MetricUploadForm
 
 
 @login_required

@@ -1,4 +1,4 @@
-"""The review page of a study's Prolific submissions (/prolific/studies/<pk>/review/): what the
+"""The payouts page of a study's Prolific submissions (/prolific/studies/<pk>/review/): what the
 platform knows of each participant; approve one or many, reject, request a return, refresh from
 Prolific, bonuses with a preview then set-up and pay. Every action is a job (a Celery task) whose
 progress the page polls. Every page is the owner's only (403 for a member, 404 for anyone else): the
@@ -16,13 +16,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.models import Session
+from recruitment import payout_selectors as selectors
+from recruitment.models import ProlificBonus, ProlificStudy, ProlificSubmission
+from recruitment.payout_forms import CATEGORY_LABELS, BonusForm, RejectForm, ReturnForm, ReviewFilterForm
+from recruitment.services import RecruitmentRefused, payouts, payouts_start
+from recruitment.tokens import token_state
 from studies.selectors import study_for_user
-
-from . import payout_selectors as selectors
-from .models import ProlificBonus, ProlificStudy, ProlificSubmission
-from .review_forms import CATEGORY_LABELS, BonusForm, RejectForm, ReturnForm, ReviewFilterForm
-from .services import RecruitmentRefused, payouts, payouts_start
-from .tokens import token_state
 
 
 def _submission_for(study, sub_pk: int) -> ProlificSubmission:
@@ -40,13 +39,13 @@ def _session_of(study, sub: ProlificSubmission) -> Session | None:
     return Session.objects.filter(annotator__study=study, prolific_session_id=sub.prolific_id).first()
 
 
-def _review_url(study) -> str:
+def _payouts_url(study) -> str:
     return reverse("recruitment:review", args=[study.pk])
 
 
 @login_required
 @require_GET
-def review_page(request, pk: int):
+def payouts_page(request, pk: int):
     study = selectors.participants_study_for_user(request.user, pk)
     # awaiting review unless the researcher chose otherwise
     filters = ReviewFilterForm(request.GET or {"status": ProlificSubmission.Status.AWAITING_REVIEW}, study=study)
@@ -73,7 +72,7 @@ def review_page(request, pk: int):
 
 @login_required
 @require_POST
-def review_refresh(request, pk: int):
+def payouts_refresh(request, pk: int):
     """Read every pool's submissions (or the posted pool's) from Prolific."""
     study = study_for_user(request.user, pk, owner_only=True)
     pool = get_object_or_404(study.pools.all(), pk=request.POST["pool"]) if request.POST.get("pool") else None
@@ -83,12 +82,12 @@ def review_refresh(request, pk: int):
         messages.info(request, str(refused))
     else:
         messages.info(request, "Reading the submissions from Prolific: the jobs below show the progress.")
-    return redirect(_review_url(study))
+    return redirect(_payouts_url(study))
 
 
 @login_required
 @require_POST
-def review_approve(request, pk: int):
+def payouts_approve(request, pk: int):
     """Approve the submissions ticked: one by its transition, several by Prolific's bulk approval
     (one job a pool). Only submissions awaiting review, as last read from Prolific."""
     study = study_for_user(request.user, pk, owner_only=True)
@@ -99,19 +98,19 @@ def review_approve(request, pk: int):
     )
     if not chosen or len(chosen) != len(set(ids)):
         messages.error(request, "Tick the submissions to approve (of this study).")
-        return redirect(_review_url(study))
+        return redirect(_payouts_url(study))
     try:
         payouts_start.prolific_approve_start(user=request.user, submissions=chosen)
     except RecruitmentRefused as refused:
         messages.error(request, str(refused))
-        return redirect(_review_url(study))
+        return redirect(_payouts_url(study))
     messages.info(request, f"Approving {len(chosen)} submission{'s' if len(chosen) != 1 else ''} on Prolific.")
-    return redirect(_review_url(study))
+    return redirect(_payouts_url(study))
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def review_reject(request, pk: int, sub_pk: int):
+def payouts_reject(request, pk: int, sub_pk: int):
     study = selectors.participants_study_for_user(request.user, pk)
     sub = _submission_for(study, sub_pk)
     # A session ended by failed attention checks: Prolific's category and a message naming the checks,
@@ -125,16 +124,16 @@ def review_reject(request, pk: int, sub_pk: int):
             category=form.cleaned_data["category"], message=form.cleaned_data["message"],
         )
         messages.info(request, f"Rejecting {sub.participant_id} on Prolific.")
-        return redirect(_review_url(study))
+        return redirect(_payouts_url(study))
     status = 400 if request.method == "POST" else 200
-    return render(request, "recruitment/review_reject.html",
+    return render(request, "recruitment/payouts_reject.html",
                   {"study": study, "sub": sub, "form": form, "refusal": refusal, "prefilled": prefilled},
                   status=status)
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def review_return(request, pk: int, sub_pk: int):
+def payouts_return(request, pk: int, sub_pk: int):
     study = selectors.participants_study_for_user(request.user, pk)
     sub = _submission_for(study, sub_pk)
     form = ReturnForm(request.POST or None)
@@ -142,9 +141,9 @@ def review_return(request, pk: int, sub_pk: int):
     if request.method == "POST" and not refusal and form.is_valid():
         payouts_start.prolific_return_start(submission=sub, user=request.user, reasons=form.cleaned_data["reasons"])
         messages.info(request, f"Asking {sub.participant_id} to return the study.")
-        return redirect(_review_url(study))
+        return redirect(_payouts_url(study))
     status = 400 if request.method == "POST" else 200
-    return render(request, "recruitment/review_return.html",
+    return render(request, "recruitment/payouts_return.html",
                   {"study": study, "sub": sub, "form": form, "refusal": refusal}, status=status)
 
 
@@ -205,7 +204,7 @@ def bonus_send(request, pk: int, bonus_pk: int, step: str):
 
 @login_required
 @require_GET
-def review_job(request, pk: int, job_pk: int):
+def payouts_job(request, pk: int, job_pk: int):
     study = selectors.participants_study_for_user(request.user, pk)
     job = get_object_or_404(selectors.payout_jobs_of(study=study), pk=job_pk)
     return render(request, "recruitment/_review_job.html", {"study": study, "job": job})

@@ -1,3 +1,6 @@
+"""The researcher's study pages: the study list, a new study (from a preset or a copy), a study's
+settings, status and deletion, its country pools, and its item list. Every lookup is scoped."""
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -6,12 +9,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from . import services
-from .files import image_response
-from .forms import PoolForm, PoolsForm, StudyForm
-from .markdown import render_markdown
-from .protocol import parse_spec
-from .selectors import (
+from studies import services
+from studies.files import image_response
+from studies.forms import PoolForm, PoolsForm, StudyForm
+from studies.markdown import render_markdown
+from studies.protocol import parse_spec
+from studies.selectors import (
     ItemFilters,
     is_researcher,
     item_filter_choices,
@@ -22,7 +25,7 @@ from .selectors import (
     studies_for_user,
     study_for_user,
 )
-from .translations import translation_warnings
+from studies.translations import translation_warnings
 
 ITEMS_PER_PAGE = 50
 

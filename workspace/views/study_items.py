@@ -10,12 +10,11 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
+from annotation.models import Annotation
 from studies.protocol import CandidateRef, Field, Protocol, ShownAnswer
 from studies.protocol.spec import ITEM_TEXT_LABELS
 from studies.selectors import protocol_specs, study_for_user
-
-from ..models import Annotation
-from .check_items import check_card_context
+from workspace.views.check_items import check_card_context
 
 
 @dataclass(frozen=True)

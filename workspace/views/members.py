@@ -1,17 +1,17 @@
 """The members page of a study (/studies/<pk>/members): its members, pending invitations and (drawn
 by annotation's ``study_checkers`` tag) its checkers. Every member may read it; only the owner
-changes it. Inviting (which may make a checker) and accepting are annotation's views
-(``annotation/views/members.py``), because a checker is an annotation row."""
+changes it. Inviting (which may make a checker, an annotation row) and accepting are
+``workspace/views/invitations.py``."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from . import members
-from .forms import InviteForm, MemberRoleForm
-from .models import Role, Study
-from .selectors import study_for_user
+from studies import members
+from studies.forms import InviteForm, MemberRoleForm
+from studies.models import Role, Study
+from studies.selectors import study_for_user
 
 
 def members_page(request, study: Study, *, invite_form: InviteForm | None = None, status: int = 200):

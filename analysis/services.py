@@ -19,12 +19,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from stats.coding import DocumentRatings, Ratings, Units, attribute_masks, field_agreement
-from stats.summary import page_summary
-from studies.models import Study
-
-from .fingerprint import Fingerprint, data_fingerprint
-from .jobs import (
+from jobs.lifecycle import (
     Status,
     job_claim,
     job_enqueue,
@@ -35,6 +30,11 @@ from .jobs import (
     job_unclaimed,
     queued_grace,
 )
+from stats.coding import DocumentRatings, Ratings, Units, attribute_masks, field_agreement
+from stats.summary import page_summary
+from studies.models import Study
+
+from .fingerprint import Fingerprint, data_fingerprint
 from .metrics import human_field, metric_result
 from .models import DEFAULT_RESAMPLES, MAX_RESAMPLES, MAX_SEED, AnalysisRun
 from .quality import quality_result, scored_fields

@@ -6,10 +6,10 @@ with a worker that dies before it claims the row, and the row then stays "queued
 acknowledgement leaves it to the broker to deliver again (at once on RabbitMQ, or when a prefork
 child dies under a live parent; after the transport's visibility timeout on Redis). Running a job's
 task twice is safe: the body claims the row by a conditional UPDATE with an attempt number
-(``analysis.jobs``), so a finished job is not run again, one held under a live lease is left alone,
+(``jobs.lifecycle``), so a finished job is not run again, one held under a live lease is left alone,
 and one whose lease expired is taken over at most ``MAX_ATTEMPTS`` times, so a job that kills its
 worker each time (out of memory) cannot loop for ever. What the broker cannot see (a job that was
-running when its worker died) is the lease's part: ``jobs_reap`` below.
+running when its worker died) is the lease's part: ``jobs.tasks.jobs_reap_task``.
 
 Prefetching one message per process (``worker_prefetch_multiplier = 1``) keeps a long job from holding
 others back in its worker's prefetch, where another worker could not take them.
@@ -17,23 +17,11 @@ others back in its worker's prefetch, where another worker could not take them.
 
 from celery import shared_task
 
-from . import imports, jobs, services
+from jobs.tasks import JOB_TASK
 
-JOB_TASK = {"ignore_result": True, "acks_late": True, "reject_on_worker_lost": True}
+from . import services
 
 
 @shared_task(**JOB_TASK)
 def analysis_run_task(run_id: int) -> None:
     services.analysis_run(run_id=run_id)
-
-
-@shared_task(**JOB_TASK)
-def import_run_task(job_id: int) -> None:
-    imports.import_run(job_id=job_id)
-
-
-@shared_task(ignore_result=True)
-def jobs_reap_task() -> None:
-    """Run by Celery beat every minute: jobs whose worker is gone queued again or failed. Not
-    ``reject_on_worker_lost``: the next beat runs it again anyway."""
-    jobs.jobs_reap()

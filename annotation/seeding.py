@@ -11,7 +11,7 @@
 Which of the two a study can feed is read from its protocol (``study_feeds``), never from the name
 of the preset it came from. The decisions are plain functions without the ORM; the services read
 annotations, so they live in the annotation app, above the studies they create items in. The
-researcher's page (``annotation/views/seeding.py``) and ``manage.py seed_study`` call the same
+researcher's page (``workspace/views/seeding.py``) and ``manage.py seed_study`` call the same
 functions.
 """
 

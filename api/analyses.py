@@ -18,8 +18,8 @@ from rest_framework.response import Response
 
 from analysis import metrics, selectors, services
 from analysis.fingerprint import data_fingerprint, staleness
+from analysis.forms import AnalysisForm, MetricUploadForm
 from analysis.models import DEFAULT_RESAMPLES, MAX_RESAMPLES, MAX_SEED, AnalysisRun, MetricUpload
-from analysis.views import AnalysisForm, MetricUploadForm
 from studies.selectors import study_for_user
 
 from .base import UploadLimited

@@ -15,11 +15,10 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from analysis import imports
-from analysis.import_views import ImportForm
-from analysis.models import ImportJob
 from studies.files import image_response
-from studies.models import Item, ItemQuota
+from studies.forms import ImportForm
+from studies.importing import job as imports
+from studies.models import ImportJob, Item, ItemQuota
 from studies.selectors import CHECK_CHOICES, EXAMPLE_CHOICES, ItemFilters, items_search, study_for_user
 
 from .base import AnyAccept, CursorPage, UploadLimited

@@ -27,17 +27,17 @@ from rest_framework.response import Response
 from recruitment import services
 from recruitment.forms import LaunchForm
 from recruitment.models import ProlificBonus, ProlificJob, ProlificStudy, ProlificSubmission
-from recruitment.prolific import ProlificError
-from recruitment.review_forms import BonusForm, RejectForm, ReturnForm, ReviewFilterForm
-from recruitment.review_selectors import (
+from recruitment.payout_forms import BonusForm, RejectForm, ReturnForm, ReviewFilterForm
+from recruitment.payout_selectors import (
     bonuses_of,
     code_meanings,
     participants_study_for_user,
-    review_jobs_of,
-    review_submissions,
+    payout_jobs_of,
+    payout_submissions,
 )
+from recruitment.prolific import ProlificError
 from recruitment.selectors import prolific_studies_of
-from recruitment.services import review_start
+from recruitment.services import payouts_start
 from recruitment.services.launch import TRANSITIONS
 from recruitment.tokens import ProlificNotConfigured
 from studies.selectors import study_for_user
@@ -99,7 +99,7 @@ def participants_study(request: Request, pk: int):
 def linked(study) -> None:
     """A 409 with the page's message when no pool of the study is on Prolific."""
     if not ProlificStudy.objects.filter(pool__study=study).exclude(prolific_id="").exists():
-        raise StateRefused(review_start.NOT_LINKED)
+        raise StateRefused(payouts_start.NOT_LINKED)
 
 
 def pool_chosen(study, pool_id: int | None) -> list | None:
@@ -128,7 +128,7 @@ def with_counts(rows: list[ProlificStudy]) -> list[ProlificStudy]:
 
 def jobs_started(request: Request, study, jobs: list[ProlificJob]) -> Response:
     """202 with the jobs started (one a pool), each with its address to poll."""
-    shown = list(review_jobs_of(study=study).filter(pk__in=[j.pk for j in jobs]).order_by("pk"))
+    shown = list(payout_jobs_of(study=study).filter(pk__in=[j.pk for j in jobs]).order_by("pk"))
     response = Response(s.JobsStartedSerializer({"jobs": shown}, context={"request": request}).data,
                         status=status.HTTP_202_ACCEPTED)
     if any(job.status in ACTIVE for job in shown):
@@ -137,7 +137,7 @@ def jobs_started(request: Request, study, jobs: list[ProlificJob]) -> Response:
 
 
 def job_started(request: Request, study, job: ProlificJob) -> Response:
-    shown = review_jobs_of(study=study).get(pk=job.pk)
+    shown = payout_jobs_of(study=study).get(pk=job.pk)
     where = reverse("api:prolific-job", args=[study.pk, job.pk])
     return job_response(request, shown, s.ProlificJobSerializer, where, started=True)
 
@@ -213,7 +213,7 @@ class ProlificTransition(Refusals, generics.GenericAPIView):
         pools = pool_chosen(study, typed(s.PoolChoiceSerializer, request.data).get("pool"))
         results = services.prolific_studies_transition(study=study, verb=verb, user=request.user, pools=pools)
         if not results:
-            raise StateRefused(review_start.NOT_LINKED)
+            raise StateRefused(payouts_start.NOT_LINKED)
         return Response(s.TransitionResultSerializer(results, many=True).data)
 
 
@@ -241,7 +241,7 @@ class SubmissionList(generics.ListAPIView):
         self.study = participants_study(self.request, self.kwargs["pk"])
         asked = {key: self.request.query_params.get(key, "") for key in ("pool", "status")}
         chosen = form_cleaned(ReviewFilterForm(asked, study=self.study))
-        return review_submissions(study=self.study, pool=chosen["pool"], status=chosen["status"] or "")
+        return payout_submissions(study=self.study, pool=chosen["pool"], status=chosen["status"] or "")
 
     def get_serializer_context(self):
         return super().get_serializer_context() | {"code_meanings": code_meanings(self.study)}
@@ -255,7 +255,7 @@ class ProlificRefresh(Refusals, generics.GenericAPIView):
         """Read every pool's submissions from Prolific (or ``pool``'s): a job a pool."""
         study = owned_study(request, pk)
         pools = pool_chosen(study, typed(s.PoolChoiceSerializer, request.data).get("pool"))
-        jobs = review_start.prolific_refresh_start(study=study, user=request.user, pool=pools and pools[0])
+        jobs = payouts_start.prolific_refresh_start(study=study, user=request.user, pool=pools and pools[0])
         return jobs_started(request, study, jobs)
 
 
@@ -275,7 +275,7 @@ class ProlificApprove(Refusals, generics.GenericAPIView):
         )
         if missing := sorted(ids - {sub.pk for sub in chosen}):
             raise ValidationError({"submissions": [f"Not submissions of this study: {', '.join(map(str, missing))}."]})
-        jobs = review_start.prolific_approve_start(user=request.user, submissions=chosen)
+        jobs = payouts_start.prolific_approve_start(user=request.user, submissions=chosen)
         return jobs_started(request, study, jobs)
 
 
@@ -296,7 +296,7 @@ class ProlificReject(Refusals, generics.GenericAPIView):
         study = owned_study(request, pk)
         sub = submission_of(study, sub_id)
         cleaned = form_cleaned(RejectForm(typed(s.RejectSerializer, request.data)))
-        job = review_start.prolific_reject_start(
+        job = payouts_start.prolific_reject_start(
             submission=sub, user=request.user, category=cleaned["category"], message=cleaned["message"])
         return job_started(request, study, job)
 
@@ -311,7 +311,7 @@ class ProlificReturn(Refusals, generics.GenericAPIView):
         sub = submission_of(study, sub_id)
         given = typed(s.ReturnSerializer, request.data)
         cleaned = form_cleaned(ReturnForm({"reasons": "\n".join(given["reasons"])}))
-        job = review_start.prolific_return_start(submission=sub, user=request.user, reasons=cleaned["reasons"])
+        job = payouts_start.prolific_return_start(submission=sub, user=request.user, reasons=cleaned["reasons"])
         return job_started(request, study, job)
 
 
@@ -321,7 +321,7 @@ class ProlificJobList(generics.ListAPIView):
     serializer_class = s.ProlificJobSerializer
 
     def get_queryset(self):
-        return review_jobs_of(study=participants_study(self.request, self.kwargs["pk"]))
+        return payout_jobs_of(study=participants_study(self.request, self.kwargs["pk"]))
 
 
 class ProlificJobDetail(generics.GenericAPIView):
@@ -329,7 +329,7 @@ class ProlificJobDetail(generics.GenericAPIView):
 
     def get(self, request: Request, pk: int, job_id: int) -> Response:
         """One review job: poll it until ``status`` is done or failed (``Retry-After`` until then)."""
-        job = get_object_or_404(review_jobs_of(study=participants_study(request, pk)), pk=job_id)
+        job = get_object_or_404(payout_jobs_of(study=participants_study(request, pk)), pk=job_id)
         return job_response(request, job, s.ProlificJobSerializer, request.path)
 
 
@@ -379,16 +379,16 @@ class BonusSend(Refusals, generics.GenericAPIView):
         operation_id="studies_prolific_bonuses_send", request=None,
         responses={202: s.ProlificJobSerializer, **REFUSED},
         parameters=[OpenApiParameter("step", OpenApiTypes.STR, OpenApiParameter.PATH,
-                                     enum=tuple(review_start.BONUS_STEPS))],
+                                     enum=tuple(payouts_start.BONUS_STEPS))],
     )
     def post(self, request: Request, pk: int, bonus_id: int, step: str) -> Response:
         """Set the bonus up on Prolific (``setup``: from a draft), or pay it (``pay``: once set up;
         sent at most once): a job."""
         study = owned_study(request, pk)
         bonus = bonus_of(study, bonus_id)
-        if step not in review_start.BONUS_STEPS:
+        if step not in payouts_start.BONUS_STEPS:
             raise Http404
-        job = review_start.prolific_bonus_send_start(bonus=bonus, user=request.user, step=step)
+        job = payouts_start.prolific_bonus_send_start(bonus=bonus, user=request.user, step=step)
         return job_started(request, study, job)
 
 

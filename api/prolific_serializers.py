@@ -173,7 +173,7 @@ class ProlificJobSerializer(JobSerializer):
     kind = serializers.CharField(help_text="submissions (a refresh), approve, bulk_approve, reject, return, …")
     pool = serializers.IntegerField(source="prolific_study.pool_id")
     submissions = serializers.IntegerField(source="n_submissions", help_text="How many submissions it takes.")
-    attempts = serializers.IntegerField()
+    attempts = serializers.IntegerField(source="attempt", help_text="Claims so far (tried again after a wait).")
     outcome = serializers.CharField(help_text="What happened, once done.")
     progress = None  # a Prolific action has no percentage: its outcome says what it did
 

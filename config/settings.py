@@ -46,11 +46,13 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "jobs",
     "studies",
     "annotation",
     "analysis",
     "exports",
     "recruitment",
+    "workspace",
     "api",
     "rest_framework",
     "drf_spectacular",
@@ -242,7 +244,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # The queue the tasks go to and the worker reads by default ("celery"): a deployment (or a test's
 # own worker) that shares a broker may name its own.
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery") or "celery"
-# Background jobs (analysis/jobs.py): a running job's lease, renewed by its progress at most every
+# Background jobs (jobs/lifecycle.py): a running job's lease, renewed by its progress at most every
 # JOB_HEARTBEAT_SECONDS; past it the job's worker is taken for gone and jobs_reap queues it again
 # or fails it. Every body reports progress far more often than the lease.
 JOB_LEASE_SECONDS = env_int("JOB_LEASE_SECONDS", 300)
@@ -250,7 +252,7 @@ JOB_HEARTBEAT_SECONDS = env_int("JOB_HEARTBEAT_SECONDS", max(1, min(30, JOB_LEAS
 if not 0 < JOB_HEARTBEAT_SECONDS < JOB_LEASE_SECONDS:
     raise ImproperlyConfigured("JOB_HEARTBEAT_SECONDS must be positive and shorter than JOB_LEASE_SECONDS")
 # A queued job that no worker has claimed JOB_QUEUED_GRACE_SECONDS after it was queued (its message
-# lost with the broker, or no worker up) has its message sent again once by the reapers, then is
+# lost with the broker, or no worker up) has its message sent again once by the reaper, then is
 # failed with the reason; a new start of the same analysis does not wait for it. Longer than a job
 # ever waits for a free worker. With no broker a job runs in-process as it is queued: nothing waits.
 JOB_QUEUED_GRACE_SECONDS = env_int("JOB_QUEUED_GRACE_SECONDS", 600)
@@ -261,12 +263,11 @@ if JOB_QUEUED_GRACE_SECONDS < 1:
 TESSERA_EMBEDDED_SCHEDULER = env_bool("TESSERA_EMBEDDED_SCHEDULER", True)
 CELERY_BEAT_SCHEDULE = {
     "expire-leases": {"task": "annotation.tasks.assignments_expire_task", "schedule": 60.0},
-    "reap-jobs": {"task": "analysis.tasks.jobs_reap_task", "schedule": 60.0},
+    "reap-jobs": {"task": "jobs.tasks.jobs_reap_task", "schedule": 60.0},  # every kind of job
     # Prolific: entries let in unverified checked again; submissions, leases and places in step
     # (webhooks do it at once; the sync catches what they missed).
     "prolific-entries-recheck": {"task": "recruitment.tasks.prolific_entries_recheck_task", "schedule": 60.0},
     "prolific-sync": {"task": "recruitment.tasks.prolific_sync_task", "schedule": 600.0},
-    "prolific-reap-jobs": {"task": "recruitment.tasks.prolific_jobs_reap_task", "schedule": 60.0},
 }
 
 # Prolific (recruitment/): the API's base URL, and the deployment-wide token used when a researcher

@@ -2,11 +2,11 @@
 
 from django.db import models
 
-from analysis.models import AnalysisRun, Job
-from studies.models import Study
+from analysis.models import AnalysisRun
+from studies.models import Study, StudyJob
 
 
-class ExportJob(Job):
+class ExportJob(StudyJob):
     task = "exports.tasks.export_build_task"
     requeue_safe = True  # a read written to a temporary folder; stored only by the attempt that holds the row
 

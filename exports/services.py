@@ -29,11 +29,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from analysis.fingerprint import Fingerprint, data_fingerprint, staleness
-from analysis.jobs import job_cancel, job_claim, job_enqueue, job_fail, job_finish, job_progress
 from analysis.models import AnalysisRun
 from analysis.quality import excluded_annotators
 from analysis.reader import protocol_set
 from analysis.selectors import analysis_latest_done
+from jobs.lifecycle import job_cancel, job_claim, job_enqueue, job_fail, job_finish, job_progress
 from studies.models import Study, random_name, study_files_prefix
 
 from .formats import FORMATS, ExportFormat, WrittenFile, tables_for

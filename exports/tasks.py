@@ -2,12 +2,12 @@
 
 from celery import shared_task
 
-from analysis.tasks import JOB_TASK
+from jobs.tasks import JOB_TASK
 
 from . import services
 
 
 @shared_task(**JOB_TASK)
 def export_build_task(job_id: int) -> None:
-    """Late acknowledgement, given back when its worker dies: see ``analysis.tasks``."""
+    """Late acknowledgement, given back when its worker dies: see ``jobs.tasks``."""
     services.export_build(job_id=job_id)

@@ -4,8 +4,8 @@ pool, and the log of every call that changed something on Prolific."""
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.utils import timezone
 
+from jobs.models import Job
 from studies.models import CountryPool, Study
 
 from .rules import money
@@ -261,18 +261,23 @@ class ProlificBonus(models.Model):
         return f"bonus {self.pk} of {self.prolific_study} ({self.state})"
 
 
-class ProlificJob(models.Model):
-    """A researcher's review action (approve, reject, request a return, refresh, set up or pay
-    bonuses), run as a Celery task: what was asked, its status and its outcome. The calls it made
-    are ProlificAction rows (``calls``). Celery carries only the id; a conditional UPDATE claims
-    the row, so a redelivered task never runs it twice."""
+class ProlificJob(Job):
+    """A researcher's payout action (approve, reject, request a return, refresh, set up or pay
+    bonuses), run as a job (``jobs.lifecycle``): what was asked, its status and its outcome. The
+    calls it made are ProlificAction rows (``calls``). Status ``waiting``: Prolific was busy, it is
+    tried again when Prolific's wait ends."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        WAITING = "waiting", "Prolific is busy: retrying"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
+    task = "recruitment.tasks.prolific_job_task"
+    max_attempts = 4  # queued again after a 429, a 5xx, no answer or a lost worker (repeatable kinds only)
+    # The kinds a repeat leaves harmless: reads, submission transitions and bulk approval are
+    # idempotent on Prolific. A bonus set-up or payment is never sent twice by the platform.
+    REPEATABLE = (ProlificAction.Kind.SUBMISSIONS, ProlificAction.Kind.APPROVE, ProlificAction.Kind.BULK_APPROVE,
+                  ProlificAction.Kind.REJECT, ProlificAction.Kind.RETURN)
+    LOST_WHILE_PAYING = (
+        "The worker running it stopped (lost at {lost}) while paying. Prolific may or may not have paid: the "
+        "platform will not send this payment again. Check the participants' bonuses on Prolific before paying "
+        "them by other means."
+    )
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="prolific_jobs")
     prolific_study = models.ForeignKey(ProlificStudy, on_delete=models.CASCADE, related_name="jobs")
@@ -283,34 +288,31 @@ class ProlificJob(models.Model):
     params = models.JSONField(
         default=dict, blank=True, help_text="The rejection's category and message, a return's reasons."
     )
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    lease_expires_at = models.DateTimeField(
-        null=True, blank=True, help_text="A running job's worker renews this at each call; past it, the worker is gone."
-    )
-    due_at = models.DateTimeField(
-        default=timezone.now,
-        help_text="When its queued message is due to a worker: when it was queued, or when Prolific's wait ends; "
-        "still queued or waiting JOB_QUEUED_GRACE_SECONDS later, the message was lost.",
-    )
-    message_resent = models.BooleanField(
-        default=False, help_text="Its message was sent again once, no worker having taken it in time."
-    )
     outcome = models.TextField(blank=True, help_text="What happened, fit to show the researcher.")
-    error = models.TextField(blank=True, help_text="Prolific's message, or ours, when it failed.")
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(Job.Meta):
         indexes = [models.Index(fields=["study", "created_at"])]
 
     def __str__(self):
         return f"{self.get_kind_display()} ({self.status})"
 
-    @property
-    def is_active(self) -> bool:
-        return self.status in {self.Status.QUEUED, self.Status.RUNNING, self.Status.WAITING}
+    @classmethod
+    def repeatable(cls) -> Q:
+        return Q(kind__in=cls.REPEATABLE)
+
+    def when_lost(self, lost: str) -> str | None:
+        """A bonus set-up goes back to a draft (unpaid and unrecorded, it costs nothing); a payment
+        to "uncertain", never sent again, and the job says so."""
+        if self.bonus_id is None:
+            return None
+        State = ProlificBonus.State
+        bonus = ProlificBonus.objects.filter(pk=self.bonus_id)
+        if self.kind == ProlificAction.Kind.BONUS_SETUP:
+            bonus.filter(state=State.SETTING_UP).update(state=State.DRAFT)
+        elif self.kind == ProlificAction.Kind.BONUS_PAY:
+            if bonus.filter(state=State.PAYING).update(state=State.UNCERTAIN):
+                return self.LOST_WHILE_PAYING.format(lost=lost)
+        return None
 
 
 class RecruitmentPolicy(models.Model):

@@ -1,5 +1,5 @@
-"""The researcher's forms: a study's settings and a country pool. They check input only; the
-services make the change."""
+"""The researcher's forms: a study's settings, country pools, members, an item import's upload.
+They check input only; the services make the change."""
 
 import re
 
@@ -318,3 +318,8 @@ class TranslationForm(forms.Form):
     def typed(self) -> dict[str, str]:
         """Each text's translation as typed ("" for none)."""
         return {t.key: self.cleaned_data.get(t.key) or "" for t in self.texts}
+
+
+class ImportForm(forms.Form):
+    rows = forms.FileField(label="Items (a .csv or .jsonl file)")
+    images = forms.FileField(label="Images (one .zip)", required=False)

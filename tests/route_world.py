@@ -10,13 +10,13 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.files.base import ContentFile
 from django.test import Client
 
-from analysis.models import AnalysisRun, ImportJob, MetricUpload
+from analysis.models import AnalysisRun, MetricUpload
 from annotation.models import Checker, ReviewTarget
 from api.tokens import api_token_create
 from exports.models import ExportJob
 from recruitment.models import ProlificAction, ProlificBonus, ProlificJob, ProlificStudy, ProlificSubmission
 from studies.members import invitation_create
-from studies.models import StudyMember
+from studies.models import ImportJob, StudyMember
 from studies.services import RESEARCHER_GROUP
 from tests import factories as f
 from tests.helpers import as_annotator, review

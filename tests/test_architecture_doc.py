@@ -9,7 +9,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "architecture.md"
-PACKAGES = ["config", "studies", "annotation", "recruitment", "stats", "analysis", "exports", "api"]
+PACKAGES = [
+    "config", "jobs", "studies", "annotation", "recruitment", "stats", "analysis", "exports", "api", "workspace",
+]
 
 
 def modules_in_code() -> set[str]:

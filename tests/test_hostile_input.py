@@ -419,7 +419,7 @@ def test_the_browsers_import_refuses_a_broken_file_by_line(client, owner, study,
     from django.core.files.uploadedfile import SimpleUploadedFile
     from django.test import TestCase
 
-    from analysis.models import ImportJob
+    from studies.models import ImportJob
 
     client.force_login(owner)
     images = io.BytesIO()

@@ -20,11 +20,11 @@ from urllib.parse import quote
 import pytest
 from django.db import connection
 
-from analysis.jobs import MAX_ATTEMPTS
 from analysis.models import AnalysisRun
 from config.celery import app
 from studies.services import preset_load, researcher_create, study_create
 
+MAX_ATTEMPTS = AnalysisRun.max_attempts
 ROOT = Path(__file__).resolve().parent.parent
 LEASE = 5  # seconds: the workers' JOB_LEASE_SECONDS
 BOUND = 90  # seconds from the kill to a finished job, at most
@@ -156,7 +156,7 @@ def test_a_job_whose_worker_is_killed_mid_job_never_stays_running(
         # Celery beat would send the reaper every minute; the test sends it every second to its worker.
         run = wait_for(
             run, lambda r: not r.is_active, BOUND,
-            poke=lambda: app.send_task("analysis.tasks.jobs_reap_task", queue=queue),
+            poke=lambda: app.send_task("jobs.tasks.jobs_reap_task", queue=queue),
         )
         took = time.monotonic() - killed
     finally:

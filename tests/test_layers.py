@@ -1,7 +1,8 @@
-"""The layers point one way: studies <- annotation <- analysis <- exports, and studies <- annotation <-
-recruitment (a branch: nothing imports recruitment, and it imports neither analysis nor exports);
+"""The layers point one way: jobs <- studies <- annotation <- analysis <- exports, and jobs <- studies <-
+annotation <- recruitment (a branch: nothing imports recruitment, and it imports neither analysis nor exports);
 stats (pure: no Django, no app's models) is importable by all of them but imports only studies.protocol.
-api (the REST API) sits on top: it may import every app, and no app imports it.
+api (the REST API) and workspace (the researcher's pages) sit on top: each may import every app, and no app
+imports either (config wires them into the URLconf).
 
 Each module's imports are read from its source (nothing is imported), relative imports resolved,
 and every import of a module, wherever it stands (a function's local import too), is checked.
@@ -13,12 +14,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ["studies", "annotation", "analysis", "exports"]  # each may import those before it
-BRANCHES = {"recruitment": ["studies", "annotation"]}  # an app above annotation, beside analysis
+BOTTOM = "jobs"  # the job lifecycle: imports Django alone (and itself)
+LAYERS = [BOTTOM, "studies", "annotation", "analysis", "exports"]  # each may import those before it
+BRANCHES = {"recruitment": [BOTTOM, "studies", "annotation"]}  # an app above annotation, beside analysis
 PURE = ["stats", "studies.protocol"]  # no Django, no app
 THIRD_PARTY_ALLOWED_IN_PURE = {"numpy", "pandas", "scipy", "pyarrow"}  # pyarrow: a field type's Arrow type
-TOP = "api"  # imports any app; imported by none
-FIRST_PARTY = {*LAYERS, *BRANCHES, "stats", "config", TOP}
+TOPS = ["api", "workspace"]  # each imports any app; imported by none (but config, which wires them)
+FIRST_PARTY = {*LAYERS, *BRANCHES, "stats", "config", *TOPS}
 
 
 def modules(package: str) -> list[tuple[str, Path]]:
@@ -100,6 +102,16 @@ def test_studies_protocol_does_not_import_stats():
     assert not bad, "the engine sits under stats:\n" + "\n".join(bad)
 
 
+def test_the_jobs_app_at_the_bottom_imports_only_django():
+    bad = [
+        f"{path.relative_to(ROOT)}:{line} imports {target}"
+        for name, path in modules(BOTTOM)
+        for line, target in imports_of(name, path)
+        if target.split(".")[0] in FIRST_PARTY and not within(target, BOTTOM)
+    ]
+    assert not bad, "jobs is the bottom: it imports no app:\n" + "\n".join(bad)
+
+
 @pytest.mark.parametrize("app", LAYERS)
 def test_no_import_points_up_the_layers(app):
     mine = LAYERS.index(app)
@@ -125,15 +137,35 @@ def test_a_branch_is_imported_by_no_app_and_imports_only_what_it_sits_on(app):
     assert not bad, "imports across the recruitment branch:\n" + "\n".join(bad)
 
 
-@pytest.mark.parametrize("package", [*LAYERS, *BRANCHES, "stats", "config"])
-def test_no_app_imports_the_api(package):
+@pytest.mark.parametrize("top", TOPS)
+@pytest.mark.parametrize("package", [*LAYERS, *BRANCHES, "stats", *TOPS, "config"])
+def test_nothing_imports_the_tops(package, top):
+    """Neither the API nor the workspace is imported by an app or by the other; only the URLconf
+    (config/urls.py) names the workspace's URL lists, and config/ nothing of the API but its urls."""
+    if package == top or (package == "config" and top == "workspace"):
+        allowed = {"config.urls"} if package == "config" else None
+    else:
+        allowed = set()
     bad = [
         f"{path.relative_to(ROOT)}:{line} imports {target}"
         for name, path in modules(package)
         for line, target in imports_of(name, path)
-        if within(target, TOP)
+        if within(target, top) and allowed is not None and name not in allowed
     ]
-    assert not bad, "the API is on top: nothing imports it:\n" + "\n".join(bad)
+    assert not bad, f"{top} is on top: nothing imports it:\n" + "\n".join(bad)
+
+
+def test_the_researcher_pages_live_in_the_workspace():
+    """No domain app defines a researcher's page: its views are the annotator's (annotation/views/
+    flow, items), the checker's (review) and Prolific's webhook; the rest are workspace/views/."""
+    views = {
+        str(path.relative_to(ROOT))
+        for app in [*LAYERS, *BRANCHES]
+        for path in (ROOT / app).rglob("*.py")
+        if path.name == "views.py" or path.name.endswith("_views.py") or path.parent.name == "views"
+    }
+    assert views == {"annotation/views/__init__.py", "annotation/views/flow.py", "annotation/views/items.py",
+                     "annotation/views/review.py"}, views
 
 
 def test_the_checks_see_a_violation(tmp_path, monkeypatch):
@@ -146,4 +178,5 @@ def test_the_checks_see_a_violation(tmp_path, monkeypatch):
     path.write_text(source)
     found = {target for _, target in imports_of("studies.sub.mod", path)}
     assert {"os", "django.db", "studies.annotation.models", "studies.annotation", "studies.sub.sibling"} <= found
-    assert layer_of("exports.models") == 3 and layer_of("studies.protocol.fields") == 0 and layer_of("stats") is None
+    assert layer_of("exports.models") == 4 and layer_of("studies.protocol.fields") == 1 and layer_of("stats") is None
+    assert layer_of("jobs.lifecycle") == 0

@@ -10,12 +10,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import clear_url_caches, reverse
 
 import config.urls
-from analysis.imports import import_start
 from analysis.metrics import metric_upload_create
 from analysis.models import AnalysisRun
 from analysis.services import analysis_run
 from annotation.models import Upload
 from exports.services import export_build, export_start
+from studies.importing.job import import_start
 from studies.models import item_image_path
 from tests import factories as f
 from tests.annotations import annotate, annotators

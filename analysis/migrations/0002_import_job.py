@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import analysis.models
+import studies.models
 
 
 class Migration(migrations.Migration):
@@ -28,9 +28,9 @@ class Migration(migrations.Migration):
                 ('started_at', models.DateTimeField(blank=True, null=True)),
                 ('finished_at', models.DateTimeField(blank=True, null=True)),
                 ('rows_name', models.CharField(max_length=255)),
-                ('rows_file', models.FileField(blank=True, max_length=500, upload_to=analysis.models.import_upload_path)),
+                ('rows_file', models.FileField(blank=True, max_length=500, upload_to=studies.models.import_upload_path)),
                 ('images_name', models.CharField(blank=True, max_length=255)),
-                ('images_file', models.FileField(blank=True, max_length=500, upload_to=analysis.models.import_upload_path)),
+                ('images_file', models.FileField(blank=True, max_length=500, upload_to=studies.models.import_upload_path)),
                 ('created_items', models.PositiveIntegerField(default=0)),
                 ('summary', models.TextField(blank=True)),
                 ('problems', models.JSONField(blank=True, default=list, help_text='Every problem of a refused file, with its line.')),

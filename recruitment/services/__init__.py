@@ -1,5 +1,5 @@
 """Recruitment's services, by one name each: launching pools' Prolific studies and moving them;
-reviewing and paying their submissions; their webhooks, and their submissions kept in step
+paying out their submissions (approve, reject, bonuses); their webhooks, and their submissions kept in step
 (webhooks, the periodic sync, entry rechecks); removing a pool, which reaches every app's rows."""
 
 from .body import FilterPick, LaunchOptions, LaunchPlan, launch_refusal
@@ -15,9 +15,9 @@ from .launch import (
     prolific_study_refresh,
     prolific_study_transition,
 )
+from .payouts import prolific_bonus_draft, prolific_job_start
 from .places import PlacesResult, prolific_places_sync
 from .pools import PoolKept, pool_delete, pool_delete_refusal
-from .review import prolific_bonus_draft, prolific_job_start
 from .sync import (
     SyncResult,
     prolific_entries_recheck,

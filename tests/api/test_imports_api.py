@@ -8,8 +8,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from analysis.models import ImportJob
-from studies.models import Item
+from studies.models import ImportJob, Item
 from tests import factories as f
 from tests.helpers import csv_bytes, zip_bytes
 

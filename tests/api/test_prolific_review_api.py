@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 
 from recruitment.models import ProlificBonus, ProlificJob, ProlificStudy, ProlificSubmission
-from recruitment.review_selectors import PARTICIPANTS_OWNER_ONLY
+from recruitment.payout_selectors import PARTICIPANTS_OWNER_ONLY
 from tests import factories as f
 from tests.recruitment.review_helpers import read_back, take_part
 

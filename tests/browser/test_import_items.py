@@ -2,8 +2,8 @@
 page names the line, nothing is imported); the corrected file is imported, the progress bar gives
 way to the summary without a reload, and the items are listed."""
 
-from analysis import tasks
-from analysis.imports import import_run
+from studies import tasks
+from studies.importing.job import import_run
 from studies.models import Item
 from tests import factories as f
 

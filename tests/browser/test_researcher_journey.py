@@ -6,9 +6,9 @@ who works in a second browser, without a reload. Neither the shell nor the admin
 
 import pytest
 
-from analysis import tasks
-from analysis.imports import import_run
 from annotation.models import Annotator
+from studies import tasks
+from studies.importing.job import import_run
 from studies.models import MockQuestion, Study, StudyMember
 from tests import factories as f
 from tests.factories import PASSWORD, entry_url

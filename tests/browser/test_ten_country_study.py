@@ -17,12 +17,13 @@ from django.test import Client
 
 from analysis import services as analysis_services
 from analysis import tasks as analysis_tasks
-from analysis.imports import import_run
 from annotation.models import Assignment
 from annotation.services import assignment_next
 from exports import services as export_services
 from exports import tasks as export_tasks
 from recruitment.models import ProlificStudy, ProlificSubmission
+from studies import tasks as studies_tasks
+from studies.importing.job import import_run
 from studies.models import Study
 from tests import factories as f
 from tests.recruitment.fake_prolific import FakeProlific
@@ -79,7 +80,7 @@ def test_a_new_lab_member_runs_a_ten_country_study_to_a_gold_dataset(
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.EMAIL_HOST = "smtp.example.org"  # sent through Django's backend (the tests' outbox)
     queued: dict[str, list[int]] = {"import": [], "analysis": [], "export": []}
-    monkeypatch.setattr(analysis_tasks.import_run_task, "delay", queued["import"].append)
+    monkeypatch.setattr(studies_tasks.import_run_task, "delay", queued["import"].append)
     monkeypatch.setattr(analysis_tasks.analysis_run_task, "delay", queued["analysis"].append)
     monkeypatch.setattr(export_tasks.export_build_task, "delay", queued["export"].append)
     pi = f.make_researcher("pi")

@@ -298,8 +298,8 @@ def test_a_parquet_file_names_its_analysis_run_and_data_in_its_metadata(rated, o
 
 
 def test_a_cancel_during_the_upload_stops_it_and_leaves_no_partial_file(rated, owner, settings, monkeypatch):
-    from analysis import jobs
     from exports import services
+    from jobs import lifecycle as jobs
 
     monkeypatch.setattr(services, "PULSE_SECONDS", 0)
     analysis_run(run_id=AnalysisRun.objects.create(study=rated, requested_by=owner).pk)

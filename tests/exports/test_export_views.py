@@ -206,8 +206,8 @@ def test_the_owner_cancels_a_queued_export_and_no_worker_runs_it(client, owner, 
 def test_an_export_cancelled_while_it_runs_stops_and_keeps_nothing(owner, analysed, settings):
     from unittest import mock
 
-    from analysis import jobs
     from exports.services import export_cancel
+    from jobs import lifecycle as jobs
 
     job = export_start(study=analysed, user=owner)
     real = jobs.job_progress

@@ -299,8 +299,8 @@ def test_the_datasheet_lists_what_each_protocol_version_asked_otherwise(caire, o
 def test_the_final_steps_report_progress_and_so_renew_the_lease(caire, owner, monkeypatch):
     from unittest import mock
 
-    from analysis import jobs
     from exports import services
+    from jobs import lifecycle as jobs
 
     monkeypatch.setattr(services, "PULSE_SECONDS", 0)
     study, _, _ = caire

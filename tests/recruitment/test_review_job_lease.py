@@ -1,5 +1,5 @@
 """A review job whose worker died: its lease expires and the reaper decides by kind, by the rule of
-``recruitment/services/review.py`` ("retried only where a repeat is harmless"): an approval is queued
+``recruitment/services/payouts.py`` ("retried only where a repeat is harmless"): an approval is queued
 again and ends done; a bonus set-up goes back to a draft and a payment to "uncertain", their jobs
 failed with the reason, and a payment is never sent again."""
 
@@ -10,9 +10,9 @@ from django.db.models.signals import post_save
 from django.urls import reverse
 from django.utils import timezone
 
+from jobs.lifecycle import jobs_reap
 from recruitment.models import ProlificAction, ProlificBonus, ProlificJob
-from recruitment.services.review import MAX_ATTEMPTS, prolific_bonus_draft, prolific_job_start
-from recruitment.services.review_reaper import prolific_jobs_reap
+from recruitment.services.payouts import prolific_bonus_draft, prolific_job_start
 
 from .review_helpers import go_live, read_back, take_part
 
@@ -27,10 +27,10 @@ def live(fake_prolific, owner, pool, items):
     return go_live(fake_prolific, owner, pool)
 
 
-def lost(job, *, attempts=1):
+def lost(job, *, attempt=1):
     """The job as a killed worker leaves it: running, its lease past."""
     ProlificJob.objects.filter(pk=job.pk).update(
-        status="running", attempts=attempts, lease_expires_at=timezone.now() - timedelta(seconds=30)
+        status="running", attempt=attempt, lease_expires_at=timezone.now() - timedelta(seconds=30)
     )
 
 
@@ -41,7 +41,7 @@ def queued(django_capture_on_commit_callbacks, **kwargs):
 
 def reap(django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):  # a job queued again runs here
-        return prolific_jobs_reap()
+        return jobs_reap(models=[ProlificJob])
 
 
 def test_a_finished_job_lets_its_lease_go(fake_prolific, live, owner, django_capture_on_commit_callbacks):
@@ -62,7 +62,7 @@ def test_a_lost_approval_is_queued_again_and_done(fake_prolific, live, owner, dj
     assert reap(django_capture_on_commit_callbacks) == {"requeued": 1, "failed": 0}
 
     job.refresh_from_db()
-    assert job.status == "done" and job.attempts == 2, job.error
+    assert job.status == "done" and job.attempt == 2, job.error
     assert fake_prolific.submissions[sid]["status"] == "APPROVED"
 
 
@@ -71,7 +71,7 @@ def test_a_lost_approval_out_of_attempts_fails_with_the_reason(fake_prolific, li
     sid = take_part(fake_prolific, live)
     job = queued(django_capture_on_commit_callbacks, prolific_study=live, user=owner, kind=Kind.APPROVE,
                  submissions=[read_back(live, owner)[sid]])
-    lost(job, attempts=MAX_ATTEMPTS)
+    lost(job, attempt=ProlificJob.max_attempts)
 
     assert reap(django_capture_on_commit_callbacks) == {"requeued": 0, "failed": 1}
     job.refresh_from_db()
@@ -117,7 +117,7 @@ def test_a_lost_payment_is_uncertain_and_never_sent_again(fake_prolific, live, o
 def test_the_reaper_leaves_a_live_job_alone(fake_prolific, live, owner, django_capture_on_commit_callbacks):
     job = queued(django_capture_on_commit_callbacks, prolific_study=live, user=owner, kind=Kind.SUBMISSIONS)
     ProlificJob.objects.filter(pk=job.pk).update(
-        status="running", attempts=1, lease_expires_at=timezone.now() + timedelta(minutes=1)
+        status="running", attempt=1, lease_expires_at=timezone.now() + timedelta(minutes=1)
     )
 
     assert reap(django_capture_on_commit_callbacks) == {"requeued": 0, "failed": 0}
@@ -139,7 +139,7 @@ def reaped_mid_call():
     def reap_now(sender, instance, created, **kwargs):
         if created and not reaped:
             ProlificJob.objects.filter(status="running").update(lease_expires_at=timezone.now() - timedelta(seconds=1))
-            reaped.append(prolific_jobs_reap())
+            reaped.append(jobs_reap(models=[ProlificJob]))
 
     post_save.connect(reap_now, sender=ProlificAction, dispatch_uid="reap-mid-call")
     yield reaped
@@ -182,7 +182,7 @@ UNCLAIMED = "No worker took it within "
 def unclaimed(job, *, ago):
     """The row as a lost queue message leaves it: still queued, ``ago`` seconds after it was due."""
     then = timezone.now() - timedelta(seconds=ago)
-    ProlificJob.objects.filter(pk=job.pk).update(created_at=then, due_at=then)
+    ProlificJob.objects.filter(pk=job.pk).update(created_at=then, queued_at=then)
 
 
 def send(client, live, bonus, step):
@@ -216,8 +216,8 @@ def test_a_queued_bonus_job_no_worker_took_though_sent_again_fails_and_frees_the
         send(client, live, bonus, "setup")
         job = ProlificJob.objects.get()
         unclaimed(job, ago=settings.JOB_QUEUED_GRACE_SECONDS + 5)
-        assert prolific_jobs_reap() == {"requeued": 1, "failed": 0}
-        assert prolific_jobs_reap() == {"requeued": 0, "failed": 0}, "sent again once, then given its grace"
+        assert jobs_reap(models=[ProlificJob]) == {"requeued": 1, "failed": 0}
+        assert jobs_reap(models=[ProlificJob]) == {"requeued": 0, "failed": 0}, "sent again once, then given its grace"
     unclaimed(job, ago=settings.JOB_QUEUED_GRACE_SECONDS + 5)
 
     assert reap(django_capture_on_commit_callbacks) == {"requeued": 0, "failed": 1}
@@ -237,7 +237,7 @@ def test_a_job_waiting_for_prolific_is_not_sent_again_before_its_wait_and_grace(
 ):
     job = queued(django_capture_on_commit_callbacks, prolific_study=live, user=owner, kind=Kind.SUBMISSIONS)
     later = timezone.now() + timedelta(seconds=600)  # Prolific asked for a long wait
-    ProlificJob.objects.filter(pk=job.pk).update(status="waiting", attempts=1, due_at=later)
+    ProlificJob.objects.filter(pk=job.pk).update(status="waiting", attempt=1, queued_at=later)
 
     assert reap(django_capture_on_commit_callbacks) == {"requeued": 0, "failed": 0}
     assert ProlificJob.objects.get(pk=job.pk).status == "waiting"

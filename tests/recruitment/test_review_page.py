@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from annotation.models import Annotator
 from recruitment.models import ProlificAction, ProlificBonus, ProlificJob, ProlificSubmission
-from recruitment.review_selectors import PAGE_SIZE
+from recruitment.payout_selectors import PAGE_SIZE
 
 from .. import factories as f
 from .review_helpers import flag, go_live, read_back, take_part

@@ -5,7 +5,7 @@ refusals, 429s, 5xx and time-outs; the local state never ahead of Prolific's."""
 import pytest
 
 from recruitment.models import ProlificAction, ProlificBonus, ProlificJob, ProlificSubmission
-from recruitment.services.review import (
+from recruitment.services.payouts import (
     prolific_bonus_draft,
     prolific_job_run,
     prolific_job_start,
@@ -114,7 +114,7 @@ def test_bulk_approve(fake_prolific, live, owner, run):
 
 
 def test_bulk_approve_goes_in_sequential_batches(fake_prolific, live, owner, run, monkeypatch):
-    from recruitment.services import review
+    from recruitment.services import payouts as review
 
     monkeypatch.setattr(review, "BULK_BATCH", 2)
     ids = [take_part(fake_prolific, live, annotate=False) for _ in range(5)]
@@ -134,7 +134,7 @@ def test_an_approval_whose_answer_was_lost_is_done_on_the_retry(fake_prolific, l
     fake_prolific.hang_next("POST", TRANSITION, 3, after_processing=True)
     job = run(prolific_study=live, user=owner, kind=Kind.APPROVE, submissions=[read_back(live, owner)[sid]])
     assert job.status == "done", job.error
-    assert job.attempts == 2 and len(fake_prolific.calls("POST", TRANSITION)) == 2
+    assert job.attempt == 2 and len(fake_prolific.calls("POST", TRANSITION)) == 2
     assert ProlificSubmission.objects.get().status == "APPROVED"
 
 
@@ -172,7 +172,7 @@ def test_a_429_is_retried(fake_prolific, live, owner, run, settings):
     fake_prolific.fail_next("POST", TRANSITION, 429, headers={"Retry-After": "0"})
     job = run(prolific_study=live, user=owner, kind=Kind.APPROVE, submissions=[sub])
     assert job.status == "done", job.error
-    assert job.attempts == 2
+    assert job.attempt == 2
     assert [c.status for c in fake_prolific.calls("POST", TRANSITION)] == [429, 200]
     assert list(job.calls.order_by("pk").values_list("ok", "status_code")) == [(False, 429), (True, None)]
 
@@ -249,7 +249,7 @@ def test_a_5xx_on_pay_is_not_retried_and_is_shown(fake_prolific, live, owner, ru
     fake_prolific.fail_next("POST", PAY, 502, {"error": {"title": "Bad Gateway", "detail": "Upstream failed."}})
     job = run(prolific_study=live, user=owner, kind=Kind.BONUS_PAY, bonus=bonus)
     assert job.status == "failed" and "Upstream failed." in job.error
-    assert job.attempts == 1 and len(fake_prolific.calls("POST", PAY)) == 1
+    assert job.attempt == 1 and len(fake_prolific.calls("POST", PAY)) == 1
     bonus.refresh_from_db()
     assert bonus.state == "uncertain"
 

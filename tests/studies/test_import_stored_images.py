@@ -22,10 +22,9 @@ from django.core.management import CommandError, call_command
 from django.test import TestCase
 from django.urls import reverse
 
-from analysis.models import ImportJob
 from studies.importing import RowProblem
 from studies.importing.stored import StoredImages
-from studies.models import Item
+from studies.models import ImportJob, Item
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db

@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from studies.views import ITEMS_PER_PAGE
 from tests import factories as f
+from workspace.views.studies import ITEMS_PER_PAGE
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 from django.test import Client
 
-from analysis.models import ImportJob
+from studies.models import ImportJob
 
 HUGE = 3_000_000_000
 

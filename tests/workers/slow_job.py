@@ -6,9 +6,9 @@ import time
 
 from celery import shared_task
 
-from analysis.jobs import job_claim, job_finish, job_progress
 from analysis.models import AnalysisRun
-from analysis.tasks import JOB_TASK
+from jobs.lifecycle import job_claim, job_finish, job_progress
+from jobs.tasks import JOB_TASK
 
 
 @shared_task(name="tests.workers.slow_analysis", **JOB_TASK)

@@ -67,7 +67,7 @@ def payouts_page(request, pk: int):
         "token": token_state(user=request.user),
         "categories": CATEGORY_LABELS,
     }
-    return render(request, "recruitment/review.html", context)
+    return render(request, "recruitment/payouts.html", context)
 
 
 @login_required
@@ -162,7 +162,7 @@ def bonus_new(request, pk: int):
         )
         return redirect("recruitment:bonus", pk=study.pk, bonus_pk=bonus.pk)
     status = 400 if request.method == "POST" else 200
-    return render(request, "recruitment/review_bonus_form.html", {"study": study, "form": form}, status=status)
+    return render(request, "recruitment/payouts_bonus_form.html", {"study": study, "form": form}, status=status)
 
 
 def _bonus_for(study, bonus_pk: int) -> ProlificBonus:
@@ -177,7 +177,7 @@ def bonus_page(request, pk: int, bonus_pk: int):
     study = selectors.participants_study_for_user(request.user, pk)
     bonus = _bonus_for(study, bonus_pk)
     jobs = selectors.payout_jobs_of(study=study).filter(bonus=bonus)[:5]
-    return render(request, "recruitment/review_bonus.html", {
+    return render(request, "recruitment/payouts_bonus.html", {
         "study": study, "bonus": bonus, "preview": selectors.BonusPreview(bonus), "jobs": jobs,
     })
 
@@ -207,4 +207,4 @@ def bonus_send(request, pk: int, bonus_pk: int, step: str):
 def payouts_job(request, pk: int, job_pk: int):
     study = selectors.participants_study_for_user(request.user, pk)
     job = get_object_or_404(selectors.payout_jobs_of(study=study), pk=job_pk)
-    return render(request, "recruitment/_review_job.html", {"study": study, "job": job})
+    return render(request, "recruitment/_payouts_job.html", {"study": study, "job": job})

@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 from django.db import connection
 
-from annotation.models import Annotation, Review
+from annotation import bulk
+from annotation.models import Annotation
 from stats.columns import AnnotationColumns, columns_from_chunks
 from stats.reports import CompletePrompts, complete_prompts
 from stats.versions import ProtocolSet
@@ -46,10 +47,9 @@ def protocol_set(*, study: Study, max_id: int | None = None, present: Iterable[i
 # --- annotations as columns -------------------------------------------------------------------
 
 COLUMNS_CHUNK_SIZE = 50_000
-FLAGGED = Review.Outcome.FLAGGED.value
 
 
-def _json_sql() -> str | None:
+def json_key_sql() -> str | None:
     """The SQL of an answer key's JSON text here, or None when this database has no JSON
     extraction we use (then the ORM reads the rows)."""
     if connection.vendor == "postgresql":
@@ -60,34 +60,15 @@ def _json_sql() -> str | None:
 
 
 def _chunks_sql(study_id: int, max_id: int, keys: Sequence[str], size: int, key_sql: str):
-    """Chunks of columns, the database extracting each key, in id order.
-
-    PostgreSQL streams one query through a server-side cursor: one pass whatever plan it picks.
-    (Keyset pages, ``id > last … LIMIT n``, went quadratic there on a freshly loaded table without
-    statistics: each page was a bitmap scan of every remaining row and a sort.) SQLite reads
-    keyset pages over the (study, id) index, so no read lock is held between pages while
-    annotators keep submitting."""
+    """Chunks of columns, the database extracting each key, in id order (``annotation.bulk``: one
+    server-side cursor on PostgreSQL, keyset pages on SQLite)."""
     select = (
-        "SELECT id, item_id, pool_id, annotator_id, protocol_version, skipped"
+        "SELECT a.id, a.item_id, a.pool_id, a.annotator_id, a.protocol_version, a.skipped"
         + "".join(f", {key_sql}" for _ in keys)
-        + f" FROM {Annotation._meta.db_table} a WHERE study_id = %s AND id <= %s AND NOT a.withdrawn"
-        + f" AND NOT EXISTS (SELECT 1 FROM {Review._meta.db_table} r WHERE r.annotation_id = a.id AND r.outcome = %s)"
+        + f" FROM {bulk.TABLE} a WHERE a.study_id = %s AND a.id <= %s AND {bulk.COUNTED_SQL}"
     )
-    if connection.vendor == "postgresql" and not connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS"):
-        with connection.chunked_cursor() as cursor:
-            cursor.execute(select + " ORDER BY id", [*keys, study_id, max_id, FLAGGED])
-            while rows := cursor.fetchmany(size):
-                yield _columns_of(rows)
-        return
-    last = 0
-    with connection.cursor() as cursor:
-        while True:
-            cursor.execute(select + " AND id > %s ORDER BY id LIMIT %s", [*keys, study_id, max_id, FLAGGED, last, size])
-            rows = cursor.fetchall()
-            if not rows:
-                return
-            last = rows[-1][0]
-            yield _columns_of(rows)
+    for rows in bulk.pages(select, [*keys, study_id, max_id, bulk.FLAGGED], size):
+        yield _columns_of(rows)
 
 
 def _columns_of(rows: list[tuple]) -> list[np.ndarray]:
@@ -128,7 +109,7 @@ def annotation_columns(
     database can extract JSON (PostgreSQL; SQLite 3.38+). ``on_chunk(rows read)`` reports progress;
     ``native=False`` reads through the ORM instead (any database)."""
     keys = list(dict.fromkeys(keys))
-    sql = _json_sql() if native else None
+    sql = json_key_sql() if native else None
     chunks = (
         _chunks_sql(study.pk, max_id, keys, chunk_size, sql) if sql else _chunks_orm(study.pk, max_id, keys, chunk_size)
     )

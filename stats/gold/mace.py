@@ -65,34 +65,59 @@ class _Run:
     converged: bool
 
 
-def _e_step(r: Ratings, competence: np.ndarray, strategy: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+@dataclass(frozen=True)
+class _Index:
+    """What every step reads of the ratings, computed once per fit: each rating's unit and
+    annotator, its (annotator, label) cell and its (label, unit) entry, and the ratings per
+    annotator. A rating's p(a | T ≠ a) and p(a | T = a) depend only on its cell, so a step takes
+    their logarithms once per cell (annotators × labels), not once per rating, and gathers them:
+    the same numbers, computed fewer times."""
+
+    unit: np.ndarray
+    annotator: np.ndarray
+    cell: np.ndarray  # annotator × labels + label
+    entry: np.ndarray  # label × units + unit
+    n_units: int
+    n_annotators: int
+    n_labels: int
+    rated: np.ndarray  # ratings per annotator (float)
+
+    @classmethod
+    def of(cls, r: Ratings) -> _Index:
+        return cls(
+            r.unit, r.annotator, r.annotator * r.n_labels + r.label, r.label * r.n_units + r.unit,
+            r.n_units, r.n_annotators, r.n_labels, np.bincount(r.annotator, minlength=r.n_annotators).astype(float),
+        )
+
+
+def _e_step(r: _Index, competence: np.ndarray, strategy: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
     """The units' posteriors over the true label (labels × units: sums over labels run along the
     first axis, which numpy does fast), the log-likelihood, and per rating the posterior probability
     that its annotator knew the answer."""
-    theta = competence[r.annotator]
-    spam = np.clip((1 - theta) * strategy[r.annotator, r.label], EPS, None)  # p(a | T ≠ a)
-    log_spam, log_match = np.log(spam), np.log(spam + theta)  # ... and p(a | T = a)
+    theta = np.repeat(competence, r.n_labels)  # per cell
+    spam = np.clip((1 - theta) * strategy.ravel(), EPS, None)  # p(a | T ≠ a)
+    match = spam + theta  # p(a | T = a)
+    log_spam = np.log(spam)
     n_u, n_l = r.n_units, r.n_labels
-    log_lik = np.bincount(r.label * n_u + r.unit, weights=log_match - log_spam, minlength=n_l * n_u).reshape(n_l, n_u)
-    log_lik += np.bincount(r.unit, weights=log_spam, minlength=n_u) - np.log(n_l)  # and the uniform prior
+    log_lik = np.bincount(r.entry, weights=(np.log(match) - log_spam)[r.cell], minlength=n_l * n_u).reshape(n_l, n_u)
+    log_lik += np.bincount(r.unit, weights=log_spam[r.cell], minlength=n_u) - np.log(n_l)  # and the uniform prior
     top = log_lik.max(axis=0)
     posteriors = np.exp(log_lik - top)
     total = posteriors.sum(axis=0)
     posteriors /= total
-    knew = posteriors[r.label, r.unit] * theta / (spam + theta)
+    knew = posteriors.ravel()[r.entry] * theta[r.cell] / match[r.cell]
     return posteriors, float((top + np.log(total)).sum()), knew
 
 
-def _m_step(r: Ratings, knew: np.ndarray, smoothing: float) -> tuple[np.ndarray, np.ndarray]:
+def _m_step(r: _Index, knew: np.ndarray, smoothing: float) -> tuple[np.ndarray, np.ndarray]:
     n_k, n_l = r.n_annotators, r.n_labels
     known = np.bincount(r.annotator, weights=knew, minlength=n_k) + smoothing
-    rated = np.bincount(r.annotator, minlength=n_k) + 2 * smoothing
-    cells = r.annotator * n_l + r.label
-    spammed: np.ndarray = np.bincount(cells, weights=1 - knew, minlength=n_k * n_l).reshape(n_k, n_l) + smoothing
+    rated = r.rated + 2 * smoothing
+    spammed: np.ndarray = np.bincount(r.cell, weights=1 - knew, minlength=n_k * n_l).reshape(n_k, n_l) + smoothing
     return known / rated, spammed / spammed.sum(axis=1, keepdims=True)
 
 
-def _run(r: Ratings, rng: np.random.Generator, smoothing: float, tol: float, max_iter: int) -> _Run:
+def _run(r: _Index, rng: np.random.Generator, smoothing: float, tol: float, max_iter: int) -> _Run:
     start = rng.uniform(1, 1 + NOISE, size=(r.n_annotators, 2))
     competence = start[:, 1] / start.sum(axis=1)
     strategy = rng.uniform(1, 1 + NOISE, size=(r.n_annotators, r.n_labels))
@@ -102,8 +127,8 @@ def _run(r: Ratings, rng: np.random.Generator, smoothing: float, tol: float, max
         iterations += 1
         posteriors, log_likelihood, knew = _e_step(r, competence, strategy)
         if abs(log_likelihood - previous) < tol * r.n_units:
-            converged = True
-            break
+            converged = True  # the parameters are those the last E-step read: its figures stand
+            return _Run(competence, strategy, posteriors, log_likelihood, iterations, converged)
         previous = log_likelihood
         competence, strategy = _m_step(r, knew, smoothing)
     posteriors, log_likelihood, _ = _e_step(r, competence, strategy)
@@ -135,7 +160,8 @@ def mace(
                     list(r.labels), {}, np.zeros((0, n_l)), 0.0, 0, True, 0)
     smooth = 0.01 / n_l if smoothing is None else smoothing
     rng = np.random.default_rng(seed)
-    runs = [_run(r, rng, smooth, tol, max_iter) for _ in range(restarts)]
+    index = _Index.of(r)
+    runs = [_run(index, rng, smooth, tol, max_iter) for _ in range(restarts)]
     kept = max(range(restarts), key=lambda i: runs[i].log_likelihood)  # the first of equals
     best = runs[kept]
     posteriors = np.ascontiguousarray(best.posteriors.T)

@@ -30,6 +30,7 @@ from django.db.models import Count, Q
 from annotation import bulk
 from annotation.models import Annotation, Annotator, Assignment, CheckAnswer, Review, Session, pseudonym_for
 from stats.annotators import agreement_with_without, annotator_scores
+from stats.columns import Interner, KeyColumn
 from stats.jsonsafe import plain
 from studies.models import Study
 from studies.protocol import Field, answer_token
@@ -86,7 +87,7 @@ class _Read:
     item: np.ndarray
     annotator: np.ndarray
     seconds: np.ndarray
-    texts: dict[str, np.ndarray]
+    keys: dict[str, KeyColumn]
     _units: np.ndarray | None = None
 
     @property
@@ -119,16 +120,16 @@ def _read(study: Study, max_id: int, keys: list[str]) -> _Read:
         + f" AND NOT EXISTS (SELECT 1 FROM {Review._meta.db_table} r WHERE r.annotation_id = a.id AND r.outcome = %s)"
         + f" AND (NOT a.withdrawn OR {_EXCLUDED_ONLY_SQL})"
     )
-    parts: list[list[np.ndarray]] = [[] for _ in range(4 + len(keys))]
+    ints: list[list[np.ndarray]] = [[] for _ in range(4)]
+    interners = [Interner() for _ in keys]  # each key's texts as codes, each distinct text decoded once
     for rows in bulk.pages(select, [*keys, study.pk, max_id, bulk.FLAGGED], CHUNK_SIZE):
         table = np.array(rows, dtype=object)
-        for i, part in enumerate(parts, start=1):
-            part.append(table[:, i])
-    columns = [np.concatenate(p) if p else np.zeros(0, dtype=object) for p in parts]
-    return _Read(
-        columns[0].astype(np.int64), columns[1].astype(np.int64), columns[2].astype(np.int64),
-        columns[3].astype(np.int64) / 1000, dict(zip(keys, columns[4:], strict=True)),
-    )
+        for i, part in enumerate(ints, start=1):
+            part.append(table[:, i].astype(np.int64))
+        for i, interner in enumerate(interners, start=5):
+            interner.add(table[:, i])
+    pool, item, annotator, spent = (np.concatenate(p) if p else np.zeros(0, dtype=np.int64) for p in ints)
+    return _Read(pool, item, annotator, spent / 1000, {k: i.column() for k, i in zip(keys, interners, strict=True)})
 
 
 def _read_orm(study: Study, max_id: int, keys: list[str]) -> _Read:
@@ -138,12 +139,17 @@ def _read_orm(study: Study, max_id: int, keys: list[str]) -> _Read:
         .values_list("pool_id", "item_id", "annotator_id", "time_spent_ms", "answers")
         .iterator(chunk_size=CHUNK_SIZE)
     )
-    texts = {
-        k: np.array([json.dumps(a[k]) if isinstance(a, dict) and k in a else None for *_, a in rows], dtype=object)
-        for k in keys
-    }
+    columns = {}
+    for k in keys:
+        interner = Interner()
+        interner.add([json.dumps(a[k]) if isinstance(a, dict) and k in a else None for *_, a in rows])
+        columns[k] = interner.column()
     ints = [np.array([row[i] for row in rows], dtype=np.int64) for i in range(4)]
-    return _Read(ints[0], ints[1], ints[2], ints[3] / 1000, texts)
+    return _Read(ints[0], ints[1], ints[2], ints[3] / 1000, columns)
+
+
+def _kept(token: str | None, allowed: set[str] | None) -> bool:
+    return token is not None and (allowed is None or token in allowed)
 
 
 def _frame(read: _Read, f: Field, domain: list[str] | None) -> pd.DataFrame:
@@ -151,15 +157,12 @@ def _frame(read: _Read, f: Field, domain: list[str] | None) -> pd.DataFrame:
     answer outside the field's current ``domain`` (given under an older version) is left out, as
     the agreement leaves it out. Each distinct answer is decoded and tokenised once."""
     allowed = set(domain) if domain is not None else None
-    codes, distinct = pd.factorize(read.texts[f.key], use_na_sentinel=True)
-    tokens = np.empty(len(distinct) + 1, dtype=object)
-    tokens[:-1] = [answer_token(f, json.loads(text)) for text in distinct]
-    tokens[-1] = answer_token(f, None)  # code -1: the key is absent
-    keep_token = np.array([t is not None and (allowed is None or t in allowed) for t in tokens], dtype=bool)
-    keep = keep_token[codes]
+    column = read.keys[f.key]  # each function below runs once per distinct answer
+    tokens = column.mapped(lambda value: answer_token(f, value))
+    keep = column.mapped(lambda value: _kept(answer_token(f, value), allowed)).astype(bool)
     return pd.DataFrame({
         "unit": read.units[keep], "pool": read.pool[keep], "annotator": read.annotator[keep],
-        "value": tokens[codes][keep], "seconds": read.seconds[keep],
+        "value": tokens[keep], "seconds": read.seconds[keep],
     })
 
 

@@ -18,8 +18,6 @@ from stats.versions import ProtocolSet
 from studies.models import Document, Item, ProtocolVersion, Study
 from studies.selectors import protocol_specs
 
-from .fingerprint import COUNTED
-
 # --- protocol versions ---------------------------------------------------------------------
 
 
@@ -33,7 +31,7 @@ def protocol_set(*, study: Study, max_id: int | None = None, present: Iterable[i
     if present is None:
         if max_id is None:
             raise TypeError("protocol_set needs max_id or present")
-        rows = Annotation.objects.filter(COUNTED, study=study, id__lte=max_id).order_by()
+        rows = Annotation.objects.counted().filter(study=study, id__lte=max_id).order_by()
         present = rows.values_list("protocol_version", flat=True).distinct()
     present = set(present)
     present.discard(study.protocol_version)
@@ -79,7 +77,7 @@ def _columns_of(rows: list[tuple]) -> list[np.ndarray]:
 def _chunks_orm(study_id: int, max_id: int, keys: Sequence[str], size: int):
     """The same chunks, each answer decoded in Python and each key written back as JSON text."""
     rows = (
-        Annotation.objects.filter(COUNTED, study_id=study_id, id__lte=max_id)
+        Annotation.objects.counted().filter(study_id=study_id, id__lte=max_id)
         .order_by("id")
         .values_list("id", "item_id", "pool_id", "annotator_id", "protocol_version", "skipped", "answers")
         .iterator(chunk_size=size)
@@ -119,7 +117,7 @@ def annotation_columns(
 def complete_prompts_of(*, study: Study) -> CompletePrompts:
     """The study's prompts with an image from every model, and their items (one query); a prompt
     is (item country, prompt text). Example items of the practice test are not part of it."""
-    rows = study.items.filter(is_example=False, check_kind="").values_list("pk", "country", "prompt", "model_name")
+    rows = study.items.ordinary().values_list("pk", "country", "prompt", "model_name")
     return complete_prompts(
         (pk, (country, prompt), model) for pk, country, prompt, model in rows.iterator(chunk_size=20_000)
     )

@@ -205,6 +205,23 @@ class CheckKind(models.TextChoices):
     GOLD = "gold", "Gold item"
 
 
+class ItemQuerySet(models.QuerySet):
+    def ordinary(self) -> "ItemQuerySet":
+        """The items annotators rate from a quota, that the agreement, reports and exports read:
+        not a practice test's example, not an attention check or a gold item."""
+        return self.filter(is_example=False, check_kind=CheckKind.NONE)
+
+    def routed_to(self, pool: "CountryPool", *, study: Study | None = None) -> "ItemQuerySet":
+        """The items of the pool's study that the study routes to the pool: those of the pool's
+        country, or every item when the study routes every item to every pool (``study``: the
+        pool's study when the caller has it, so that it is not read again)."""
+        study = study or pool.study
+        items = self.filter(study_id=study.pk)
+        if study.routing == Study.Routing.COUNTRY:
+            items = items.filter(country=pool.country)
+        return items
+
+
 class Item(models.Model):
     """One thing shown to annotators: here a prompt and the image a model drew for it."""
 
@@ -249,6 +266,8 @@ class Item(models.Model):
         "answers of a gold item.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ItemQuerySet.as_manager()
 
     class Meta:
         constraints = [

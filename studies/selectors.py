@@ -275,7 +275,7 @@ class PoolPlan:
 
 def pool_plans(study: Study) -> list[PoolPlan]:
     """Every pool of the study with its consequences (three queries)."""
-    items = Item.objects.filter(study=study, is_example=False, check_kind="")
+    items = Item.objects.ordinary().filter(study=study)
     by_country = dict(items.values_list("country").annotate(n=Count("pk")).order_by())
     every = sum(by_country.values())
     done = dict(

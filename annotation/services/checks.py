@@ -29,9 +29,7 @@ from ..selectors import with_session_objects
 def check_items_for(*, annotator: Annotator, study: Study, kind: str) -> list[int]:
     """The check items of ``kind`` the annotator may get: those routed to their pool (by country,
     unless the study routes every item to every pool) that they have not been given before."""
-    items = Item.objects.filter(study_id=study.pk, check_kind=kind, is_example=False)
-    if study.routing == Study.Routing.COUNTRY:
-        items = items.filter(country=annotator.pool.country)
+    items = Item.objects.routed_to(annotator.pool, study=study).filter(check_kind=kind, is_example=False)
     seen = Assignment.objects.filter(annotator=annotator).values("item_id")
     return list(items.exclude(pk__in=seen).exclude(author_pid=annotator.prolific_pid).values_list("pk", flat=True))
 

@@ -95,6 +95,11 @@ class Study(models.Model):
     def __str__(self):
         return self.name
 
+    def routes(self, *, item_country: str, pool_country: str) -> bool:
+        """Whether the study routes an item of ``item_country`` to the pool of ``pool_country``:
+        the routing rule (``ItemQuerySet.routed_to`` is its query)."""
+        return self.routing == Study.Routing.ALL_POOLS or item_country == pool_country
+
     @cached_property
     def spec(self) -> protocol_engine.Protocol:
         return parsed_protocol(json.dumps(self.protocol, sort_keys=True))

@@ -186,13 +186,12 @@ def quotas_for_items(*, items: list[Item]) -> int:
         return 0
     study = items[0].study
     pools = list(CountryPool.objects.filter(study=study))
-    by_country = {p.country: p for p in pools}
     quotas = [
         ItemQuota(item=item, pool=pool, wanted=pool.annotations_per_item)
         for item in items
         if not item.is_example and not item.check_kind
-        for pool in (pools if study.routing == Study.Routing.ALL_POOLS else [by_country.get(item.country)])
-        if pool is not None
+        for pool in pools
+        if study.routes(item_country=item.country, pool_country=pool.country)
     ]
     ItemQuota.objects.bulk_create(quotas, batch_size=1000)
     return len(quotas)

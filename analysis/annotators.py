@@ -170,7 +170,7 @@ def pool_annotators(*, pool: CountryPool, page: int | str | None, query: dict[st
     """One page of the pool's annotators with their figures and scores (``annotator.scores``, a
     dict, empty without a run), filtered and sorted by ``query`` (``AnnotatorFilter.query``).
     One query."""
-    counted = Annotation.objects.filter(surplus=False, withdrawn=False)
+    counted = Annotation.objects.filling_quota()
     annotators = list(
         Annotator.objects.filter(pool=pool)
         .annotate(

@@ -105,7 +105,7 @@ def dashboard_pools(*, study: Study, now: datetime | None = None, hourly: bool =
     for lease in leases:
         rows[lease["pool_id"]].leased_now = lease["n"]
         rows[lease["pool_id"]].active_now = lease["people"]
-    counted = Annotation.objects.filter(study=study, surplus=False, withdrawn=False)
+    counted = Annotation.objects.filling_quota().filter(study=study)
     annotations = (
         counted.values("pool_id")
         .annotate(

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max
 
-from annotation.models import Annotation, Review
+from annotation.models import COUNTED, Annotation
 from studies.models import Study
 
 
@@ -37,11 +37,6 @@ class Fingerprint:
         count, max_id, reviews, last = text.split(":", 3)
         n_reviews, last_review = reviews.split(".")
         return cls(int(count), int(max_id), last, int(n_reviews), int(last_review))
-
-
-# The annotations that count: none a checker flagged, none withdrawn (a participant who returned
-# their submission, in a study that does not count them).
-COUNTED = ~Q(review__outcome=Review.Outcome.FLAGGED) & Q(withdrawn=False)
 
 
 def data_fingerprint(*, study: Study) -> Fingerprint:

@@ -17,18 +17,25 @@ annotator of the pool; empty for a study without them.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from django.db.models import Count, Q
 
-from annotation.models import Annotation, Annotator, CheckAnswer, Review, pseudonym_for
+from annotation import bulk
+from annotation.models import Annotation, Annotator, Assignment, CheckAnswer, Review, Session, pseudonym_for
 from stats.annotators import agreement_with_without, annotator_scores
+from stats.columns import Interner, KeyColumn
 from stats.jsonsafe import plain
 from studies.models import Study
 from studies.protocol import Field, answer_token
+
+from .reader import json_key_sql
 
 MAX_FIELDS = 3
 CHUNK_SIZE = 20_000
@@ -71,28 +78,92 @@ def _domain(f: Field) -> list[str] | None:
     return [c.token for c in domain] if f.level == "ordinal" and domain else None
 
 
-def _frame(study: Study, max_id: int, f: Field, domain: list[str] | None) -> pd.DataFrame:
-    """unit (item within pool), pool, annotator (id), value (the answer's token), seconds. An
-    answer outside the field's current ``domain`` (given under an older version) is left out, as
-    the agreement leaves it out."""
-    allowed = set(domain) if domain is not None else None
-    rows = (
+@dataclass
+class _Read:
+    """The annotations the scores read (``READ``, none skipped), in id order, as columns: pool,
+    item, annotator, seconds, and each scored key's JSON text (None where absent)."""
+
+    pool: np.ndarray
+    item: np.ndarray
+    annotator: np.ndarray
+    seconds: np.ndarray
+    keys: dict[str, KeyColumn]
+    _units: np.ndarray | None = None
+
+    @property
+    def units(self) -> np.ndarray:
+        """Each annotation's unit, "pool:item" (made once, for every field)."""
+        if self._units is None:
+            units = np.empty(len(self.pool), dtype=object)
+            units[:] = [f"{p}:{i}" for p, i in zip(self.pool.tolist(), self.item.tolist(), strict=True)]
+            self._units = units
+        return self._units
+
+
+_EXCLUDED_ONLY_SQL = (
+    f"EXISTS (SELECT 1 FROM {Annotator._meta.db_table} n, {Assignment._meta.db_table} g,"
+    f" {Session._meta.db_table} s WHERE n.id = a.annotator_id AND n.excluded_at IS NOT NULL"
+    " AND g.id = a.assignment_id AND s.id = g.session_id AND s.withdrawn_at IS NULL)"
+)
+
+
+def _read(study: Study, max_id: int, keys: list[str]) -> _Read:
+    """One pass over the annotations ``READ`` selects (not skipped), every scored key at once: raw
+    SQL (``annotation.bulk``) where the database extracts JSON, else the ORM."""
+    key_sql = json_key_sql()
+    if key_sql is None:
+        return _read_orm(study, max_id, keys)
+    select = (
+        "SELECT a.id, a.pool_id, a.item_id, a.annotator_id, a.time_spent_ms"
+        + "".join(f", {key_sql}" for _ in keys)
+        + f" FROM {bulk.TABLE} a WHERE a.study_id = %s AND a.id <= %s AND NOT a.skipped"
+        + f" AND NOT EXISTS (SELECT 1 FROM {Review._meta.db_table} r WHERE r.annotation_id = a.id AND r.outcome = %s)"
+        + f" AND (NOT a.withdrawn OR {_EXCLUDED_ONLY_SQL})"
+    )
+    ints: list[list[np.ndarray]] = [[] for _ in range(4)]
+    interners = [Interner() for _ in keys]  # each key's texts as codes, each distinct text decoded once
+    for rows in bulk.pages(select, [*keys, study.pk, max_id, bulk.FLAGGED], CHUNK_SIZE):
+        table = np.array(rows, dtype=object)
+        for i, part in enumerate(ints, start=1):
+            part.append(table[:, i].astype(np.int64))
+        for i, interner in enumerate(interners, start=5):
+            interner.add(table[:, i])
+    pool, item, annotator, spent = (np.concatenate(p) if p else np.zeros(0, dtype=np.int64) for p in ints)
+    return _Read(pool, item, annotator, spent / 1000, {k: i.column() for k, i in zip(keys, interners, strict=True)})
+
+
+def _read_orm(study: Study, max_id: int, keys: list[str]) -> _Read:
+    rows = list(
         Annotation.objects.filter(READ, study=study, id__lte=max_id, skipped=False)
         .order_by("id")
-        .values_list("pool_id", "item_id", "annotator_id", "time_spent_ms", f"answers__{f.key}")
+        .values_list("pool_id", "item_id", "annotator_id", "time_spent_ms", "answers")
         .iterator(chunk_size=CHUNK_SIZE)
     )
-    out: dict[str, list[Any]] = {"unit": [], "pool": [], "annotator": [], "value": [], "seconds": []}
-    for pool_id, item_id, annotator_id, spent, value in rows:
-        token = answer_token(f, value)
-        if token is None or (allowed is not None and token not in allowed):
-            continue
-        out["unit"].append(f"{pool_id}:{item_id}")
-        out["pool"].append(pool_id)
-        out["annotator"].append(annotator_id)
-        out["value"].append(token)
-        out["seconds"].append(spent / 1000)
-    return pd.DataFrame(out)
+    columns = {}
+    for k in keys:
+        interner = Interner()
+        interner.add([json.dumps(a[k]) if isinstance(a, dict) and k in a else None for *_, a in rows])
+        columns[k] = interner.column()
+    ints = [np.array([row[i] for row in rows], dtype=np.int64) for i in range(4)]
+    return _Read(ints[0], ints[1], ints[2], ints[3] / 1000, columns)
+
+
+def _kept(token: str | None, allowed: set[str] | None) -> bool:
+    return token is not None and (allowed is None or token in allowed)
+
+
+def _frame(read: _Read, f: Field, domain: list[str] | None) -> pd.DataFrame:
+    """unit (item within pool), pool, annotator (id), value (the answer's token), seconds. An
+    answer outside the field's current ``domain`` (given under an older version) is left out, as
+    the agreement leaves it out. Each distinct answer is decoded and tokenised once."""
+    allowed = set(domain) if domain is not None else None
+    column = read.keys[f.key]  # each function below runs once per distinct answer
+    tokens = column.mapped(lambda value: answer_token(f, value))
+    keep = column.mapped(lambda value: _kept(answer_token(f, value), allowed)).astype(bool)
+    return pd.DataFrame({
+        "unit": read.units[keep], "pool": read.pool[keep], "annotator": read.annotator[keep],
+        "value": tokens[keep], "seconds": read.seconds[keep],
+    })
 
 
 def check_tallies(study: Study) -> tuple[dict[int, pd.DataFrame], dict[int, tuple[int, int]]]:
@@ -133,9 +204,11 @@ def quality_result(
     }
     attention, gold = check_tallies(study)
     fields = []
-    for n, f in enumerate(scored_fields(study), start=1):
+    scored = scored_fields(study)
+    read = _read(study, max_id, [f.key for f in scored])
+    for n, f in enumerate(scored, start=1):
         domain = _domain(f)
-        frame = _frame(study, max_id, f, domain)
+        frame = _frame(read, f, domain)
         pools = []
         for pool_id, answers in frame.groupby("pool", sort=True):
             try:
@@ -170,9 +243,17 @@ def quality_result(
 
 
 def _plain(value: Any) -> Any:
-    """The result as JSON can hold it (numpy numbers unwrapped, NaN as None), all the way down."""
+    """The result as JSON can hold it (numpy numbers unwrapped, NaN as None), all the way down: its
+    dicts and lists (all made here) changed in place, not copied (a million ratings' scores are
+    120,000 rows), a tuple made a list."""
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
+        for k, v in value.items():
+            value[k] = _plain(v)
+        return value
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            value[i] = _plain(v)
+        return value
+    if isinstance(value, tuple):
         return [_plain(v) for v in value]
     return plain(value)

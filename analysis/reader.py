@@ -10,14 +10,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 from django.db import connection
 
-from annotation.models import Annotation, Review
+from annotation import bulk
+from annotation.models import Annotation
 from stats.columns import AnnotationColumns, columns_from_chunks
 from stats.reports import CompletePrompts, complete_prompts
 from stats.versions import ProtocolSet
 from studies.models import Document, Item, ProtocolVersion, Study
 from studies.selectors import protocol_specs
-
-from .fingerprint import COUNTED
 
 # --- protocol versions ---------------------------------------------------------------------
 
@@ -32,7 +31,7 @@ def protocol_set(*, study: Study, max_id: int | None = None, present: Iterable[i
     if present is None:
         if max_id is None:
             raise TypeError("protocol_set needs max_id or present")
-        rows = Annotation.objects.filter(COUNTED, study=study, id__lte=max_id).order_by()
+        rows = Annotation.objects.counted().filter(study=study, id__lte=max_id).order_by()
         present = rows.values_list("protocol_version", flat=True).distinct()
     present = set(present)
     present.discard(study.protocol_version)
@@ -46,10 +45,9 @@ def protocol_set(*, study: Study, max_id: int | None = None, present: Iterable[i
 # --- annotations as columns -------------------------------------------------------------------
 
 COLUMNS_CHUNK_SIZE = 50_000
-FLAGGED = Review.Outcome.FLAGGED.value
 
 
-def _json_sql() -> str | None:
+def json_key_sql() -> str | None:
     """The SQL of an answer key's JSON text here, or None when this database has no JSON
     extraction we use (then the ORM reads the rows)."""
     if connection.vendor == "postgresql":
@@ -60,34 +58,15 @@ def _json_sql() -> str | None:
 
 
 def _chunks_sql(study_id: int, max_id: int, keys: Sequence[str], size: int, key_sql: str):
-    """Chunks of columns, the database extracting each key, in id order.
-
-    PostgreSQL streams one query through a server-side cursor: one pass whatever plan it picks.
-    (Keyset pages, ``id > last … LIMIT n``, went quadratic there on a freshly loaded table without
-    statistics: each page was a bitmap scan of every remaining row and a sort.) SQLite reads
-    keyset pages over the (study, id) index, so no read lock is held between pages while
-    annotators keep submitting."""
+    """Chunks of columns, the database extracting each key, in id order (``annotation.bulk``: one
+    server-side cursor on PostgreSQL, keyset pages on SQLite)."""
     select = (
-        "SELECT id, item_id, pool_id, annotator_id, protocol_version, skipped"
+        "SELECT a.id, a.item_id, a.pool_id, a.annotator_id, a.protocol_version, a.skipped"
         + "".join(f", {key_sql}" for _ in keys)
-        + f" FROM {Annotation._meta.db_table} a WHERE study_id = %s AND id <= %s AND NOT a.withdrawn"
-        + f" AND NOT EXISTS (SELECT 1 FROM {Review._meta.db_table} r WHERE r.annotation_id = a.id AND r.outcome = %s)"
+        + f" FROM {bulk.TABLE} a WHERE a.study_id = %s AND a.id <= %s AND {bulk.COUNTED_SQL}"
     )
-    if connection.vendor == "postgresql" and not connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS"):
-        with connection.chunked_cursor() as cursor:
-            cursor.execute(select + " ORDER BY id", [*keys, study_id, max_id, FLAGGED])
-            while rows := cursor.fetchmany(size):
-                yield _columns_of(rows)
-        return
-    last = 0
-    with connection.cursor() as cursor:
-        while True:
-            cursor.execute(select + " AND id > %s ORDER BY id LIMIT %s", [*keys, study_id, max_id, FLAGGED, last, size])
-            rows = cursor.fetchall()
-            if not rows:
-                return
-            last = rows[-1][0]
-            yield _columns_of(rows)
+    for rows in bulk.pages(select, [*keys, study_id, max_id, bulk.FLAGGED], size):
+        yield _columns_of(rows)
 
 
 def _columns_of(rows: list[tuple]) -> list[np.ndarray]:
@@ -98,7 +77,7 @@ def _columns_of(rows: list[tuple]) -> list[np.ndarray]:
 def _chunks_orm(study_id: int, max_id: int, keys: Sequence[str], size: int):
     """The same chunks, each answer decoded in Python and each key written back as JSON text."""
     rows = (
-        Annotation.objects.filter(COUNTED, study_id=study_id, id__lte=max_id)
+        Annotation.objects.counted().filter(study_id=study_id, id__lte=max_id)
         .order_by("id")
         .values_list("id", "item_id", "pool_id", "annotator_id", "protocol_version", "skipped", "answers")
         .iterator(chunk_size=size)
@@ -128,7 +107,7 @@ def annotation_columns(
     database can extract JSON (PostgreSQL; SQLite 3.38+). ``on_chunk(rows read)`` reports progress;
     ``native=False`` reads through the ORM instead (any database)."""
     keys = list(dict.fromkeys(keys))
-    sql = _json_sql() if native else None
+    sql = json_key_sql() if native else None
     chunks = (
         _chunks_sql(study.pk, max_id, keys, chunk_size, sql) if sql else _chunks_orm(study.pk, max_id, keys, chunk_size)
     )
@@ -138,7 +117,7 @@ def annotation_columns(
 def complete_prompts_of(*, study: Study) -> CompletePrompts:
     """The study's prompts with an image from every model, and their items (one query); a prompt
     is (item country, prompt text). Example items of the practice test are not part of it."""
-    rows = study.items.filter(is_example=False, check_kind="").values_list("pk", "country", "prompt", "model_name")
+    rows = study.items.ordinary().values_list("pk", "country", "prompt", "model_name")
     return complete_prompts(
         (pk, (country, prompt), model) for pk, country, prompt, model in rows.iterator(chunk_size=20_000)
     )

@@ -56,7 +56,7 @@ def _wanted(
 
 def _candidates(study: Study) -> dict[str, list]:
     """Item's external id → its candidates (one query)."""
-    rows = study.items.filter(is_example=False, check_kind="").values_list("external_id", "candidates")
+    rows = study.items.ordinary().values_list("external_id", "candidates")
     return {name: candidates for name, candidates in rows.iterator(chunk_size=CHUNK_SIZE) if candidates}
 
 
@@ -80,7 +80,7 @@ def gold_context(*, study: Study, protocols: ProtocolSet, country_of: Mapping[in
         return {(item, country_of.get(pool)): n for item, pool, n in rows.iterator(chunk_size=CHUNK_SIZE)}
 
     def candidates() -> dict[int, list]:
-        rows = study.items.filter(is_example=False, check_kind="").values_list("pk", "candidates")
+        rows = study.items.ordinary().values_list("pk", "candidates")
         return {pk: c for pk, c in rows.iterator(chunk_size=CHUNK_SIZE) if c}
 
     return ReportContext(protocols, country_of, wanted=cache(wanted), candidates=cache(candidates))

@@ -166,6 +166,18 @@ class Assignment(models.Model):
         return f"{self.item} → {self.annotator} ({self.status})"
 
 
+class AnnotationQuerySet(models.QuerySet):
+    def counted(self) -> "AnnotationQuerySet":
+        """The annotations that count (``COUNTED``): what the analysis reads and the exports ship."""
+        return self.filter(COUNTED)
+
+    def filling_quota(self) -> "AnnotationQuerySet":
+        """The annotations that fill an item's quota: not withdrawn, not surplus (one submitted
+        after its lease expired to an item already full). A flagged one still fills it (the flag
+        reopens a slot of its own, ``ItemQuota.reopened``)."""
+        return self.filter(surplus=False, withdrawn=False)
+
+
 class Annotation(models.Model):
     """A submitted answer. One per assignment, so a double submit stores one annotation."""
 
@@ -190,6 +202,8 @@ class Annotation(models.Model):
     time_spent_ms = models.PositiveIntegerField()
     started_at = models.DateTimeField()
     submitted_at = models.DateTimeField(auto_now_add=True)
+
+    objects = AnnotationQuerySet.as_manager()
 
     class Meta:
         indexes = [
@@ -341,3 +355,10 @@ class Review(models.Model):
 
     def __str__(self):
         return f"review of annotation {self.annotation_id}: {self.outcome}"
+
+
+# The annotations that count in the analysis, the exports and the API (``AnnotationQuerySet.counted``):
+# not flagged by a checker, not withdrawn (a returned submission the study does not count, or an
+# excluded annotator's). A ``Q`` as well, for the aggregates that count them beside others
+# (``Count(filter=COUNTED)``); ``annotation.bulk.COUNTED_SQL`` is its raw SQL.
+COUNTED = ~Q(review__outcome=Review.Outcome.FLAGGED) & Q(withdrawn=False)

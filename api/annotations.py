@@ -1,5 +1,5 @@
 """The API's annotations of a study: those that count, as the exports ship them
-(``analysis.fingerprint.COUNTED``: an excluded annotator's, a withdrawn participant's and a flagged
+(``Annotation.objects.counted()``: an excluded annotator's, a withdrawn participant's and a flagged
 one left out), filtered, a cursor page in id order: one query a page, never the whole study in
 memory. An annotator is named by the pseudonym the exports use (``a-`` and twelve hexadecimal
 digits), never by a Prolific id."""
@@ -19,7 +19,6 @@ from rest_framework import generics, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from analysis.fingerprint import COUNTED
 from annotation.models import Annotation
 from studies.selectors import study_for_user
 
@@ -126,7 +125,7 @@ class AnnotationList(generics.ListAPIView):
     def get_queryset(self):
         study = study_for_user(self.request.user, self.kwargs["pk"])
         cleaned = form_cleaned(AnnotationFilterForm(self.request.query_params))
-        annotations = Annotation.objects.filter(COUNTED, study=study)
+        annotations = Annotation.objects.counted().filter(study=study)
         return annotations_filtered(annotations, cleaned).select_related("item", "pool", "annotator").only(
             "id", "item", "item__external_id", "pool", "pool__country", "annotator", "annotator__public_id",
             "protocol_version", "answers", "skipped", "surplus", "time_spent_ms", "started_at", "submitted_at",

@@ -1,11 +1,11 @@
 """The annotations an export ships, read in chunks: one SQL query with no ORM object or converter
 per row, so a million rows stream in seconds.
 
-The annotations are those that count (``analysis.fingerprint.COUNTED``: none flagged by a checker,
-none withdrawn) up to the ``max_id`` of the data the export's analysis saw, in id order.
-PostgreSQL streams the one query through a server-side cursor; SQLite reads keyset pages over the
-(study, id) index, so no read lock is held between pages while annotators keep submitting (as
-``analysis.reader`` does). Answers arrive as their JSON text, read by orjson. An item's columns
+The annotations are those that count (``Annotation.objects.counted()``: none flagged by a checker,
+none withdrawn) up to the ``max_id`` of the data the export's analysis saw, in id order, paged as
+``annotation.bulk`` pages them (the analysis's streamer): a server-side cursor on PostgreSQL, its
+next page fetched by a thread while this one writes; keyset pages over the (study, id) index on
+SQLite. Answers arrive as their JSON text, read by orjson. An item's columns
 (its id, prompt, model…) are read once per chunk it appears in, not once per annotation: the
 rows of its annotations share the same strings.
 """
@@ -21,13 +21,13 @@ from datetime import datetime
 import orjson
 from django.db import connection
 
+from annotation import bulk
 from annotation.models import Annotation, Annotator, Review, pseudonym_for
 from studies.models import CountryPool, Item, Study
 
-from .csvformat import Moments
+from .csv_layout import Moments
 from .formats.table import Chunk
 
-FLAGGED = Review.Outcome.FLAGGED.value
 ITEMS_PER_QUERY = 900  # below SQLite's oldest limit of 999 parameters
 
 
@@ -53,9 +53,9 @@ def _select() -> str:
 
 
 def _moments(values: tuple) -> list[datetime]:
-    """Times read as text (``_select``), naive in UTC (``csvformat.iso_utc`` and Arrow's UTC
+    """Times read as text (``_select``), naive in UTC (``csv_layout.iso_utc`` and Arrow's UTC
     timestamps read a naive one as UTC), as datetimes read by ``datetime.fromisoformat`` (in C),
-    kept with their text, which the text formats slice into ISO 8601 (``csvformat.Moments``)."""
+    kept with their text, which the text formats slice into ISO 8601 (``csv_layout.Moments``)."""
     if isinstance(values[0], str):
         return Moments(list(map(datetime.fromisoformat, values)), values)
     return list(values)
@@ -69,20 +69,14 @@ Page = tuple[list[tuple], dict[int, tuple]]  # a page of annotations, and the co
 
 
 def _pages(study_id: int, max_id: int, size: int) -> Iterator[Page]:
-    select = _select()
-    if connection.vendor == "postgresql" and not connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS"):
+    select, params = _select(), [study_id, max_id, bulk.FLAGGED]
+    if bulk.server_side():
         with connection.chunked_cursor() as cursor, connection.cursor() as items:
-            cursor.execute(select + " ORDER BY a.id", [study_id, max_id, FLAGGED])
+            cursor.execute(select + " ORDER BY a.id", params)
             yield from _fetched_ahead(cursor, items, size)
         return
-    last = 0
     with connection.cursor() as cursor:
-        while True:
-            cursor.execute(select + " AND a.id > %s ORDER BY a.id LIMIT %s", [study_id, max_id, FLAGGED, last, size])
-            rows = cursor.fetchall()
-            if not rows:
-                return
-            last = rows[-1][0]
+        for rows in bulk.keyset_pages(cursor, select, params, size):
             yield rows, _items(cursor, {row[1] for row in rows})
 
 

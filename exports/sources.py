@@ -4,7 +4,7 @@ the analysis's own column read, ``analysis.reader.annotation_columns``, with the
 candidates of ``analysis.reports.gold_context``), the items' images, and the datasheet's facts.
 
 Whose annotations count is the export's rule, as the analysis's: none flagged by a checker, none
-withdrawn (``analysis.fingerprint.COUNTED``); an annotator whose every annotation was flagged is
+withdrawn (``Annotation.objects.counted()``); an annotator whose every annotation was flagged is
 absent from every table.
 
 The pay rate comes from the recruitment app through ``annotation.extensions.recruitment_facts``:
@@ -20,7 +20,7 @@ from typing import Any
 
 from django.db.models import Count
 
-from analysis.fingerprint import COUNTED, Fingerprint
+from analysis.fingerprint import Fingerprint
 from analysis.models import AnalysisRun
 from analysis.quality import excluded_annotators
 from analysis.reader import annotation_columns, item_names, protocol_set
@@ -84,7 +84,7 @@ def _upload_reader(study: Study):
 def _pools(study: Study, max_id: int) -> list[dict[str, Any]]:
     out = []
     for pool in study.pools.order_by("country"):
-        counted = Annotation.objects.filter(COUNTED, pool=pool, id__lte=max_id)
+        counted = Annotation.objects.counted().filter(pool=pool, id__lte=max_id)
         out.append({
             "country": pool.country, "country_name": pool.country_name,
             "annotators": counted.values("annotator_id").distinct().count(), "annotations": counted.count(),
@@ -110,7 +110,7 @@ def _versions(study: Study, max_id: int) -> list[dict[str, Any]]:
     (newest first): its annotations and its questions; ``kept`` False for a version whose spec was
     not kept (its answers were read with the current one)."""
     counts = dict(
-        Annotation.objects.filter(COUNTED, study=study, id__lte=max_id).order_by()
+        Annotation.objects.counted().filter(study=study, id__lte=max_id).order_by()
         .values("protocol_version").annotate(n=Count("id")).values_list("protocol_version", "n")
     )
     protocols = protocol_set(study=study, present=counts)
@@ -152,7 +152,7 @@ def datasheet(*, study: Study, analysis: AnalysisRun, fingerprint: Fingerprint) 
         "study": study.name,
         "analysis_run": analysis.pk,
         "annotations": fingerprint.count,
-        "annotators": Annotation.objects.filter(COUNTED, study=study, id__lte=fingerprint.max_id)
+        "annotators": Annotation.objects.counted().filter(study=study, id__lte=fingerprint.max_id)
         .values("annotator_id").distinct().count(),
         "pools": _pools(study, fingerprint.max_id),
         "items_per_session": study.items_per_session,

@@ -98,6 +98,11 @@ class Study(models.Model):
     def __str__(self):
         return self.name
 
+    def routes(self, *, item_country: str, pool_country: str) -> bool:
+        """Whether the study routes an item of ``item_country`` to the pool of ``pool_country``:
+        the routing rule (``ItemQuerySet.routed_to`` is its query)."""
+        return self.routing == Study.Routing.ALL_POOLS or item_country == pool_country
+
     @cached_property
     def spec(self) -> protocol_engine.Protocol:
         return parsed_protocol(json.dumps(self.protocol, sort_keys=True))
@@ -208,6 +213,23 @@ class CheckKind(models.TextChoices):
     GOLD = "gold", "Gold item"
 
 
+class ItemQuerySet(models.QuerySet):
+    def ordinary(self) -> "ItemQuerySet":
+        """The items annotators rate from a quota, that the agreement, reports and exports read:
+        not a practice test's example, not an attention check or a gold item."""
+        return self.filter(is_example=False, check_kind=CheckKind.NONE)
+
+    def routed_to(self, pool: "CountryPool", *, study: Study | None = None) -> "ItemQuerySet":
+        """The items of the pool's study that the study routes to the pool: those of the pool's
+        country, or every item when the study routes every item to every pool (``study``: the
+        pool's study when the caller has it, so that it is not read again)."""
+        study = study or pool.study
+        items = self.filter(study_id=study.pk)
+        if study.routing == Study.Routing.COUNTRY:
+            items = items.filter(country=pool.country)
+        return items
+
+
 class Item(models.Model):
     """One thing shown to annotators: here a prompt and the image a model drew for it."""
 
@@ -252,6 +274,8 @@ class Item(models.Model):
         "answers of a gold item.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ItemQuerySet.as_manager()
 
     class Meta:
         constraints = [

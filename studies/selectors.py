@@ -275,15 +275,15 @@ class PoolPlan:
 
 def pool_plans(study: Study) -> list[PoolPlan]:
     """Every pool of the study with its consequences (three queries)."""
-    items = Item.objects.filter(study=study, is_example=False, check_kind="")
+    items = Item.objects.ordinary().filter(study=study)
     by_country = dict(items.values_list("country").annotate(n=Count("pk")).order_by())
-    every = sum(by_country.values())
     done = dict(
         ItemQuota.objects.filter(pool__study=study).values_list("pool").annotate(n=Sum("done")).order_by()
     )
     plans = []
     for pool in study.pools.order_by("country_name"):
-        routed = every if study.routing == Study.Routing.ALL_POOLS else by_country.get(pool.country, 0)
+        routed = sum(n for country, n in by_country.items()
+                     if study.routes(item_country=country, pool_country=pool.country))
         slots = routed * pool.annotations_per_item
         plans.append(PoolPlan(
             pool=pool, items=routed, slots=slots,

@@ -156,13 +156,6 @@ def study_protocol_save(*, study: Study, protocol: dict) -> ProtocolSaved:
     return ProtocolSaved(version=study.protocol_version, new_version=True, changed=True)
 
 
-def _routed_to(pool: CountryPool):
-    items = Item.objects.filter(study_id=pool.study_id, is_example=False, check_kind="")
-    if pool.study.routing == Study.Routing.COUNTRY:
-        items = items.filter(country=pool.country)
-    return items
-
-
 def quotas_sync(*, pool: CountryPool) -> int:
     """Give every item routed to the pool (by its country, or every item) a quota; raise the
     wanted number, never lower it below what is done or leased.
@@ -170,7 +163,7 @@ def quotas_sync(*, pool: CountryPool) -> int:
     Returns the number of quotas created.
     """
     with transaction.atomic():
-        items = _routed_to(pool)
+        items = Item.objects.ordinary().routed_to(pool)
         have = set(ItemQuota.objects.filter(pool=pool).values_list("item_id", flat=True))
         new = [
             ItemQuota(item_id=pk, pool=pool, wanted=pool.annotations_per_item)
@@ -193,13 +186,12 @@ def quotas_for_items(*, items: list[Item]) -> int:
         return 0
     study = items[0].study
     pools = list(CountryPool.objects.filter(study=study))
-    by_country = {p.country: p for p in pools}
     quotas = [
         ItemQuota(item=item, pool=pool, wanted=pool.annotations_per_item)
         for item in items
         if not item.is_example and not item.check_kind
-        for pool in (pools if study.routing == Study.Routing.ALL_POOLS else [by_country.get(item.country)])
-        if pool is not None
+        for pool in pools
+        if study.routes(item_country=item.country, pool_country=pool.country)
     ]
     ItemQuota.objects.bulk_create(quotas, batch_size=1000)
     return len(quotas)

@@ -24,14 +24,13 @@ from studies.protocol.schedule import schedule_rng, session_schedule
 
 from ..models import Annotator, Assignment, CheckAnswer, Session
 from ..selectors import with_session_objects
+from .locks import assignment_lock, session_lock
 
 
 def check_items_for(*, annotator: Annotator, study: Study, kind: str) -> list[int]:
     """The check items of ``kind`` the annotator may get: those routed to their pool (by country,
     unless the study routes every item to every pool) that they have not been given before."""
-    items = Item.objects.filter(study_id=study.pk, check_kind=kind, is_example=False)
-    if study.routing == Study.Routing.COUNTRY:
-        items = items.filter(country=annotator.pool.country)
+    items = Item.objects.routed_to(annotator.pool, study=study).filter(check_kind=kind, is_example=False)
     seen = Assignment.objects.filter(annotator=annotator).values("item_id")
     return list(items.exclude(pk__in=seen).exclude(author_pid=annotator.prolific_pid).values_list("pk", flat=True))
 
@@ -115,8 +114,6 @@ def check_submit(*, assignment: Assignment, validation: Validation, now: datetim
     ``quality.outcomes``: continue, warn once, or end the session with the failed-check outcome
     (the study's own completion code). A skipped attention check is a failed one; a gold item only
     scores the annotator, it never ends a session."""
-    from .leases import assignment_lock  # leases imports this module: the shared row lock, imported late
-
     now = now or timezone.now()
     item = assignment.item
     spec = item.study.spec
@@ -132,7 +129,7 @@ def check_submit(*, assignment: Assignment, validation: Validation, now: datetim
         compared, matched, passed = list(checked.compared), list(checked.matched), checked.passed
     with transaction.atomic():
         # The session's row first (as every decision of the session's course), then the assignment's.
-        Session.objects.select_for_update().filter(pk=assignment.session_id).values_list("pk").first()
+        session_lock(assignment.session_id)
         status = assignment_lock(assignment)
         if status not in (Assignment.Status.LEASED, Assignment.Status.EXPIRED):
             return CheckResult(answer=CheckAnswer.objects.get(assignment=assignment), duplicate=True)

@@ -25,6 +25,7 @@ from ..selectors import (
     with_session_objects,
 )
 from .checks import check_lease, check_relet
+from .locks import assignment_lock, session_lock
 
 
 def assignments_expire(*, now: datetime | None = None, pool: CountryPool | None = None, limit: int = 1000) -> int:
@@ -147,7 +148,7 @@ def assignment_next(*, session: Session, now: datetime | None = None) -> Assignm
         # the last open slot being taken, not yet see the lease that took it, and end the session
         # with an item held (its page saying the work is done). The session row is locked before
         # any assignment or quota row, as the skip cap's check does.
-        Session.objects.select_for_update().filter(pk=session.pk).values_list("pk").first()
+        session_lock(session.pk)
         lease = _session_open_lease(session, now)
         if lease is None and session.schedule:  # an attention check or a gold item planned here
             lease = check_lease(session=session, position=position, now=now, lease_until=_lease_until(session, now))
@@ -165,7 +166,7 @@ def assignment_next(*, session: Session, now: datetime | None = None) -> Assignm
     if lease is None:
         _slots_free(session.annotator, now)
         with transaction.atomic():
-            Session.objects.select_for_update().filter(pk=session.pk).values_list("pk").first()
+            session_lock(session.pk)
             lease = _session_open_lease(session, now) or _lease_in_room(session, now, position)
     return None if lease is NO_ROOM else lease
 
@@ -191,14 +192,6 @@ def _session_open_lease(session: Session, now: datetime) -> Assignment | None:
 
 def _lease_until(session: Session, now: datetime) -> datetime:
     return now + timedelta(minutes=session.annotator.study.lease_minutes)
-
-
-def assignment_lock(assignment: Assignment) -> str | None:
-    """Lock the assignment's row until the transaction ends and return its status as stored (None
-    when it is gone). Every change of an assignment and its quota locks the assignment first, then
-    the quota, so two of them never wait on each other (a deadlock)."""
-    rows = Assignment.objects.select_for_update().filter(pk=assignment.pk).values_list("status", flat=True)
-    return rows.first()
 
 
 def _assignment_renew(assignment: Assignment, now: datetime) -> bool:

@@ -14,9 +14,10 @@ from studies.models import ItemQuota
 from studies.protocol import SKIP, Validation, validate
 
 from ..context import assignment_context
-from ..models import Annotation, Assignment, CheckAnswer, Session
+from ..models import Annotation, Assignment, CheckAnswer
 from .checks import CheckResult, check_submit
-from .leases import DraftRefused, assignment_lock, assignment_save_draft
+from .leases import DraftRefused, assignment_save_draft
+from .locks import assignment_lock, session_lock
 
 
 @dataclass
@@ -118,7 +119,7 @@ def _skip_cap_reached(assignment: Assignment, study) -> bool:
     """Whether the session has no skip left, asked with its row locked, so two skips sent at once
     are counted one after the other (the session row is locked before the assignment's, and only
     here)."""
-    Session.objects.select_for_update().filter(pk=assignment.session_id).values_list("pk").first()
+    session_lock(assignment.session_id)
     return session_skips_left(session_id=assignment.session_id, study=study) == 0
 
 

@@ -21,8 +21,8 @@ from django.utils import timezone
 
 from studies.models import ItemQuota
 
-from ..models import Annotation, Annotator, Assignment, Review, Session
-from .leases import assignment_lock
+from ..models import Annotation, Assignment, Review, Session
+from .locks import annotator_lock, assignment_lock
 from .submit import quota_count_late
 
 Row = tuple[int, int, int, int, int]  # annotation, assignment, item, pool, annotator
@@ -43,10 +43,7 @@ def annotations_settle(*, annotations: Iterable[Row]) -> int:
     changed = 0
     for pk, assignment_id, item_id, pool_id, annotator_id in annotations:
         with transaction.atomic():
-            excluded = (
-                Annotator.objects.select_for_update().filter(pk=annotator_id)
-                .values_list("excluded_at", flat=True).first()
-            )
+            excluded = annotator_lock(annotator_id)
             assignment_lock(Assignment(pk=assignment_id))
             current = (
                 Annotation.objects.filter(pk=pk)
@@ -85,7 +82,7 @@ def session_annotations_withdraw(*, session: Session, withdrawn: bool = True) ->
     an excluded annotator withdrawn (they count again when the annotator is included). The
     annotator's row is locked while the mark is set, so an exclusion at the same moment waits."""
     with transaction.atomic():
-        Annotator.objects.select_for_update().filter(pk=session.annotator_id).values_list("pk").first()
+        annotator_lock(session.annotator_id)
         Session.objects.filter(pk=session.pk).update(withdrawn_at=timezone.now() if withdrawn else None)
     session.withdrawn_at = timezone.now() if withdrawn else None
     return annotations_settle(annotations=annotation_rows(Q(assignment__session=session), withdrawn=not withdrawn))

@@ -174,6 +174,7 @@ class ExportFormat:
     holds: str = "annotations, documents and manifest.json"  # what its ZIP holds, when it is one (the page says)
     options: tuple[str, ...] = ()  # the ``ExportOptions`` it reads ("license", "images"), for the page
     top_folder: bool = False  # its ZIP holds one folder named for the export (``manifest.folder_name``)
+    streams_rows: bool = True  # its writer takes the annotations' chunks (gold: no, they are only counted)
 
     def open(self, folder: Path, tables: Tables, protocols: ProtocolSet, origin: Origin | None = None) -> TableWriter:
         return self.opener(folder, tables, protocols, origin or Origin())

@@ -103,5 +103,6 @@ FORMAT = ExportFormat(
     opener=GoldWriter,
     fits=fits_gold,
     study_level=True,
+    streams_rows=False,
     holds="gold tables in CSV and Parquet, and manifest.json",
 )

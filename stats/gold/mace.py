@@ -65,49 +65,121 @@ class _Run:
     converged: bool
 
 
-def _e_step(r: Ratings, competence: np.ndarray, strategy: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
-    """The units' posteriors over the true label (labels × units: sums over labels run along the
-    first axis, which numpy does fast), the log-likelihood, and per rating the posterior probability
-    that its annotator knew the answer."""
-    theta = competence[r.annotator]
-    spam = np.clip((1 - theta) * strategy[r.annotator, r.label], EPS, None)  # p(a | T ≠ a)
-    log_spam, log_match = np.log(spam), np.log(spam + theta)  # ... and p(a | T = a)
-    n_u, n_l = r.n_units, r.n_labels
-    log_lik = np.bincount(r.label * n_u + r.unit, weights=log_match - log_spam, minlength=n_l * n_u).reshape(n_l, n_u)
-    log_lik += np.bincount(r.unit, weights=log_spam, minlength=n_u) - np.log(n_l)  # and the uniform prior
-    top = log_lik.max(axis=0)
-    posteriors = np.exp(log_lik - top)
-    total = posteriors.sum(axis=0)
-    posteriors /= total
-    knew = posteriors[r.label, r.unit] * theta / (spam + theta)
-    return posteriors, float((top + np.log(total)).sum()), knew
+SIDE_BY_SIDE = 50_000  # ratings × restarts up to which the restarts step side by side (one call steps them all)
 
 
-def _m_step(r: Ratings, knew: np.ndarray, smoothing: float) -> tuple[np.ndarray, np.ndarray]:
-    n_k, n_l = r.n_annotators, r.n_labels
-    known = np.bincount(r.annotator, weights=knew, minlength=n_k) + smoothing
-    rated = np.bincount(r.annotator, minlength=n_k) + 2 * smoothing
-    cells = r.annotator * n_l + r.label
-    spammed: np.ndarray = np.bincount(cells, weights=1 - knew, minlength=n_k * n_l).reshape(n_k, n_l) + smoothing
-    return known / rated, spammed / spammed.sum(axis=1, keepdims=True)
+@dataclass(frozen=True)
+class _Index:
+    """What every step reads of the ratings, computed once per fit, for ``runs`` runs stepped side
+    by side: each run's copy of the ratings is offset into its own block of every count, so one
+    ``bincount`` steps every run, and each bin sums the same ratings in the same order as the run
+    alone would (the same numbers; on small data it saves numpy's overhead per call, on large data
+    one run at a time stays in cache). Per rating: its unit, annotator, (annotator, label) cell and
+    (label, unit) entry. A rating's p(a | T ≠ a) and p(a | T = a) depend only on its cell, so a
+    step takes their logarithms once per cell (annotators × labels) and gathers them per rating."""
+
+    unit: np.ndarray
+    annotator: np.ndarray
+    cell: np.ndarray  # annotator × labels + label
+    entry: np.ndarray  # label × units + unit
+    n_units: int
+    n_annotators: int
+    n_labels: int
+    runs: int
+    rated: np.ndarray  # ratings per annotator (float)
+
+    @classmethod
+    def of(cls, r: Ratings, runs: int) -> _Index:
+        n_u, n_k, n_l = r.n_units, r.n_annotators, r.n_labels
+        block = np.repeat(np.arange(runs, dtype=np.int64), len(r.unit))
+
+        def offset(codes: np.ndarray, size: int) -> np.ndarray:
+            codes = codes.astype(np.int64)
+            return codes if runs == 1 else np.tile(codes, runs) + block * size
+
+        return cls(
+            offset(r.unit, n_u), offset(r.annotator, n_k), offset(r.annotator * n_l + r.label, n_k * n_l),
+            offset(r.label * n_u + r.unit, n_l * n_u), n_u, n_k, n_l, runs,
+            np.bincount(r.annotator, minlength=n_k).astype(float),
+        )
 
 
-def _run(r: Ratings, rng: np.random.Generator, smoothing: float, tol: float, max_iter: int) -> _Run:
+def _e_step(r: _Index, competence: np.ndarray, strategy: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per run: the units' posteriors over the true label (runs × labels × units: sums over labels
+    run along an outer axis, which numpy does fast), the log-likelihood, and per rating the
+    posterior probability that its annotator knew the answer."""
+    n_u, n_l, n_r = r.n_units, r.n_labels, r.runs
+    theta = np.repeat(competence, n_l, axis=1).ravel()  # per cell
+    spam = np.clip((1 - theta) * strategy.ravel(), EPS, None)  # p(a | T ≠ a)
+    match = spam + theta  # p(a | T = a)
+    log_spam = np.log(spam)
+    log_lik = np.bincount(r.entry, weights=(np.log(match) - log_spam)[r.cell], minlength=n_r * n_l * n_u)
+    log_lik = log_lik.reshape(n_r, n_l, n_u)
+    prior = np.bincount(r.unit, weights=log_spam[r.cell], minlength=n_r * n_u).reshape(n_r, n_u) - np.log(n_l)
+    log_lik += prior[:, None, :]  # and the uniform prior
+    top = log_lik.max(axis=1)
+    posteriors = np.exp(log_lik - top[:, None, :])
+    total = posteriors.sum(axis=1)
+    posteriors /= total[:, None, :]
+    knew = posteriors.ravel()[r.entry] * theta[r.cell] / match[r.cell]
+    return posteriors, (top + np.log(total)).sum(axis=1), knew
+
+
+def _m_step(r: _Index, knew: np.ndarray, smoothing: float) -> tuple[np.ndarray, np.ndarray]:
+    n_k, n_l, n_r = r.n_annotators, r.n_labels, r.runs
+    known = np.bincount(r.annotator, weights=knew, minlength=n_r * n_k).reshape(n_r, n_k) + smoothing
+    rated = r.rated + 2 * smoothing
+    spammed = np.bincount(r.cell, weights=1 - knew, minlength=n_r * n_k * n_l).reshape(n_r, n_k, n_l) + smoothing
+    return known / rated, spammed / spammed.sum(axis=2, keepdims=True)
+
+
+def _start(r: Ratings, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     start = rng.uniform(1, 1 + NOISE, size=(r.n_annotators, 2))
-    competence = start[:, 1] / start.sum(axis=1)
     strategy = rng.uniform(1, 1 + NOISE, size=(r.n_annotators, r.n_labels))
-    strategy /= strategy.sum(axis=1, keepdims=True)
-    previous, iterations, converged = -np.inf, 0, False
-    while iterations < max_iter:
+    return start[:, 1] / start.sum(axis=1), strategy / strategy.sum(axis=1, keepdims=True)
+
+
+def _runs(
+    r: Ratings, rng: np.random.Generator, smoothing: float, tol: float, max_iter: int, restarts: int
+) -> list[_Run]:
+    """Each restart's EM run: side by side on small data (``SIDE_BY_SIDE``), else one after another."""
+    starts = [_start(r, rng) for _ in range(restarts)]  # the draws in the order of one run after another
+    if len(r.unit) * restarts <= SIDE_BY_SIDE:
+        return _em(_Index.of(r, restarts), starts, smoothing, tol, max_iter)
+    index = _Index.of(r, 1)
+    return [run for start in starts for run in _em(index, [start], smoothing, tol, max_iter)]
+
+
+def _em(
+    r: _Index, starts: list[tuple[np.ndarray, np.ndarray]], smoothing: float, tol: float, max_iter: int
+) -> list[_Run]:
+    """EM from each start, stepped side by side; a run that converges keeps its figures, and its
+    parameters stay as they were while the others go on."""
+    competence = np.stack([c for c, _ in starts])
+    strategy = np.stack([s for _, s in starts])
+    done: dict[int, _Run] = {}
+    active = np.ones(r.runs, dtype=bool)
+    previous = np.full(r.runs, -np.inf)
+    iterations = 0
+    while iterations < max_iter and active.any():
         iterations += 1
         posteriors, log_likelihood, knew = _e_step(r, competence, strategy)
-        if abs(log_likelihood - previous) < tol * r.n_units:
-            converged = True
-            break
+        for k in np.flatnonzero(active & (np.abs(log_likelihood - previous) < tol * r.n_units)).tolist():
+            # converged: the parameters are those this E-step read, so its figures stand
+            done[k] = _Run(competence[k].copy(), strategy[k].copy(), posteriors[k].copy(), float(log_likelihood[k]),
+                           iterations, True)
+            active[k] = False
         previous = log_likelihood
-        competence, strategy = _m_step(r, knew, smoothing)
-    posteriors, log_likelihood, _ = _e_step(r, competence, strategy)
-    return _Run(competence, strategy, posteriors, log_likelihood, iterations, converged)
+        if active.any():
+            new_competence, new_strategy = _m_step(r, knew, smoothing)
+            competence = np.where(active[:, None], new_competence, competence)
+            strategy = np.where(active[:, None, None], new_strategy, strategy)
+    if active.any():
+        posteriors, log_likelihood, _ = _e_step(r, competence, strategy)
+        for k in np.flatnonzero(active).tolist():
+            done[k] = _Run(competence[k].copy(), strategy[k].copy(), posteriors[k].copy(), float(log_likelihood[k]),
+                           iterations, False)
+    return [done[k] for k in range(r.runs)]
 
 
 def mace(
@@ -135,7 +207,7 @@ def mace(
                     list(r.labels), {}, np.zeros((0, n_l)), 0.0, 0, True, 0)
     smooth = 0.01 / n_l if smoothing is None else smoothing
     rng = np.random.default_rng(seed)
-    runs = [_run(r, rng, smooth, tol, max_iter) for _ in range(restarts)]
+    runs = _runs(r, rng, smooth, tol, max_iter, restarts)
     kept = max(range(restarts), key=lambda i: runs[i].log_likelihood)  # the first of equals
     best = runs[kept]
     posteriors = np.ascontiguousarray(best.posteriors.T)

@@ -147,3 +147,21 @@ def test_it_refuses_a_label_outside_the_labels_given():
 def test_it_refuses_no_restarts_or_no_steps(option):
     with pytest.raises(ValueError, match="at least 1"):
         mace([("u1", "a", "x")], **option)
+
+
+@pytest.mark.parametrize("tol", [1e-6, 1e-2])  # every run to the last step; runs converging at different steps
+def test_the_restarts_stepped_side_by_side_give_the_fit_they_give_one_after_another(monkeypatch, tol):
+    import importlib
+
+    module = importlib.import_module("stats.gold.mace")
+
+    frame, _ = simulate(items=300)
+    monkeypatch.setattr(module, "SIDE_BY_SIDE", 10**9)
+    together = mace(frame, seed=3, tol=tol)
+    monkeypatch.setattr(module, "SIDE_BY_SIDE", 0)
+    apart = mace(frame, seed=3, tol=tol)
+    assert (together.log_likelihood, together.iterations, together.restart) == (
+        apart.log_likelihood, apart.iterations, apart.restart)
+    assert np.array_equal(together.posteriors, apart.posteriors)
+    pd.testing.assert_frame_equal(together.annotators, apart.annotators, check_exact=True)
+    pd.testing.assert_frame_equal(together.units, apart.units, check_exact=True)

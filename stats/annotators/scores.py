@@ -124,6 +124,9 @@ def _with_attention(table: pd.DataFrame, attention: pd.DataFrame | None) -> pd.D
     return table.assign(attention_passed=per["sum"].to_numpy(), attention_failed=(per["size"] - per["sum"]).to_numpy())
 
 
+AGREEING_RESTARTS = 3
+
+
 def _model(a: Answers, competence: str, seed: int) -> Mace | DawidSkene:
     rows = pd.DataFrame({
         "unit": np.asarray(a.units, dtype=object)[a.unit],
@@ -131,7 +134,9 @@ def _model(a: Answers, competence: str, seed: int) -> Mace | DawidSkene:
         "label": np.asarray(a.values, dtype=object)[a.value],
     })
     if competence == "mace":
-        return mace(rows, labels=a.values, seed=seed)
+        # On a large pool the restarts stop once three agree on the best fit (``mace``'s ``agreeing``):
+        # a score per annotator, not a new optimum, is what the page needs.
+        return mace(rows, labels=a.values, seed=seed, agreeing=AGREEING_RESTARTS)
     return dawid_skene(rows, labels=a.values)
 
 

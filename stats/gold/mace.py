@@ -65,6 +65,10 @@ class _Run:
     converged: bool
 
 
+# Restarts whose log-likelihoods differ by less than this per unit have found the same fit (on the
+# benchmark's pools of 3,333 units, ten restarts stopped at 50 steps lie within 0.0002–0.0006 of each
+# other per unit; their competences agree to the second decimal).
+AGREEMENT = 1e-3
 SIDE_BY_SIDE = 50_000  # ratings × restarts up to which the restarts step side by side (one call steps them all)
 
 
@@ -140,14 +144,27 @@ def _start(r: Ratings, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray
 
 
 def _runs(
-    r: Ratings, rng: np.random.Generator, smoothing: float, tol: float, max_iter: int, restarts: int
+    r: Ratings, rng: np.random.Generator, smoothing: float, tol: float, max_iter: int, restarts: int,
+    agreeing: int | None = None,
 ) -> list[_Run]:
-    """Each restart's EM run: side by side on small data (``SIDE_BY_SIDE``), else one after another."""
+    """Each restart's EM run: side by side on small data (``SIDE_BY_SIDE``), else one after another,
+    stopping once ``agreeing`` runs have reached the best log-likelihood so far (within
+    ``AGREEMENT`` per unit)."""
     starts = [_start(r, rng) for _ in range(restarts)]  # the draws in the order of one run after another
     if len(r.unit) * restarts <= SIDE_BY_SIDE:
         return _em(_Index.of(r, restarts), starts, smoothing, tol, max_iter)
     index = _Index.of(r, 1)
-    return [run for start in starts for run in _em(index, [start], smoothing, tol, max_iter)]
+    runs: list[_Run] = []
+    for start in starts:
+        runs += _em(index, [start], smoothing, tol, max_iter)
+        if agreeing and _reaching_the_best(runs, AGREEMENT * r.n_units) >= agreeing:
+            break
+    return runs
+
+
+def _reaching_the_best(runs: list[_Run], margin: float) -> int:
+    best = max(run.log_likelihood for run in runs)
+    return sum(run.log_likelihood >= best - margin for run in runs)
 
 
 def _em(
@@ -191,13 +208,18 @@ def mace(
     tol: float = 1e-6,
     smoothing: float | None = None,
     seed: int = 0,
+    agreeing: int | None = None,
 ) -> Mace:
     """Fit MACE to nominal ratings by EM with random restarts.
 
     ``rows``: (unit, annotator, label), one per rating (a frame's first three columns); a row with a
     missing label (None, NaN) is left out. ``labels``: the label set in the order to report it
     (default: the order labels are first seen). ``smoothing`` is added to every expected count
-    (default 0.01 / the number of labels). ValueError on ``restarts`` or ``max_iter`` below 1."""
+    (default 0.01 / the number of labels). ``agreeing``: on large data (restarts run one after
+    another, past ``SIDE_BY_SIDE``), stop the restarts once that many have reached the best
+    log-likelihood so far, within ``AGREEMENT`` per unit (None: every restart, as MACE's own code
+    does); a later restart could only have found an optimum above one several starts agree on.
+    ValueError on ``restarts`` or ``max_iter`` below 1."""
     if restarts < 1 or max_iter < 1:
         raise ValueError("restarts and max_iter must be at least 1")
     r = nominal_ratings(rows, labels)
@@ -207,8 +229,8 @@ def mace(
                     list(r.labels), {}, np.zeros((0, n_l)), 0.0, 0, True, 0)
     smooth = 0.01 / n_l if smoothing is None else smoothing
     rng = np.random.default_rng(seed)
-    runs = _runs(r, rng, smooth, tol, max_iter, restarts)
-    kept = max(range(restarts), key=lambda i: runs[i].log_likelihood)  # the first of equals
+    runs = _runs(r, rng, smooth, tol, max_iter, restarts, agreeing)
+    kept = max(range(len(runs)), key=lambda i: runs[i].log_likelihood)  # the first of equals
     best = runs[kept]
     posteriors = np.ascontiguousarray(best.posteriors.T)
     return Mace(

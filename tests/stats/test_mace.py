@@ -165,3 +165,31 @@ def test_the_restarts_stepped_side_by_side_give_the_fit_they_give_one_after_anot
     assert np.array_equal(together.posteriors, apart.posteriors)
     pd.testing.assert_frame_equal(together.annotators, apart.annotators, check_exact=True)
     pd.testing.assert_frame_equal(together.units, apart.units, check_exact=True)
+
+
+def test_the_restarts_stop_once_enough_agree_on_the_best_fit(monkeypatch):
+    """One after another (large data), ``agreeing`` restarts reaching the best log-likelihood end the
+    search: the fit is the one every restart gives, found in fewer runs; without it, all ten run."""
+    import importlib
+
+    module = importlib.import_module("stats.gold.mace")
+    frame, _ = simulate(items=300)
+    monkeypatch.setattr(module, "SIDE_BY_SIDE", 0)
+    calls = []
+    real = module._em
+    monkeypatch.setattr(module, "_em", lambda *a, **k: calls.append(1) or real(*a, **k))
+
+    every = mace(frame, seed=3)
+    assert len(calls) == 10
+    calls.clear()
+    early = mace(frame, seed=3, agreeing=3)
+
+    assert 3 <= len(calls) < 10
+    assert abs(early.log_likelihood - every.log_likelihood) <= module.AGREEMENT * frame["task"].nunique()
+    assert (early.units["label"].to_numpy() == every.units["label"].to_numpy()).mean() > 0.99
+    np.testing.assert_allclose(early.annotators["competence"], every.annotators["competence"], atol=0.02)
+
+
+def test_small_data_runs_every_restart_side_by_side_whatever_agreeing_says():
+    frame, _ = simulate(items=100)
+    assert mace(frame, seed=3, agreeing=3).restart == mace(frame, seed=3).restart

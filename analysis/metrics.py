@@ -213,7 +213,7 @@ def metric_result(
     countries = dict(study.pools.values_list("pk", "country"))
     if columns is None:
         columns = annotation_columns(study=study, max_id=max_id, keys=[f.key])
-    per_country = study.routing == Study.Routing.ALL_POOLS
+    per_country = not study.by_country
     only = complete if complete is not None else complete_prompts_of(study=study) if complete_only else None
     found = metric_correlations(
         _human_frame(columns, f.key, protocols, countries, names),

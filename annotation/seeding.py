@@ -159,7 +159,7 @@ def seed_answer_items(*, source: Study, target: Study) -> int:
     """
     if source.pk == target.pk:
         raise SeedError("the source and target must be two studies")
-    if target.routing != Study.Routing.COUNTRY:
+    if not target.by_country:
         raise SeedError(
             "the target study must route items to the pool of their country: a question is answered "
             "by other annotators of its own country"

@@ -313,7 +313,7 @@ class PoolRemoval:
     @property
     def by_country(self) -> bool:
         """Items go to the pool of their country: no other pool takes this pool's items."""
-        return self.pool.study.routing == Study.Routing.COUNTRY
+        return self.pool.study.by_country
 
 
 def pool_removal(*, pool: CountryPool) -> PoolRemoval:

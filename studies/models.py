@@ -98,10 +98,15 @@ class Study(models.Model):
     def __str__(self):
         return self.name
 
+    @property
+    def by_country(self) -> bool:
+        """Whether an item goes to the pool of its country alone (else to every pool)."""
+        return self.routing == Study.Routing.COUNTRY
+
     def routes(self, *, item_country: str, pool_country: str) -> bool:
         """Whether the study routes an item of ``item_country`` to the pool of ``pool_country``:
         the routing rule (``ItemQuerySet.routed_to`` is its query)."""
-        return self.routing == Study.Routing.ALL_POOLS or item_country == pool_country
+        return not self.by_country or item_country == pool_country
 
     @cached_property
     def spec(self) -> protocol_engine.Protocol:
@@ -225,7 +230,7 @@ class ItemQuerySet(models.QuerySet):
         pool's study when the caller has it, so that it is not read again)."""
         study = study or pool.study
         items = self.filter(study_id=study.pk)
-        if study.routing == Study.Routing.COUNTRY:
+        if study.by_country:
             items = items.filter(country=pool.country)
         return items
 

@@ -119,7 +119,7 @@ def _checked_rows(
     *, study: Study, rows_file: Path, source: WithStored, progress: Progress
 ) -> tuple[list[Row], list[tuple[int, str]]]:
     needs: ItemNeeds = item_needs(study.spec)
-    pools = sorted(study.pools.values_list("country", flat=True)) if study.routing == Study.Routing.COUNTRY else None
+    pools = sorted(study.pools.values_list("country", flat=True)) if study.by_country else None
     rows: list[Row] = []
     problems: list[tuple[int, str]] = []
     ids: dict[str, int] = {}

@@ -1,6 +1,6 @@
 """The API's items of a study: the list (the items page's own search and filters, ``items_search``,
 a cursor page in import order), one item, and imports: a rows file and an images zip uploaded as
-the import page takes them (``analysis.imports.import_start``, its refusals under their field, a body
+the import page takes them (``studies.importing.job.import_start``, its refusals under their field, a body
 past the page's limit a 413 before it is read), answered with the job's resource to poll."""
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ def main() -> None:
         from django.core.files.uploadedfile import UploadedFile
         from django.db import connection
 
-        from analysis.imports import import_run, import_start
+        from studies.importing.job import import_run, import_start
         from studies.models import CountryPool
         from studies.services import researcher_create, study_create_from_preset
 

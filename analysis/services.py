@@ -10,19 +10,17 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import partial
 from typing import Any
 
 import pandas as pd
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from jobs.lifecycle import (
     Status,
     job_claim,
-    job_enqueue,
+    job_enqueue_on_commit,
     job_expire,
     job_fail,
     job_finish,
@@ -97,7 +95,7 @@ def analysis_start(
         return active
     run = AnalysisRun.objects.create(study=study, requested_by=user, data_fingerprint=fingerprint, **options)
     if queue:
-        transaction.on_commit(partial(job_enqueue, AnalysisRun, run.pk))
+        job_enqueue_on_commit(AnalysisRun, run.pk)
     return run
 
 

@@ -25,7 +25,6 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files import File
 from django.core.files.storage import default_storage
-from django.db import transaction
 from django.utils import timezone
 
 from analysis.fingerprint import Fingerprint, data_fingerprint, staleness
@@ -34,7 +33,7 @@ from analysis.quality import excluded_annotators
 from analysis.reader import protocol_set
 from analysis.selectors import analysis_latest_done
 from annotation.models import Annotation
-from jobs.lifecycle import job_cancel, job_claim, job_enqueue, job_fail, job_finish, job_progress
+from jobs.lifecycle import job_cancel, job_claim, job_enqueue_on_commit, job_fail, job_finish, job_progress
 from studies.models import Study, random_name, study_files_prefix
 
 from .formats import FORMATS, ExportFormat, WrittenFile, tables_for
@@ -102,7 +101,7 @@ def export_start(
         study=study, requested_by=user, analysis=analysis, data_fingerprint=now.text, format=format,
         options=chosen.as_dict(),
     )
-    transaction.on_commit(partial(job_enqueue, ExportJob, job.pk))
+    job_enqueue_on_commit(ExportJob, job.pk)
     return job
 
 

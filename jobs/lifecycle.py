@@ -85,7 +85,8 @@ def job_enqueue(model: type[Job], pk: int, *, countdown: float | None = None) ->
 
 
 def job_enqueue_on_commit(model: type[Job], pk: int) -> None:
-    """Queue the job once the transaction that wrote it commits (a worker must find the row)."""
+    """Queue the job once the transaction that wrote it commits (a worker must find the row): how
+    every ``*_start`` service queues its job."""
     transaction.on_commit(lambda: job_enqueue(model, pk))
 
 
@@ -130,22 +131,28 @@ def _held(model: type[Job], pk: int) -> Q:
     return q & Q(attempt=claim.attempt) if claim else q
 
 
-def job_held(model: type[Job], pk: int) -> bool:
-    """Whether this process's attempt still holds the job (not cancelled, reaped or taken over)."""
-    return model.objects.filter(_held(model, pk)).exists()
-
-
-def job_progress(model: type[Job], pk: int, percent: int | None = None) -> bool:
-    """Record the percent done (if given) and renew the lease when it is due; False when the row is
-    no longer this attempt's (cancelled, deleted, or taken over after the lease expired)."""
-    fields: dict[str, Any] = {} if percent is None else {"progress": max(0, min(100, percent))}
+def _lease_due(model: type[Job], pk: int) -> dict[str, Any]:
+    """The lease's renewal as fields to write, when this process's claim is due one (at most every
+    ``JOB_HEARTBEAT_SECONDS``); else nothing."""
     claim = _claims.get((model, pk))
-    if claim and time.monotonic() - claim.renewed >= settings.JOB_HEARTBEAT_SECONDS:
-        fields["lease_expires_at"] = timezone.now() + timedelta(seconds=lease_seconds())
-        claim.renewed = time.monotonic()
-    if not fields:
-        return job_held(model, pk)
+    if claim is None or time.monotonic() - claim.renewed < settings.JOB_HEARTBEAT_SECONDS:
+        return {}
+    claim.renewed = time.monotonic()
+    return {"lease_expires_at": timezone.now() + timedelta(seconds=lease_seconds())}
+
+
+def job_progress(model: type[Job], pk: int, percent: int) -> bool:
+    """Record the percent done and renew the lease when it is due; False when the row is no longer
+    this attempt's (cancelled, deleted, or taken over after the lease expired)."""
+    fields = {"progress": max(0, min(100, percent)), **_lease_due(model, pk)}
     return bool(model.objects.filter(_held(model, pk)).update(**fields))
+
+
+def job_heartbeat(model: type[Job], pk: int) -> None:
+    """Renew the lease of a job that reports no percent (a Prolific action, at each call), when it
+    is due: no query otherwise."""
+    if fields := _lease_due(model, pk):
+        model.objects.filter(_held(model, pk)).update(**fields)
 
 
 def job_finish(model: type[Job], pk: int, **fields: Any) -> bool:
@@ -229,7 +236,12 @@ def job_expire(model: type[Job], pk: int, *, requeue: bool) -> str | None:
     (renewed, finished, taken over). Conditional on the attempt seen, so two reapers (or a reaper
     and a redelivered task) never both act on one loss."""
     now = timezone.now()
-    job = model.objects.filter(pk=pk, status=Status.RUNNING, lease_expires_at__lt=now).first()
+    # Only what the decision reads (an analysis's result may be tens of MiB); ``when_lost`` loads
+    # what else its kind needs.
+    job = (
+        model.objects.filter(pk=pk, status=Status.RUNNING, lease_expires_at__lt=now)
+        .only("pk", "attempt", "lease_expires_at").first()
+    )
     if job is None:
         return None
     same = model.objects.filter(

@@ -32,7 +32,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
-from jobs.lifecycle import job_claim, job_end, job_enqueue_on_commit, job_finish, job_progress, job_wait
+from jobs.lifecycle import job_claim, job_end, job_enqueue_on_commit, job_finish, job_heartbeat, job_wait
 
 from ..models import ProlificAction, ProlificBonus, ProlificJob, ProlificStudy, ProlificSubmission
 from ..prolific import (
@@ -137,7 +137,7 @@ def _log(job: ProlificJob, kind: str, *, target: str, ok: bool, answer: Any = No
     action = action_log(row=job.prolific_study, kind=kind, user=job.user, target=target, ok=ok, answer=answer,
                         error=error)
     ProlificAction.objects.filter(pk=action.pk).update(job=job)
-    job_progress(ProlificJob, job.pk)
+    job_heartbeat(ProlificJob, job.pk)
 
 
 SAFE_TO_REPEAT = (ProlificRateLimited, ProlificServerError, ProlificUnavailable)

@@ -15,10 +15,9 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import UploadedFile
-from django.db import transaction
 from django.db.models.fields.files import FieldFile
 
-from jobs.lifecycle import job_claim, job_end, job_enqueue, job_fail, job_finish, job_progress
+from jobs.lifecycle import job_claim, job_end, job_enqueue_on_commit, job_fail, job_finish, job_progress
 
 from ..models import ImportJob, Study
 from .rows import ItemImportError
@@ -66,7 +65,7 @@ def import_start(
     if images is not None:
         job.images_file.save(images_name, images, save=False)
     job.save()
-    transaction.on_commit(partial(job_enqueue, ImportJob, job.pk))
+    job_enqueue_on_commit(ImportJob, job.pk)
     return job
 
 

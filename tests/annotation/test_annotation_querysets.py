@@ -45,3 +45,20 @@ def test_the_counted_q_counts_what_counted_selects(annotated, owner):
 def test_counted_chains_with_the_study_and_related_managers(annotated, study, pool):
     Annotation.objects.filter(pk=annotated[0].pk).update(withdrawn=True)
     assert study.annotations.counted().count() == pool.annotations.counted().count() == len(annotated) - 1
+
+
+def test_the_raw_sql_of_the_bulk_reads_selects_what_counted_selects(annotated, owner):
+    """``annotation.bulk.COUNTED_SQL`` (the analysis's and the exports' raw reads) is the same rule
+    as ``counted()``: withdrawn and flagged left out, accepted and surplus kept."""
+    from django.db import connection
+
+    from annotation import bulk
+
+    Annotation.objects.filter(pk=annotated[0].pk).update(withdrawn=True)
+    Review.objects.create(annotation=annotated[1], reviewer=owner, outcome=Review.Outcome.FLAGGED)
+    Review.objects.create(annotation=annotated[2], reviewer=owner, outcome=Review.Outcome.ACCEPTED)
+    Annotation.objects.filter(pk=annotated[3].pk).update(surplus=True)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT a.id FROM {bulk.TABLE} a WHERE {bulk.COUNTED_SQL}", [bulk.FLAGGED])
+        raw = {row[0] for row in cursor.fetchall()}
+    assert raw == set(Annotation.objects.counted().values_list("pk", flat=True)) == {a.pk for a in annotated[2:]}

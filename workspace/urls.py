@@ -117,26 +117,26 @@ recruitment_urls = [
     path("studies/<int:pk>/pools/<int:pool_pk>/remove", pool_removal.pool_remove, name="pool-remove"),
 ]
 
+# A pool's annotator path walked as a preview, step by step (under its pool's preview/ address).
+path_preview_steps = [
+    path("", path_preview.start, name="path-preview"),
+    path("consent/", path_preview.consent, name="path-preview-consent"),
+    path("eligibility/", path_preview.eligibility, name="path-preview-eligibility"),
+    path("instructions/", path_preview.instructions, name="path-preview-instructions"),
+    path("practice/", path_preview.mock, name="path-preview-mock"),
+    path("items/", path_preview.items, name="path-preview-items"),
+    path("items/<int:position>/", path_preview.item_submit, name="path-preview-item-submit"),
+    path("items/<int:position>/draft", path_preview.item_draft, name="path-preview-item-draft"),
+    path("items/<int:position>/upload", path_preview.item_upload, name="path-preview-item-upload"),
+    path("end/", path_preview.end, name="path-preview-end"),
+]
+
 # The researcher's half of annotation: (the annotator's pages and the checker's are annotation/urls.py)
 annotation_urls = [
     # A preset's annotator form for a sample item, for the researcher's New study page.
     path("studies/presets/<slug:name>/preview", preset_preview.preset_preview, name="preset-preview"),
     # A pool's whole annotator path, walked by any member of the study: nothing is stored.
-    path("studies/<int:pk>/pools/<int:pool_pk>/preview/", path_preview.start, name="path-preview"),
-    path("studies/<int:pk>/pools/<int:pool_pk>/preview/consent/", path_preview.consent, name="path-preview-consent"),
-    path("studies/<int:pk>/pools/<int:pool_pk>/preview/eligibility/", path_preview.eligibility,
-         name="path-preview-eligibility"),
-    path("studies/<int:pk>/pools/<int:pool_pk>/preview/instructions/", path_preview.instructions,
-         name="path-preview-instructions"),
-    path("studies/<int:pk>/pools/<int:pool_pk>/preview/practice/", path_preview.mock, name="path-preview-mock"),
-    path("studies/<int:pk>/pools/<int:pool_pk>/preview/items/", path_preview.items, name="path-preview-items"),
-    path("studies/<int:pk>/pools/<int:pool_pk>/preview/items/<int:position>/", path_preview.item_submit,
-         name="path-preview-item-submit"),
-    path("studies/<int:pk>/pools/<int:pool_pk>/preview/items/<int:position>/draft", path_preview.item_draft,
-         name="path-preview-item-draft"),
-    path("studies/<int:pk>/pools/<int:pool_pk>/preview/items/<int:position>/upload", path_preview.item_upload,
-         name="path-preview-item-upload"),
-    path("studies/<int:pk>/pools/<int:pool_pk>/preview/end/", path_preview.end, name="path-preview-end"),
+    path("studies/<int:pk>/pools/<int:pool_pk>/preview/", include(path_preview_steps)),
     # The protocol editor's annotator form (studies:protocol-edit loads it by htmx).
     path("studies/<int:pk>/protocol/preview", protocol_preview.protocol_preview, name="protocol-preview"),
     path("studies/<int:pk>/items/<int:item_pk>/", study_items.study_item, name="study-item"),

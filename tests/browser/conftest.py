@@ -13,6 +13,7 @@ import os
 import shutil
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 
@@ -70,10 +71,11 @@ class InFlight:
     included)."""
 
     def __init__(self, app):
-        self.app, self.count, self.idle = app, 0, threading.Condition()
+        self.app, self.count, self.idle, self.held = app, 0, threading.Condition(), False
 
     def __call__(self, environ, start_response):
         with self.idle:
+            self.idle.wait_for(lambda: not self.held)  # the test thread is writing (``live_requests_held``)
             self.count += 1
         try:
             return Answered(self.app(environ, start_response), self.done)
@@ -100,6 +102,26 @@ def live_requests_counted(live_server) -> InFlight:
         app = InFlight(app)
         httpd.set_app(app)
     return app
+
+
+@contextmanager
+def live_requests_held(live_server, timeout: float = 15.0):
+    """The test thread writes alone: the requests in flight answered, new ones (a page's poll) held
+    until the block ends. On SQLite's shared in-memory database a write beside the server's read of
+    the same table fails at once ("database table is locked"): a job run by the test while its page
+    polls the job's status."""
+    counter = live_requests_counted(live_server)
+    with counter.idle:
+        counter.held = True
+        idle = counter.idle.wait_for(lambda: counter.count == 0, timeout=timeout)
+    try:
+        if not idle:
+            raise AssertionError(f"the live server still answered a request after {timeout:g}s")
+        yield
+    finally:
+        with counter.idle:
+            counter.held = False
+            counter.idle.notify_all()
 
 
 def live_requests_drain(live_server, timeout: float = 15.0) -> None:

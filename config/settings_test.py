@@ -1,7 +1,10 @@
 """Test settings: the real settings, a throwaway key and a fast password hasher."""
 
+import atexit
 import os
+import shutil
 import tempfile
+from pathlib import Path
 
 os.environ.setdefault("SECRET_KEY", "tests-only-not-secret")
 os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="tessera-test-media-"))
@@ -20,3 +23,14 @@ AXES_ENABLED = False
 # No scheduler thread in the suite (nothing imports config.wsgi, but a test that did would start
 # one); tests/test_embedded_scheduler.py turns it on for itself.
 TESSERA_EMBEDDED_SCHEDULER = False
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    # A file, as the embedded mode uses (in RAM where the system has /dev/shm), not SQLite's shared
+    # in-memory database: there a write beside another connection's read of the same table fails at
+    # once ("database table is locked") instead of waiting its turn as WAL and the busy timeout make
+    # it, and the platform's own threads (the embedded scheduler's jobs, the live server's pages
+    # polling a job) read and write beside the test's thread.
+    _ram = Path("/dev/shm")
+    _db_dir = tempfile.mkdtemp(prefix="tessera-test-db-", dir=_ram if _ram.is_dir() else None)
+    DATABASES["default"]["TEST"] = {"NAME": str(Path(_db_dir) / "test.sqlite3")}  # noqa: F405
+    atexit.register(shutil.rmtree, _db_dir, ignore_errors=True)

@@ -18,6 +18,27 @@ REASON_NO_PAIRS = "no item has a label from both raters"
 REASON_NO_UNITS = "no units"
 REASON_SINGLE_CATEGORY = "no variation: chance agreement is 1 (a single category was used)"
 
+# Honest numbers on small data: a coefficient computed on fewer units than this, or whose interval is
+# wider than this, is shown with a warning instead of as a confident figure. 30 units is where a
+# standard error or a bootstrap over units starts to describe its own uncertainty (below it the
+# interval itself is unstable); an interval 0.4 wide spans from "slight" to "substantial" on the
+# usual verbal scales, so the value says little about the agreement.
+STABLE_UNITS = 30
+WIDE_INTERVAL = 0.4
+
+
+def thin_data(n_units: int, ci_low: float | None = None, ci_high: float | None = None) -> str:
+    """Why a coefficient over ``n_units`` units, with interval (``ci_low``, ``ci_high``), is too thin
+    to read as a stable figure; "" when it is not."""
+    if n_units < STABLE_UNITS:
+        return f"only {n_units} units rated twice or more ({STABLE_UNITS} or more give a stable value)"
+    if ci_low is not None and ci_high is not None and ci_high - ci_low > WIDE_INTERVAL:
+        return (
+            f"its interval is {ci_high - ci_low:.2f} wide (over {WIDE_INTERVAL:g}): "
+            "too few units or annotators per unit for a stable value"
+        )
+    return ""
+
 def counts_matrix(value_counts: Any) -> np.ndarray:
     """``value_counts`` as a units × values matrix of whole, non-negative counts (ValueError otherwise)."""
     counts = np.asarray(value_counts)

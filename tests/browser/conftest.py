@@ -4,8 +4,8 @@ They skip with a reason where no Chromium is installed, and fail instead when E2
 
 A test's page is closed, and the live server's requests in flight are waited for, before the
 database is flushed at the test's end: a page ends its test with requests of its own still running
-(a draft saved, a poll, a prefetch), and a flush beside them failed on a loaded machine ("database
-table is locked"). ``live_server_idle_at_the_end`` (autouse) sets the live server up first, so that
+(a draft saved, a poll, a prefetch), and one still writing after the flush would leave its rows to
+the next test. ``live_server_idle_at_the_end`` (autouse) sets the live server up first, so that
 the page is torn down before it, then waits for the server to be idle before the flush.
 """
 
@@ -13,7 +13,6 @@ import os
 import shutil
 import threading
 import time
-from contextlib import contextmanager
 
 import pytest
 
@@ -71,11 +70,10 @@ class InFlight:
     included)."""
 
     def __init__(self, app):
-        self.app, self.count, self.idle, self.held = app, 0, threading.Condition(), False
+        self.app, self.count, self.idle = app, 0, threading.Condition()
 
     def __call__(self, environ, start_response):
         with self.idle:
-            self.idle.wait_for(lambda: not self.held)  # the test thread is writing (``live_requests_held``)
             self.count += 1
         try:
             return Answered(self.app(environ, start_response), self.done)
@@ -102,26 +100,6 @@ def live_requests_counted(live_server) -> InFlight:
         app = InFlight(app)
         httpd.set_app(app)
     return app
-
-
-@contextmanager
-def live_requests_held(live_server, timeout: float = 15.0):
-    """The test thread writes alone: the requests in flight answered, new ones (a page's poll) held
-    until the block ends. On SQLite's shared in-memory database a write beside the server's read of
-    the same table fails at once ("database table is locked"): a job run by the test while its page
-    polls the job's status."""
-    counter = live_requests_counted(live_server)
-    with counter.idle:
-        counter.held = True
-        idle = counter.idle.wait_for(lambda: counter.count == 0, timeout=timeout)
-    try:
-        if not idle:
-            raise AssertionError(f"the live server still answered a request after {timeout:g}s")
-        yield
-    finally:
-        with counter.idle:
-            counter.held = False
-            counter.idle.notify_all()
 
 
 def live_requests_drain(live_server, timeout: float = 15.0) -> None:

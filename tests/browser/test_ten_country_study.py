@@ -26,7 +26,6 @@ from studies import tasks as studies_tasks
 from studies.importing.job import import_run
 from studies.models import Study
 from tests import factories as f
-from tests.browser.conftest import live_requests_held
 from tests.recruitment.fake_prolific import FakeProlific
 from tests.recruitment.fake_prolific_rules import RESIDENCE_CHOICES
 from tests.recruitment.review_helpers import take_part
@@ -130,8 +129,7 @@ def test_a_new_lab_member_runs_a_ten_country_study_to_a_gold_dataset(
         page.get_by_role("link", name="Import items").click()
         upload(page, items_files(tmp_path))
         page.get_by_text("queued, waiting for a worker").wait_for()
-        with live_requests_held(live_server):
-            import_run(job_id=queued["import"].pop())
+        import_run(job_id=queued["import"].pop())
         page.get_by_text("Imported 40 items").wait_for(timeout=10_000)
         back_to_study(page, study.name)
         page.get_by_role("button", name="Open to annotators").click()
@@ -214,13 +212,11 @@ def test_a_new_lab_member_runs_a_ten_country_study_to_a_gold_dataset(
         page.goto(f"{live_server.url}/studies/{study.pk}/analysis/")
         page.get_by_role("button", name="Run the analysis").click()
         page.get_by_text("Analysis queued, waiting for a worker…").wait_for()
-        with live_requests_held(live_server):
-            analysis_services.analysis_run(run_id=queued["analysis"].pop())
+        analysis_services.analysis_run(run_id=queued["analysis"].pop())
         page.get_by_role("button", name="Export the current data").wait_for(timeout=10_000)
         page.get_by_label("Gold labels").check()
         page.get_by_role("button", name="Export the current data").click()
-        with live_requests_held(live_server):
-            export_services.export_build(job_id=queued["export"].pop())
+        export_services.export_build(job_id=queued["export"].pop())
         download_link = page.get_by_role("link", name=re.compile(r"^Download"))
         download_link.wait_for(timeout=10_000)
         with page.expect_download() as event:

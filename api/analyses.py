@@ -139,7 +139,9 @@ class AnalysisResult(generics.GenericAPIView):
 
     @extend_schema(responses={
         (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description=(
-            "The run's whole result, as the analysis page's JSON download: agreement per field and pool, "
+            "The run's whole result, as the analysis page's JSON download: agreement per field, pool and "
+            "item attribute (Krippendorff's alpha at the top level of each group's figures, Gwet's AC1/AC2 "
+            "under `ac`, ICC(1) under `icc` for numeric fields, `thin` saying when the data are too thin), "
             "reports, metric correlation, annotator quality, reviews.")),
         409: OpenApiResponse(RunNotDoneSerializer, description="The run is not done: queued, running or failed."),
     })

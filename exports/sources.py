@@ -123,20 +123,28 @@ def _versions(study: Study, max_id: int) -> list[dict[str, Any]]:
     ]
 
 
+def _coefficients(figures: dict[str, Any]) -> dict[str, Any]:
+    """One group's agreement as a dataset card states it: alpha, Gwet's AC1/AC2, ICC(1) for numbers,
+    the units, and why the data are too thin to read (empty when they are not)."""
+    ac, icc = figures.get("ac") or {}, figures.get("icc") or {}
+    return {"alpha": figures.get("alpha"), "ac": ac.get("value"), "icc1": icc.get("icc1"),
+            "n_units": figures.get("n_units"), "thin": figures.get("thin") or ""}
+
+
 def _field_agreement(entry: dict[str, Any], key: str) -> dict[str, Any]:
     overall = entry.get("overall") or {}
     return {
         "key": key, "label": entry.get("label"), "level": entry.get("level"),
-        "alpha": overall.get("alpha"), "n_units": overall.get("n_units"),
-        "countries": [{"country": p.get("country"), "alpha": p.get("alpha"), "n_units": p.get("n_units")}
-                      for p in entry.get("pools", [])],
+        "ac_name": (overall.get("ac") or {}).get("name") or "", **_coefficients(overall),
+        "countries": [{"country": p.get("country"), **_coefficients(p)} for p in entry.get("pools", [])],
     }
 
 
 def _agreement(result: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """Each field's Krippendorff's alpha overall and per country, as the analysis run stored it: the
-    top-level fields (an item within a pool the unit), then each sub-field of a per_document field
-    (``container.sub``; an (item, document) pair within a pool the unit)."""
+    """Each field's agreement (Krippendorff's alpha, Gwet's AC1/AC2, ICC(1) for numbers) overall and
+    per country, as the analysis run stored it: the top-level fields (an item within a pool the unit),
+    then each sub-field of a per_document field (``container.sub``; an (item, document) pair within
+    a pool the unit)."""
     result = result or {}
     out = [_field_agreement(entry, entry.get("key")) for entry in result.get("fields", [])]
     for container in result.get("documents", []):

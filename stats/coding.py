@@ -28,7 +28,8 @@ import pandas as pd
 
 from studies.protocol import Field, answer_token
 
-from .agreement import alpha
+from .agreement import AC_WEIGHTS, ICC_LEVELS, alpha, gwet, icc_oneway
+from .agreement.differences import pool_differences
 from .columns import AnnotationColumns, KeyColumn
 from .reports import score_table
 from .scores import DEFAULT_MAPPING, Scorer, scored_fields
@@ -147,9 +148,11 @@ def field_agreement(
     n_resamples: int = 1000,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """Alpha for one field, overall, per pool (``pools`` maps a pool id to its labels) and per
-    value of each item attribute (``attributes``: see ``attribute_masks``), each with a bootstrap
-    interval of ``n_resamples`` resamples of the units drawn with ``seed``."""
+    """Agreement for one field (``coefficients``: alpha, Gwet's AC, ICC(1) for numbers), overall, per
+    pool (``pools`` maps a pool id to its labels) and per value of each item attribute
+    (``attributes``: see ``attribute_masks``), each alpha with a bootstrap interval of
+    ``n_resamples`` resamples of the units drawn with ``seed``; with two pools or more, the
+    differences between them (``differences.pool_differences``, as many permutations as resamples)."""
     f = coder.field
     level = f.level
     if level is None:  # coders are made for fields with a level only
@@ -159,7 +162,7 @@ def field_agreement(
     domain = coder.domain if coder.fixed else list(range(len(coder.domain)))
 
     def figures(rows: np.ndarray | slice) -> dict[str, Any]:
-        return alpha(counts[rows], level, domain, n_resamples=n_resamples, seed=seed).as_dict()
+        return coefficients(counts[rows], level, domain, n_resamples=n_resamples, seed=seed)
 
     per_pool = [{"pool_id": pool_id, **labels, **figures(units.pool == pool_id)} for pool_id, labels in pools.items()]
     overall = figures(slice(None))
@@ -167,6 +170,10 @@ def field_agreement(
         attribute: [{"value": value, **figures(mask)} for value, mask in masks.items()]
         for attribute, masks in (attributes or {}).items()
     }
+    differences = None
+    if len(pools) >= 2:
+        differences = pool_differences(counts, units.pool, level, domain, pools=list(pools), n_resamples=n_resamples,
+                                       n_permutations=n_resamples, seed=seed)
     return {
         "key": f.key,
         "label": f.label,
@@ -177,7 +184,22 @@ def field_agreement(
         "overall": overall,
         "pools": per_pool,
         "by": by,
+        "differences": differences,
     }
+
+
+def coefficients(
+    counts: np.ndarray, level: str, domain: Sequence[Any], *, n_resamples: int = 1000, seed: int = 0
+) -> dict[str, Any]:
+    """Every agreement coefficient of one group of units (a units × values count matrix): alpha's
+    figures at the top level, as before, with Gwet's AC1/AC2 under ``ac`` and, for numbers, the
+    one-way intraclass correlation under ``icc`` (the crowd's design: each unit rated by different
+    annotators)."""
+    out = alpha(counts, level, domain, n_resamples=n_resamples, seed=seed).as_dict()
+    out["ac"] = gwet(counts, domain, weights=AC_WEIGHTS[level]).as_dict()
+    if level in ICC_LEVELS:
+        out["icc"] = icc_oneway(counts, domain).as_dict()
+    return out
 
 
 class DocumentRatings:

@@ -13,10 +13,21 @@ from typing import Any
 
 import numpy as np
 
-from .agreement import LEVELS, alpha, cohen_kappa, fleiss_kappa, percent_agreement
+from .agreement import (
+    AC_WEIGHTS,
+    GWET_WEIGHTS,
+    ICC_LEVELS,
+    LEVELS,
+    alpha,
+    cohen_kappa,
+    fleiss_kappa,
+    gwet,
+    icc,
+    percent_agreement,
+)
 
 COLUMNS = ("unit", "rater", "value")
-METRICS = ("alpha", "cohen", "fleiss", "percent")
+METRICS = ("alpha", "ac1", "ac2", "icc", "cohen", "fleiss", "percent")
 
 
 class LongFormError(ValueError):
@@ -89,15 +100,26 @@ def counts_matrix(data: LongData, domain: list[Any]) -> np.ndarray:
     return counts
 
 
-def analyse_long(data: LongData, *, level: str, metric: str = "alpha", weights: str = "none",
+def analyse_long(data: LongData, *, level: str, metric: str = "alpha", weights: str | None = None,
                  n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """``metric`` on ``data`` at ``level``. ``weights``: Cohen's kappa's (default none) or AC2's
+    (default as the level allows: ordinal weights for ordinal, quadratic for interval and ratio)."""
     if level not in LEVELS:
         raise LongFormError([f"unknown level {level!r} (known: {', '.join(LEVELS)})"])
     if metric not in METRICS:
         raise LongFormError([f"unknown metric {metric!r} (known: {', '.join(METRICS)})"])
+    weights = _weights(metric, level, weights)
     domain = value_domain(data, level)
     base = {"metric": metric, "level": level, "units": len(data.units), "raters": len(data.raters),
             "ratings": len(data.ratings), "values": domain}
+    if metric == "icc":
+        return {**base, **icc(ratings_matrix(data)).as_dict()}
+    if metric in ("ac1", "ac2"):
+        try:
+            figures = gwet(counts_matrix(data, domain), domain, weights=weights).as_dict()
+        except ValueError as exc:
+            raise LongFormError([str(exc)]) from None
+        return {**base, metric: figures.pop("value"), **figures}
     if metric == "cohen":
         if len(data.raters) != 2:
             raise LongFormError([f"Cohen's kappa compares two raters; this file has {len(data.raters)}"])
@@ -120,6 +142,39 @@ def analyse_long(data: LongData, *, level: str, metric: str = "alpha", weights: 
         return {**base, **percent_agreement(counts).as_dict()}
     figures = alpha(counts, level, domain, n_raters=len(data.raters), n_resamples=n_resamples, seed=seed)
     return {**base, **figures.as_dict()}
+
+
+def _weights(metric: str, level: str, weights: str | None) -> str:
+    """The weights ``metric`` uses at ``level``, or the problem (a LongFormError)."""
+    if metric == "ac1":
+        if weights not in (None, "none"):
+            raise LongFormError([f"AC1 has no weights ({weights!r} given): use --metric ac2 --weights {weights}"])
+        return "none"
+    if metric == "ac2":
+        weights = weights or AC_WEIGHTS[level]  # as the level allows
+        if weights not in GWET_WEIGHTS:
+            raise LongFormError([f"unknown weights {weights!r} for AC2 (known: {', '.join(GWET_WEIGHTS)})"])
+        if weights != "none" and level == "nominal":
+            raise LongFormError([f"{weights} weights need ordered values: a nominal analysis has none (use ac1)"])
+        return weights
+    if metric == "icc" and level not in ICC_LEVELS:
+        raise LongFormError([f"the intraclass correlation needs interval or ratio values, not {level}"])
+    weights = weights or "none"
+    if weights != "none" and metric != "cohen":
+        raise LongFormError([f"--weights applies to cohen and ac2, not to {metric}"])
+    if weights not in ("none", "linear", "quadratic"):
+        raise LongFormError([f"unknown weights {weights!r} for Cohen's kappa (known: none, linear, quadratic)"])
+    return weights
+
+
+def ratings_matrix(data: LongData) -> np.ndarray:
+    """Units × raters, each rating a number (NaN where a rater did not rate a unit)."""
+    units = {u: i for i, u in enumerate(data.units)}
+    raters = {r: i for i, r in enumerate(data.raters)}
+    out = np.full((len(units), len(raters)), np.nan)
+    for (unit, rater), value in data.ratings.items():
+        out[units[unit], raters[rater]] = float(value)
+    return out
 
 
 def _is_number(text: str) -> bool:

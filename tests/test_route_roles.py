@@ -178,6 +178,7 @@ MATRIX: dict[str, Route] = {
     "analysis:annotator-exclude": route(POST=STUDY_WRITE, data={"reason": "answers at random"}),
     "analysis:annotator-include": route(POST=STUDY_WRITE),
     "analysis:analysis": route(GET=STUDY_READ, POST=STUDY_WRITE),
+    "analysis:planner": route(GET=STUDY_READ),
     "analysis:analysis-status": route(GET=STUDY_READ),
     "analysis:analysis-result": route(GET=STUDY_READ),
     "analysis:metrics-upload": route(POST=STUDY_WRITE),

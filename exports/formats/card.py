@@ -28,6 +28,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from stats.agreement.base import STABLE_UNITS, WIDE_INTERVAL
 from stats.gold import DS_MIN_ITEMS, DS_MIN_RATINGS
 
 SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
@@ -137,6 +138,32 @@ def header(*, configs: Sequence[Config], license: str, pretty_name: str, rows: i
     }
 
 
+def agreement_text(agreement: list[dict[str, Any]]) -> list[str]:
+    """The card's agreement section: per field, alpha, Gwet's AC1/AC2 and (for numbers) ICC(1), overall
+    and per country, each marked where its data are too thin to read as stable."""
+    out = ["", "## Agreement (from the analysis run)", "",
+           "Krippendorff's alpha; Gwet's AC1 (nominal) or AC2 (weighted as the level allows), which stays "
+           "readable where one answer dominates (alpha and kappa then fall though annotators agree); and for "
+           "numeric scales ICC(1), the intraclass correlation of a design where each item has its own "
+           "annotators. A unit is an item within a country; for a question asked per document "
+           "(`container.question`), an (item, document) pair within a country. † marks a figure on data too "
+           f"thin for a stable value (fewer than {STABLE_UNITS} units, or an interval wider than {WIDE_INTERVAL:g}).",
+           "", "| Field | Level | Alpha | Gwet | ICC(1) | Units | Per country (alpha / Gwet) |",
+           "|---|---|---|---|---|---|---|"]
+    for a in agreement:
+        countries = ", ".join(f"{c['country']}: {_number(c['alpha'])} / {_number(c.get('ac'))}{_thin(c)}"
+                              for c in a.get("countries", []))
+        gwet = f"{(a.get('ac_name') or '').upper()} {_number(a.get('ac'))}" if a.get("ac_name") else "–"
+        out.append(f"| {_cell(a['label'] or a['key'])} (`{a['key']}`) | {a['level'] or '–'} | "
+                   f"{_number(a['alpha'])}{_thin(a)} | {gwet} | {_number(a.get('icc1'))} | "
+                   f"{_number(a['n_units'])} | {countries or '–'} |")
+    return out
+
+
+def _thin(figures: dict[str, Any]) -> str:
+    return " †" if figures.get("thin") else ""
+
+
 def _number(value: Any) -> str:
     return "–" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
 
@@ -195,14 +222,7 @@ def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license:
     for version in versions[1:]:
         out += ["", f"### Version {version['version']} ({_count(version['annotations'], 'annotation')})", ""]
         out += _changes(version, sheet.get("questions", []))
-    out += ["", "## Agreement (Krippendorff's alpha, from the analysis run)", "",
-            "A unit is an item within a country; for a question asked per document (`container.question`), "
-            "an (item, document) pair within a country.", "",
-            "| Field | Level | Alpha | Units | Per country |", "|---|---|---|---|---|"]
-    for a in sheet.get("agreement", []):
-        countries = ", ".join(f"{c['country']}: {_number(c['alpha'])}" for c in a.get("countries", []))
-        out.append(f"| {_cell(a['label'] or a['key'])} (`{a['key']}`) | {a['level'] or '–'} | {_number(a['alpha'])} | "
-                   f"{_number(a['n_units'])} | {countries or '–'} |")
+    out += agreement_text(sheet.get("agreement", []))
     out += excluded_text(sheet.get("excluded") or [])
     out += ["", "## Known limitations", "", *limitations(sheet), *withheld_text(withheld or {}),
             "- Annotators said where they were born, grew up and live; nothing verified it.",

@@ -9,6 +9,9 @@ import numpy as np
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 WEIGHTS = ("none", "linear", "quadratic")
+# Gwet's coefficient at each level of measurement: AC1 for nominal, AC2 weighted as the level allows.
+AC_WEIGHTS = {"nominal": "none", "ordinal": "ordinal", "interval": "quadratic", "ratio": "quadratic"}
+ICC_LEVELS = ("interval", "ratio")  # the intraclass correlation needs numbers whose differences mean something
 
 REASON_FEW_UNITS = "fewer than 2 units were rated by at least 2 annotators"
 REASON_NO_VARIATION = "no variation: every rating has the same value"

@@ -19,6 +19,7 @@ from .base import (
     REASON_NO_RESAMPLES,
     REASON_NO_VARIATION,
     counts_matrix,
+    thin_data,
 )
 
 # A batch of resamples holds about this many weights (8 bytes each) per array.
@@ -43,6 +44,7 @@ class Alpha:
     n_resamples_undefined: int = 0  # resamples without variation, left out of the interval
     seed: int | None = None
     ci_reason: str = ""  # why the interval is None
+    thin: str = ""  # why the value is too thin to read as stable (``base.thin_data``); "" when it is not
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -72,7 +74,7 @@ class Patterns:
 
     def __init__(self, counts: np.ndarray, level: str, values: np.ndarray):
         self.level = level
-        self.rows, self.multiplicity = _unique_rows(counts)
+        self.rows, self.multiplicity, self.of_unit = _unique_rows(counts)  # of_unit: each unit's pattern
         self.n_units = int(counts.shape[0])
         self.rows_f = self.rows.astype(float)
         self.m = self.rows_f.sum(axis=1)  # ratings per unit of each pattern
@@ -135,14 +137,15 @@ def _spread(counts: np.ndarray, m: np.ndarray, x: np.ndarray) -> np.ndarray:
     return 2 * m[:, None] * (counts * (x - mean) ** 2).sum(axis=1, keepdims=True)
 
 
-def _unique_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of ``counts`` and how often each occurs."""
+def _unique_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows of ``counts``, how often each occurs, and each row's distinct row."""
     base = int(counts.max()) + 1 if counts.size else 1
     if counts.shape[1] * math.log2(base) < 62:  # encode each row as one integer: much faster
         keys = counts @ (base ** np.arange(counts.shape[1], dtype=np.int64))
-        _, first, multiplicity = np.unique(keys, return_index=True, return_counts=True)
-        return counts[first], multiplicity
-    return np.unique(counts, axis=0, return_counts=True)
+        _, first, inverse, multiplicity = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+        return counts[first], multiplicity, inverse.reshape(-1)
+    rows, inverse, multiplicity = np.unique(counts, axis=0, return_inverse=True, return_counts=True)
+    return rows, multiplicity, inverse.reshape(-1)
 
 
 def coincidences(value_counts: Any) -> np.ndarray:
@@ -210,14 +213,14 @@ def alpha(
     value = 1 - d_o / d_e
     known |= {"seed": seed}
     if n_resamples == 0:
-        return Alpha(value, ci_reason=REASON_NO_RESAMPLES, **known)
+        return Alpha(value, ci_reason=REASON_NO_RESAMPLES, thin=thin_data(n_units), **known)
     resampled = _bootstrap(patterns, n_resamples, seed)
     defined = resampled[np.isfinite(resampled)]
     known |= {"n_resamples": n_resamples, "n_resamples_undefined": n_resamples - len(defined)}
     if not len(defined):
-        return Alpha(value, ci_reason=REASON_ALL_RESAMPLES_UNDEFINED, **known)
-    low, high = np.quantile(defined, [(1 - confidence) / 2, (1 + confidence) / 2])
-    return Alpha(value, ci_low=float(low), ci_high=float(high), **known)
+        return Alpha(value, ci_reason=REASON_ALL_RESAMPLES_UNDEFINED, thin=thin_data(n_units), **known)
+    low, high = (float(x) for x in np.quantile(defined, [(1 - confidence) / 2, (1 + confidence) / 2]))
+    return Alpha(value, ci_low=low, ci_high=high, thin=thin_data(n_units, low, high), **known)
 
 
 def _bootstrap(patterns: Patterns, n_resamples: int, seed: int) -> np.ndarray:

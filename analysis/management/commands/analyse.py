@@ -8,7 +8,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis.services import AnalysisRefused, analysis_run, analysis_start
-from stats.agreement import LEVELS
+from stats.agreement import GWET_WEIGHTS, ICC_FORMS, LEVELS
 from stats.longform import METRICS, LongFormError, analyse_long, read_long_csv
 from studies.models import Study
 
@@ -26,14 +26,17 @@ class Command(BaseCommand):
         parser.add_argument("--csv", type=Path, help="A long-format CSV: unit,rater,value (no study).")
         parser.add_argument("--level", choices=LEVELS, help="Level of measurement of the CSV's values.")
         parser.add_argument("--metric", choices=METRICS, default="alpha", help="Coefficient (default alpha).")
-        parser.add_argument("--weights", choices=("none", "linear", "quadratic"), default="none",
-                            help="Cohen's kappa weights (default none).")
+        parser.add_argument(
+            "--weights", choices=GWET_WEIGHTS,
+            help="Weights of Cohen's kappa (default none) or of Gwet's AC2 (linear, quadratic or ordinal; "
+                 "default ordinal for an ordinal level, quadratic for interval and ratio).",
+        )
         parser.add_argument(
             "--resamples", type=int, default=1000, help="Bootstrap resamples per alpha (default 1000; 0: none)."
         )
         parser.add_argument("--seed", type=int, default=0, help="Seed of the bootstrap.")
 
-    def handle(self, *args, study=None, json=False, csv=None, level=None, metric="alpha", weights="none",
+    def handle(self, *args, study=None, json=False, csv=None, level=None, metric="alpha", weights=None,
                resamples=1000, seed=0, **options):
         if (study is None) == (csv is None):
             raise CommandError("give either a STUDY id or --csv FILE")
@@ -69,9 +72,20 @@ class Command(BaseCommand):
         if as_json:
             self.stdout.write(_dumps(result))
             return
-        value = result.get("alpha", result.get("kappa", result.get("agreement")))
-        shown = "undefined (" + str(result.get("reason")) + ")" if value is None else f"{value:.4f}"
-        self.stdout.write(f"{metric} ({level}) = {shown} over {result['units']} units, {result['raters']} raters")
+        over = f"over {result['units']} units, {result['raters']} raters"
+        if metric == "icc":
+            for name in ICC_FORMS:
+                self.stdout.write(f"{name} = {_shown(result[name], result['forms'][name].get('reason'))}")
+            self.stdout.write(f"({result['design']} design, {over})")
+        else:
+            value = result.get(metric, result.get("alpha", result.get("kappa", result.get("agreement"))))
+            self.stdout.write(f"{metric} ({level}) = {_shown(value, result.get('reason'))} {over}")
+        if result.get("thin"):
+            self.stdout.write(f"Too thin to read as stable: {result['thin']}")
+
+
+def _shown(value, reason) -> str:
+    return f"undefined ({reason})" if value is None else f"{value:.4f}"
 
 
 def _alpha_text(figures) -> str:

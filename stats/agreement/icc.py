@@ -115,7 +115,8 @@ def icc_oneway(value_counts: Any, value_domain: Sequence[Any], *, confidence: fl
     means = kept @ domain / n_i if len(n_i) else n_i
     ssw = float((kept * (domain[None, :] - means[:, None]) ** 2).sum())
     varied = bool((used > 0).sum() >= 2)
-    return _one_way(n_i, means, ssw, varied, REASON_NOT_CROSSED_COUNTS, confidence, {"n_raters": 0})
+    sizes = {"n_raters": 0, "n_units_dropped": int((~keep).sum())}
+    return _one_way(n_i, means, ssw, varied, REASON_NOT_CROSSED_COUNTS, confidence, sizes)
 
 
 def _check_confidence(confidence: float) -> None:
@@ -200,7 +201,7 @@ def _absolute_forms(
 ) -> tuple[ICCForm, ICCForm]:
     """ICC(2,1) and ICC(2,k), absolute agreement, with McGraw and Wong's interval on Satterthwaite's
     degrees of freedom (the F test is case 3's)."""
-    test = {"f": icc3.f, "df1": icc3.df1, "df2": icc3.df2, "p_value": icc3.p_value}
+    test: dict[str, Any] = {"f": icc3.f, "df1": icc3.df1, "df2": icc3.df2, "p_value": icc3.p_value}
     single_den = msr + (k - 1) * mse + k * (msc - mse) / n
     average_den = msr + (msc - mse) / n
     if min(abs(single_den), abs(average_den)) <= RELATIVE_ZERO * max(msr, msc, mse):  # MSR = 0 and MSC ≤ MSE
@@ -233,7 +234,9 @@ def _result(forms: dict[str, ICCForm], confidence: float, fields: dict[str, Any]
 
 def _plain(form: ICCForm) -> ICCForm:
     numbers = {name: getattr(form, name) for name in ("value", "ci_low", "ci_high", "f", "df1", "df2", "p_value")}
-    finite = {name: float(x) if x is not None and np.isfinite(x) else None for name, x in numbers.items()}
+    finite: dict[str, Any] = {
+        name: float(x) if x is not None and np.isfinite(x) else None for name, x in numbers.items()
+    }
     if form.value is not None and finite["value"] is None:
         return ICCForm(**(finite | {"reason": "not finite"}))
     return ICCForm(**finite, reason=form.reason)

@@ -19,7 +19,7 @@ NAN = np.nan
 
 # Shrout & Fleiss (1979), Table 2: 6 targets (rows) rated by 4 judges (columns).
 SF = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]], dtype=float)
-# Their Table 4, to 2 decimals: ICC(1,1), ICC(2,1), ICC(3,1), ICC(1,4), ICC(2,4), ICC(3,4).
+# The values they report for these data, to 2 decimals: ICC(1,1), ICC(2,1), ICC(3,1), ICC(1,4), ICC(2,4), ICC(3,4).
 SF_PUBLISHED = {"icc1": 0.17, "icc2": 0.29, "icc3": 0.71, "icc1k": 0.44, "icc2k": 0.62, "icc3k": 0.91}
 
 # 30 units × 5 raters: np.round(rng.normal(size=(30, 1)) * 2 + rng.normal(size=(30, 5))

@@ -4,6 +4,8 @@
   matrix, any number of raters, missing data, with a bootstrap confidence interval over units.
 - ``cohen_kappa`` (unweighted, linear, quadratic) for two raters; ``checker_kappa`` for a checker
   against the annotators they reviewed; ``fleiss_kappa``; ``percent_agreement``.
+- ``icc``: the six Shrout–Fleiss intraclass correlations of a units × raters matrix, with intervals;
+  ``icc_oneway``: ICC(1,1) and ICC(1,k) from a count matrix, where each unit has its own raters.
 
 A value-counts matrix has one row per unit (an item as rated in one pool) and one column per value
 of the field's domain; a cell is how many annotators gave that value to that unit. Unlike a
@@ -22,6 +24,7 @@ from .base import (
     REASON_SINGLE_CATEGORY,
     WEIGHTS,
 )
+from .icc import ICC, ICC_FORMS, ICCForm, icc, icc_oneway
 from .kappa import (
     CheckerKappa,
     Fleiss,
@@ -37,7 +40,8 @@ from .krippendorff_alpha import Alpha, alpha, coincidences, mid_ranks, ratio_dif
 __all__ = [
     "LEVELS", "REASON_ALL_RESAMPLES_UNDEFINED", "REASON_FEW_UNITS", "REASON_NO_PAIRS", "REASON_NO_RESAMPLES",
     "REASON_NO_UNITS", "REASON_NO_VARIATION", "REASON_SINGLE_CATEGORY", "WEIGHTS",
-    "Alpha", "CheckerKappa", "Fleiss", "Kappa", "PercentAgreement",
-    "alpha", "checker_kappa", "coincidences", "cohen_kappa", "fleiss_kappa", "mid_ranks", "percent_agreement",
+    "ICC_FORMS", "Alpha", "CheckerKappa", "Fleiss", "ICC", "ICCForm", "Kappa", "PercentAgreement",
+    "alpha", "checker_kappa", "coincidences", "cohen_kappa", "fleiss_kappa", "icc", "icc_oneway",
+    "mid_ranks", "percent_agreement",
     "ratio_differences",
 ]

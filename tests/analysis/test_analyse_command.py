@@ -111,3 +111,27 @@ def test_it_needs_a_study_or_a_csv_but_not_both(tmp_path, db):
         call_command("analyse")
     with pytest.raises(CommandError, match="either a STUDY id or --csv FILE"):
         call_command("analyse", 1, "--csv", str(long_csv(tmp_path, PAPER)), "--level", "nominal")
+
+
+# --- Gwet's AC1/AC2 and the intraclass correlations -------------------------------------------
+
+# Shrout & Fleiss (1979): 6 targets rated by 4 judges; their published ICCs, to two decimals.
+SHROUT_FLEISS = {"1": [9, 6, 8, 7, 10, 6], "2": [2, 1, 4, 1, 5, 2], "3": [5, 3, 6, 2, 6, 4], "4": [8, 2, 8, 6, 9, 7]}
+SHROUT_FLEISS_ICC = {"icc1": 0.17, "icc2": 0.29, "icc3": 0.71, "icc1k": 0.44, "icc2k": 0.62, "icc3k": 0.91}
+
+
+def test_the_six_intraclass_correlations_are_the_published_ones(tmp_path, capsys):
+    call_command("analyse", "--csv", str(long_csv(tmp_path, SHROUT_FLEISS)), "--level", "interval",
+                 "--metric", "icc", "--json")
+    result = json.loads(capsys.readouterr().out)
+    assert {name: round(result[name], 2) for name in SHROUT_FLEISS_ICC} == SHROUT_FLEISS_ICC
+    assert result["design"] == "crossed" and result["n_units"] == 6
+    assert result["forms"]["icc2"]["ci_low"] < result["icc2"] < result["forms"]["icc2"]["ci_high"]
+    assert "only 6 units" in result["thin"]
+
+
+def test_the_intraclass_correlations_in_words(tmp_path, capsys):
+    call_command("analyse", "--csv", str(long_csv(tmp_path, SHROUT_FLEISS)), "--level", "interval", "--metric", "icc")
+    out = capsys.readouterr().out
+    assert "icc3k = 0.9093" in out and "(crossed design, over 6 units, 4 raters)" in out
+    assert "Too thin to read as stable: only 6 units" in out

@@ -2,6 +2,8 @@
 
 - ``alpha``: Krippendorff's alpha (nominal, ordinal, interval, ratio) from a units × values count
   matrix, any number of raters, missing data, with a bootstrap confidence interval over units.
+- ``gwet``: Gwet's AC1 (nominal) and AC2 (linear, quadratic, ordinal weights) from a units × values
+  count matrix, any number of raters, missing data, with a standard error and a t interval.
 - ``cohen_kappa`` (unweighted, linear, quadratic) for two raters; ``checker_kappa`` for a checker
   against the annotators they reviewed; ``fleiss_kappa``; ``percent_agreement``.
 
@@ -22,6 +24,7 @@ from .base import (
     REASON_SINGLE_CATEGORY,
     WEIGHTS,
 )
+from .gwet import GWET_WEIGHTS, Gwet, gwet
 from .kappa import (
     CheckerKappa,
     Fleiss,
@@ -36,8 +39,9 @@ from .krippendorff_alpha import Alpha, alpha, coincidences, mid_ranks, ratio_dif
 
 __all__ = [
     "LEVELS", "REASON_ALL_RESAMPLES_UNDEFINED", "REASON_FEW_UNITS", "REASON_NO_PAIRS", "REASON_NO_RESAMPLES",
-    "REASON_NO_UNITS", "REASON_NO_VARIATION", "REASON_SINGLE_CATEGORY", "WEIGHTS",
-    "Alpha", "CheckerKappa", "Fleiss", "Kappa", "PercentAgreement",
-    "alpha", "checker_kappa", "coincidences", "cohen_kappa", "fleiss_kappa", "mid_ranks", "percent_agreement",
+    "REASON_NO_UNITS", "REASON_NO_VARIATION", "REASON_SINGLE_CATEGORY", "WEIGHTS", "GWET_WEIGHTS",
+    "Alpha", "CheckerKappa", "Fleiss", "Gwet", "Kappa", "PercentAgreement",
+    "alpha", "checker_kappa", "coincidences", "cohen_kappa", "fleiss_kappa", "gwet", "mid_ranks",
+    "percent_agreement",
     "ratio_differences",
 ]

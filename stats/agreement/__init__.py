@@ -2,10 +2,10 @@
 
 - ``alpha``: Krippendorff's alpha (nominal, ordinal, interval, ratio) from a units × values count
   matrix, any number of raters, missing data, with a bootstrap confidence interval over units.
+- ``gwet``: Gwet's AC1 (nominal) and AC2 (linear, quadratic, ordinal weights) from a units × values
+  count matrix, any number of raters, missing data, with a standard error and a t interval.
 - ``cohen_kappa`` (unweighted, linear, quadratic) for two raters; ``checker_kappa`` for a checker
   against the annotators they reviewed; ``fleiss_kappa``; ``percent_agreement``.
-- ``gwet``: Gwet's AC1 (nominal) and AC2 (linear, quadratic, ordinal weights) from a count matrix,
-  any number of raters, missing data, with its standard error and t interval.
 - ``pool_differences`` (``stats.agreement.differences``): alpha and the mean rating compared
   between every pair of pools and each pool against the rest.
 - ``icc``: the six Shrout–Fleiss intraclass correlations of a units × raters matrix, with intervals;
@@ -49,7 +49,8 @@ from .krippendorff_alpha import Alpha, alpha, coincidences, mid_ranks, ratio_dif
 
 __all__ = [
     "AC_WEIGHTS", "GWET_WEIGHTS", "ICC_LEVELS", "STABLE_UNITS", "WIDE_INTERVAL", "Gwet", "gwet", "gwet_weights",
-    "thin_data", "LEVELS", "REASON_ALL_RESAMPLES_UNDEFINED", "REASON_FEW_UNITS", "REASON_NO_PAIRS", "REASON_NO_RESAMPLES",
+    "thin_data", "LEVELS", "REASON_ALL_RESAMPLES_UNDEFINED", "REASON_FEW_UNITS", "REASON_NO_PAIRS",
+    "REASON_NO_RESAMPLES",
     "REASON_NO_UNITS", "REASON_NO_VARIATION", "REASON_SINGLE_CATEGORY", "WEIGHTS",
     "ICC_FORMS", "Alpha", "CheckerKappa", "Fleiss", "ICC", "ICCForm", "Kappa", "PercentAgreement",
     "alpha", "checker_kappa", "coincidences", "cohen_kappa", "fleiss_kappa", "icc", "icc_oneway",

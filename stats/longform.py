@@ -140,8 +140,8 @@ def analyse_long(data: LongData, *, level: str, metric: str = "alpha", weights: 
             raise LongFormError([str(exc)]) from None
     if metric == "percent":
         return {**base, **percent_agreement(counts).as_dict()}
-    figures = alpha(counts, level, domain, n_raters=len(data.raters), n_resamples=n_resamples, seed=seed)
-    return {**base, **figures.as_dict()}
+    coefficient = alpha(counts, level, domain, n_raters=len(data.raters), n_resamples=n_resamples, seed=seed)
+    return {**base, **coefficient.as_dict()}
 
 
 def _weights(metric: str, level: str, weights: str | None) -> str:

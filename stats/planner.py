@@ -151,7 +151,7 @@ def plan(model: Model, level: str, domain: Sequence[Any], *, raters: Sequence[in
         raise ValueError("a choice needs at least 2 annotators per item and 2 items")
     numbers = _numbers(np.asarray(domain, dtype=object), level)
     rng = np.random.default_rng(seed)
-    out = []
+    out: list[dict[str, Any]] = []
     for r in raters:
         for n in items:
             alphas = simulated_alphas(model.shares, level, numbers, raters=r, items=n, simulations=simulations, rng=rng)

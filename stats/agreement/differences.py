@@ -64,9 +64,9 @@ class _Sides:
         both = np.vstack([counts_a, counts_b])
         used = both.sum(axis=0) > 0
         self.patterns = Patterns(both[:, used], level, domain[used])
-        of_unit, width = self.patterns.of_unit, len(self.patterns.multiplicity)
+        of_unit, width, split = self.patterns.of_unit, len(self.patterns.multiplicity), len(counts_a)
         self.weights = np.vstack([
-            np.bincount(of_unit[: len(counts_a)], minlength=width), np.bincount(of_unit[len(counts_a):], minlength=width)
+            np.bincount(of_unit[:split], minlength=width), np.bincount(of_unit[split:], minlength=width)
         ]).astype(float)
         self.values = domain[used].astype(float) if level != "nominal" else None
 
@@ -128,7 +128,7 @@ def _compare(sides: _Sides, statistic: str, *, n_resamples: int, n_permutations:
 
 def pool_differences(
     value_counts: Any,
-    pool_of_unit: Sequence[Hashable],
+    pool_of_unit: Sequence[Hashable] | np.ndarray,
     level: str,
     value_domain: Sequence[Any] | None = None,
     *,
@@ -161,17 +161,20 @@ def pool_differences(
     order = list(dict.fromkeys(labels.tolist())) if pools is None else list(pools)
     pairable = counts.sum(axis=1) >= 2
     statistics = ("alpha",) if level == "nominal" else ("alpha", "mean")
-    kw = {"n_resamples": n_resamples, "n_permutations": n_permutations, "seed": seed, "confidence": confidence}
 
     def compare(a: Hashable, b: Hashable, mask_a: np.ndarray, mask_b: np.ndarray) -> list[dict[str, Any]]:
         side_a, side_b = counts[mask_a & pairable], counts[mask_b & pairable]
-        n = {"n_units_a": len(side_a), "n_units_b": len(side_b)}
-        thin = thin_data(min(len(side_a), len(side_b)))
-        if min(len(side_a), len(side_b)) < 2:
-            return [Difference(a, b, s, None, None, None, reason=REASON_FEW_UNITS, thin=thin, **n).as_dict()
-                    for s in statistics]
+        n_a, n_b = len(side_a), len(side_b)
+        thin = thin_data(min(n_a, n_b))
+        if min(n_a, n_b) < 2:
+            return [Difference(a, b, s, None, None, None, reason=REASON_FEW_UNITS, thin=thin, n_units_a=n_a,
+                               n_units_b=n_b).as_dict() for s in statistics]
         sides = _Sides(side_a, side_b, level, domain)
-        return [Difference(a, b, **_compare(sides, s, **kw), thin=thin, **n).as_dict() for s in statistics]
+        return [
+            Difference(a, b, **_compare(sides, s, n_resamples=n_resamples, n_permutations=n_permutations, seed=seed,
+                                        confidence=confidence), thin=thin, n_units_a=n_a, n_units_b=n_b).as_dict()
+            for s in statistics
+        ]
 
     masks = {p: labels == p for p in order}
     pairs = [row for i, a in enumerate(order) for b in order[i + 1:] for row in compare(a, b, masks[a], masks[b])]

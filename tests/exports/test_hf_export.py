@@ -234,10 +234,13 @@ def test_the_datasheet_gives_the_agreement_of_each_per_document_question_overall
     _, body = card_of(unzip(job, tmp_path / "hf"))
     (entry,) = job.analysis.result["documents"]
     topic = next(x for x in entry["fields"] if x["key"] == "topic")
-    alpha = f"{topic['overall']['alpha']:.3f}"
-    per_country = ", ".join(f"{p['country']}: {p['alpha']:.3f}" for p in topic["pools"])
+    overall = topic["overall"]
+    alpha, ac1 = f"{overall['alpha']:.3f}", f"{overall['ac']['value']:.3f}"
+    per_country = ", ".join(f"{p['country']}: {p['alpha']:.3f} / {p['ac']['value']:.3f} †" for p in topic["pools"])
     assert per_country.startswith("ID: ") and "KE: " in per_country
-    assert f"| Same topic? (`docs.topic`) | nominal | {alpha} | {topic['overall']['n_units']} | {per_country} |" in body
+    assert (f"| Same topic? (`docs.topic`) | nominal | {alpha} † | AC1 {ac1} | – | {overall['n_units']} | "
+            f"{per_country} |") in body  # † six units: too thin to read as stable
+    assert "Gwet's AC1 (nominal) or AC2" in body
     assert "(`docs.country`) | nominal |" in body and "(`docs.note`)" not in body
 
 

@@ -88,12 +88,24 @@ def _shown(value, reason) -> str:
     return f"undefined ({reason})" if value is None else f"{value:.4f}"
 
 
+def _figure(value, low, high) -> str:
+    shown = "—" if value is None else f"{value:.3f}"
+    if value is not None and low is not None:
+        shown += f" [{low:.3f}, {high:.3f}]"
+    return shown
+
+
 def _alpha_text(figures) -> str:
-    alpha = figures.get("alpha")
-    shown = "—" if alpha is None else f"{alpha:.3f}"
-    if alpha is not None and figures.get("ci_low") is not None:
-        shown += f" [{figures['ci_low']:.3f}, {figures['ci_high']:.3f}]"
-    return f"alpha {shown}, {figures.get('n_units')} units, {figures.get('n_ratings')} ratings"
+    text = f"alpha {_figure(figures.get('alpha'), figures.get('ci_low'), figures.get('ci_high'))}"
+    ac = figures.get("ac")
+    if ac:
+        text += f", {ac['name'].upper()} {_figure(ac.get('value'), ac.get('ci_low'), ac.get('ci_high'))}"
+    icc = figures.get("icc")
+    if icc:
+        form = icc["forms"]["icc1"]
+        text += f", ICC(1) {_figure(icc.get('icc1'), form.get('ci_low'), form.get('ci_high'))}"
+    text += f", {figures.get('n_units')} units, {figures.get('n_ratings')} ratings"
+    return text + (" (thin data)" if figures.get("thin") else "")
 
 
 def _dumps(result) -> str:

@@ -29,7 +29,7 @@ import pandas as pd
 from studies.protocol import Field, answer_token
 
 from .agreement import AC_WEIGHTS, ICC_LEVELS, alpha, gwet, icc_oneway
-from .agreement.differences import pool_differences
+from .agreement.differences import permutations_for, pool_differences
 from .columns import AnnotationColumns, KeyColumn
 from .reports import score_table
 from .scores import DEFAULT_MAPPING, Scorer, scored_fields
@@ -152,7 +152,8 @@ def field_agreement(
     pool (``pools`` maps a pool id to its labels) and per value of each item attribute
     (``attributes``: see ``attribute_masks``), each alpha with a bootstrap interval of
     ``n_resamples`` resamples of the units drawn with ``seed``; with two pools or more, the
-    differences between them (``differences.pool_differences``, as many permutations as resamples)."""
+    differences between them (``differences.pool_differences``; ``permutations_for`` says how many
+    permutations)."""
     f = coder.field
     level = f.level
     if level is None:  # coders are made for fields with a level only
@@ -173,7 +174,7 @@ def field_agreement(
     differences = None
     if len(pools) >= 2:
         differences = pool_differences(counts, units.pool, level, domain, pools=list(pools), n_resamples=n_resamples,
-                                       n_permutations=n_resamples, seed=seed)
+                                       n_permutations=permutations_for(len(pools), n_resamples), seed=seed)
     return {
         "key": f.key,
         "label": f.label,

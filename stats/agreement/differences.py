@@ -45,6 +45,17 @@ class Difference:
         return asdict(self)
 
 
+def permutations_for(n_pools: int, n_resamples: int) -> int:
+    """Permutations enough for Holm's correction across the pairs of ``n_pools`` pools: at least
+    ``n_resamples``, and at least 40 per pair, so that a difference no permutation reaches gets an
+    adjusted p of at most 1/40 (with B permutations and m pairs the smallest adjusted p is
+    m / (B + 1): 1,000 permutations could never make a difference among 11 countries significant
+    at 0.05). None (0) when no resamples were asked for."""
+    if not n_resamples:
+        return 0
+    return max(n_resamples, 40 * n_pools * (n_pools - 1) // 2)
+
+
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
     """Holm's step-down adjustment (None stays None): the m p-values sorted, the i-th (from 0)
     multiplied by m - i, made non-decreasing, capped at 1."""
@@ -57,73 +68,65 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
     return out
 
 
-class _Sides:
-    """Two sides' pairable units as weights over the patterns of their union."""
+class _Pools:
+    """Every pool's pairable units as weights over the patterns of all of them: a pool, a pair of
+    pools or the rest of the study is a row of weights, so each side of any comparison (and each of
+    its resamples) is a weighted sum, never a new pass over units."""
 
-    def __init__(self, counts_a: np.ndarray, counts_b: np.ndarray, level: str, domain: np.ndarray):
-        both = np.vstack([counts_a, counts_b])
-        used = both.sum(axis=0) > 0
-        self.patterns = Patterns(both[:, used], level, domain[used])
-        of_unit, width, split = self.patterns.of_unit, len(self.patterns.multiplicity), len(counts_a)
-        self.weights = np.vstack([
-            np.bincount(of_unit[:split], minlength=width), np.bincount(of_unit[split:], minlength=width)
-        ]).astype(float)
+    def __init__(self, counts: np.ndarray, code: np.ndarray, n_pools: int, level: str, domain: np.ndarray):
+        used = counts.sum(axis=0) > 0
+        self.patterns = Patterns(counts[:, used], level, domain[used])
+        self.width = width = len(self.patterns.multiplicity)
+        kept = code >= 0
+        flat = code[kept] * width + self.patterns.of_unit[kept]
+        self.weights = np.bincount(flat, minlength=n_pools * width).reshape(n_pools, width).astype(float)
         self.values = domain[used].astype(float) if level != "nominal" else None
 
-    def alphas(self, weights: np.ndarray, exact: bool = False) -> np.ndarray:
-        n, observed, expected, varied = self.patterns.totals(weights, exact=exact)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(varied & (expected > 0), 1 - (n - 1) * observed / expected, np.nan)
+    def figure(self, statistic: str, weights: np.ndarray, exact: bool = False) -> np.ndarray:
+        """``statistic`` of each row of ``weights`` (NaN where undefined)."""
+        with np.errstate(divide="ignore", invalid="ignore"):  # a pool with no units: NaN, not a warning
+            if statistic == "alpha":
+                n, observed, expected, varied = self.patterns.totals(weights, exact=exact)
+                return np.where(varied & (expected > 0), 1 - (n - 1) * observed / expected, np.nan)
+            assert self.values is not None
+            return (weights @ (self.patterns.rows_f @ self.values)) / (weights @ self.patterns.m)
 
-    def means(self, weights: np.ndarray) -> np.ndarray:
-        assert self.values is not None
-        rows = self.patterns.rows_f
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return (weights @ (rows @ self.values)) / (weights @ self.patterns.m)
+    def batches(self, total: int):
+        size = max(1, BATCH_CELLS // max(1, self.width))
+        for start in range(0, total, size):
+            yield min(size, total - start)
+
+    def resampled(self, pool: int, n_resamples: int, seed: int):
+        """The pool's bootstrap resamples, batch by batch (the same ones on every call)."""
+        rng = np.random.default_rng([seed, pool])
+        weights = self.weights[pool]
+        for size in self.batches(n_resamples):
+            yield rng.multinomial(int(weights.sum()), weights / weights.sum(), size=size).astype(float)
 
 
-def _batches(total: int, width: int):
-    size = max(1, BATCH_CELLS // max(1, width))
-    for start in range(0, total, size):
-        yield min(size, total - start)
+def _interval(differences: np.ndarray | None, confidence: float) -> tuple[float | None, float | None]:
+    """The percentile interval of the defined bootstrap ``differences`` (None, None without any)."""
+    if differences is None or not np.isfinite(differences).any():
+        return None, None
+    low, high = np.quantile(differences[np.isfinite(differences)], [(1 - confidence) / 2, (1 + confidence) / 2])
+    return float(low), float(high)
 
 
-def _compare(sides: _Sides, statistic: str, *, n_resamples: int, n_permutations: int, seed: int,
-             confidence: float) -> dict[str, Any]:
-    figure = sides.alphas if statistic == "alpha" else sides.means
-    point = sides.alphas(sides.weights, exact=True) if statistic == "alpha" else sides.means(sides.weights)
-    value_a, value_b = (None if not np.isfinite(v) else float(v) for v in point)
-    out: dict[str, Any] = {"statistic": statistic, "value_a": value_a, "value_b": value_b, "difference": None}
-    if value_a is None or value_b is None:
-        return out | {"reason": REASON_UNDEFINED}
-    observed = value_a - value_b
-    out["difference"] = observed
-    rng = np.random.default_rng(seed)
-    n_a, n_b = (int(w.sum()) for w in sides.weights)
-    width = sides.weights.shape[1]
-    if n_resamples:
-        drawn = []
-        for size in _batches(n_resamples, width):
-            a = rng.multinomial(n_a, sides.weights[0] / n_a, size=size).astype(float)
-            b = rng.multinomial(n_b, sides.weights[1] / n_b, size=size).astype(float)
-            drawn.append(figure(a) - figure(b))
-        differences = np.concatenate(drawn)
-        differences = differences[np.isfinite(differences)]
-        if len(differences):
-            low, high = np.quantile(differences, [(1 - confidence) / 2, (1 + confidence) / 2])
-            out |= {"ci_low": float(low), "ci_high": float(high)}
-    if n_permutations:
-        union = sides.weights.sum(axis=0).astype(np.int64)
-        extreme = valid = 0
-        for size in _batches(n_permutations, width):
-            a = rng.multivariate_hypergeometric(union, n_a, size=size)
-            permuted = figure(a.astype(float)) - figure((union - a).astype(float))
+def _permuted(pools: _Pools, union: np.ndarray, n_a: int, observed: dict[str, float], n_permutations: int,
+              rng: np.random.Generator) -> dict[str, float]:
+    """Per statistic, the permutation p-value of ``observed``: ``n_a`` of the ``union``'s units (weights
+    over the patterns) drawn to one side, the rest to the other."""
+    whole = union.astype(np.int64)
+    extreme, valid = dict.fromkeys(observed, 0), dict.fromkeys(observed, 0)
+    for size in pools.batches(n_permutations if observed else 0):
+        a = rng.multivariate_hypergeometric(whole, n_a, size=size).astype(float)
+        b = union - a
+        for statistic, value in observed.items():
+            permuted = pools.figure(statistic, a) - pools.figure(statistic, b)
             permuted = permuted[np.isfinite(permuted)]
-            valid += len(permuted)
-            extreme += int((np.abs(permuted) >= abs(observed) - 1e-12).sum())
-        if valid:
-            out["p_value"] = (1 + extreme) / (1 + valid)
-    return out
+            valid[statistic] += len(permuted)
+            extreme[statistic] += int((np.abs(permuted) >= abs(value) - 1e-12).sum())
+    return {s: (1 + extreme[s]) / (1 + valid[s]) for s in observed if valid[s]}
 
 
 def pool_differences(
@@ -141,7 +144,9 @@ def pool_differences(
     """Every pair of ``pools`` (by default the distinct values of ``pool_of_unit``, in order), and
     each pool against the rest: ``{"pairs": [...], "vs_rest": [...]}``, each a ``Difference`` as a
     dict, alpha first then (ordinal, interval, ratio) the mean rating. Units with fewer than two
-    ratings are left out, as alpha leaves them out. Holm's correction runs per statistic within
+    ratings are left out, as alpha leaves them out. Each pool is resampled once (its resamples serve
+    every comparison it is in; the rest's are the sum of the other pools' own, a bootstrap stratified
+    by pool); each comparison has its own permutations. Holm's correction runs per statistic within
     each family (the pairs; each pool against the rest)."""
     if level not in LEVELS:
         raise ValueError(f"unknown level of measurement {level!r} (known: {', '.join(LEVELS)})")
@@ -159,29 +164,97 @@ def pool_differences(
     if level != "nominal":
         domain = domain.astype(float)
     order = list(dict.fromkeys(labels.tolist())) if pools is None else list(pools)
-    pairable = counts.sum(axis=1) >= 2
     statistics = ("alpha",) if level == "nominal" else ("alpha", "mean")
-
-    def compare(a: Hashable, b: Hashable, mask_a: np.ndarray, mask_b: np.ndarray) -> list[dict[str, Any]]:
-        side_a, side_b = counts[mask_a & pairable], counts[mask_b & pairable]
-        n_a, n_b = len(side_a), len(side_b)
-        thin = thin_data(min(n_a, n_b))
-        if min(n_a, n_b) < 2:
-            return [Difference(a, b, s, None, None, None, reason=REASON_FEW_UNITS, thin=thin, n_units_a=n_a,
-                               n_units_b=n_b).as_dict() for s in statistics]
-        sides = _Sides(side_a, side_b, level, domain)
-        return [
-            Difference(a, b, **_compare(sides, s, n_resamples=n_resamples, n_permutations=n_permutations, seed=seed,
-                                        confidence=confidence), thin=thin, n_units_a=n_a, n_units_b=n_b).as_dict()
-            for s in statistics
-        ]
-
-    masks = {p: labels == p for p in order}
-    pairs = [row for i, a in enumerate(order) for b in order[i + 1:] for row in compare(a, b, masks[a], masks[b])]
-    vs_rest = [row for a in order for row in compare(a, REST, masks[a], ~masks[a])] if len(order) > 2 else []
+    pairable = counts.sum(axis=1) >= 2
+    code = np.full(len(labels), -1)
+    for i, p in enumerate(order):
+        code[(labels == p) & pairable] = i
+    study = _Pools(counts, code, len(order), level, domain) if (code >= 0).any() else None
+    sizes = study.weights.sum(axis=1).astype(int) if study is not None else np.zeros(len(order), dtype=int)
+    rows = _Comparisons(study, sizes, statistics, n_resamples, n_permutations, seed, confidence)
+    pairs = [r for i, a in enumerate(order) for j in range(i + 1, len(order)) for r in rows.pair(i, j, a, order[j])]
+    vs_rest = [r for i, a in enumerate(order) for r in rows.rest(i, a)] if len(order) > 2 else []
     for family in (pairs, vs_rest):
         for statistic in statistics:
-            rows = [r for r in family if r["statistic"] == statistic]
-            for row, adjusted in zip(rows, holm([r["p_value"] for r in rows]), strict=True):
+            chosen = [r for r in family if r["statistic"] == statistic]
+            for row, adjusted in zip(chosen, holm([r["p_value"] for r in chosen]), strict=True):
                 row["p_holm"] = adjusted
     return {"pairs": pairs, "vs_rest": vs_rest}
+
+
+class _Comparisons:
+    """The comparisons of one study: each pool's point values and bootstrap values computed once."""
+
+    def __init__(self, study: _Pools | None, sizes: np.ndarray, statistics: Sequence[str], n_resamples: int,
+                 n_permutations: int, seed: int, confidence: float):
+        self.study, self.sizes, self.statistics = study, sizes, statistics
+        self.n_permutations, self.seed, self.confidence = n_permutations, seed, confidence
+        self.point: dict[str, np.ndarray] = {}
+        self.boot: dict[str, np.ndarray] = {}  # statistic → pools × resamples
+        self.rest_point: dict[str, np.ndarray] = {}
+        self.rest_boot: dict[str, np.ndarray] = {}
+        if study is None:
+            return
+        total = study.weights.sum(axis=0)
+        for statistic in statistics:
+            self.point[statistic] = study.figure(statistic, study.weights, exact=True)
+            self.rest_point[statistic] = study.figure(statistic, total[None, :] - study.weights, exact=True)
+        if not n_resamples:
+            return
+        resampled = [p for p in range(len(sizes)) if sizes[p] >= 2]
+        whole = np.zeros((n_resamples, study.width))  # the study's resample: every pool's own, summed
+        boot = {s: np.full((len(sizes), n_resamples), np.nan) for s in statistics}
+        for p in resampled:
+            start = 0
+            for weights in study.resampled(p, n_resamples, seed):
+                whole[start : start + len(weights)] += weights
+                for statistic in statistics:
+                    boot[statistic][p, start : start + len(weights)] = study.figure(statistic, weights)
+                start += len(weights)
+        rest = {s: np.full((len(sizes), n_resamples), np.nan) for s in statistics}
+        for p in resampled:
+            start = 0
+            for weights in study.resampled(p, n_resamples, seed):
+                others = whole[start : start + len(weights)] - weights
+                for statistic in statistics:
+                    rest[statistic][p, start : start + len(weights)] = study.figure(statistic, others)
+                start += len(weights)
+        self.boot, self.rest_boot = boot, rest
+
+    def _rows(self, a: Hashable, b: Hashable, n_a: int, n_b: int, values: dict[str, tuple[float, float]],
+              boot: dict[str, np.ndarray], union: np.ndarray | None, rng: np.random.Generator) -> list[dict[str, Any]]:
+        thin = thin_data(min(n_a, n_b))
+        if min(n_a, n_b) < 2 or self.study is None or union is None:
+            return [Difference(a, b, s, None, None, None, reason=REASON_FEW_UNITS, thin=thin, n_units_a=n_a,
+                               n_units_b=n_b).as_dict() for s in self.statistics]
+        observed = {s: va - vb for s, (va, vb) in values.items() if np.isfinite(va) and np.isfinite(vb)}
+        p_values = _permuted(self.study, union, n_a, observed, self.n_permutations, rng)
+        rows = []
+        for statistic, (value_a, value_b) in values.items():
+            if statistic not in observed:
+                rows.append(Difference(a, b, statistic, _plain(value_a), _plain(value_b), None, reason=REASON_UNDEFINED,
+                                       thin=thin, n_units_a=n_a, n_units_b=n_b).as_dict())
+                continue
+            low, high = _interval(boot.get(statistic), self.confidence)
+            rows.append(Difference(a, b, statistic, float(value_a), float(value_b), observed[statistic], low, high,
+                                   p_value=p_values.get(statistic), thin=thin, n_units_a=n_a, n_units_b=n_b).as_dict())
+        return rows
+
+    def pair(self, i: int, j: int, a: Hashable, b: Hashable) -> list[dict[str, Any]]:
+        values = {s: (self.point[s][i], self.point[s][j]) for s in self.point}
+        boot = {s: self.boot[s][i] - self.boot[s][j] for s in self.boot}
+        union = None if self.study is None else self.study.weights[i] + self.study.weights[j]
+        rng = np.random.default_rng([self.seed, 1, i, j])
+        return self._rows(a, b, int(self.sizes[i]), int(self.sizes[j]), values, boot, union, rng)
+
+    def rest(self, i: int, a: Hashable) -> list[dict[str, Any]]:
+        values = {s: (self.point[s][i], self.rest_point[s][i]) for s in self.point}
+        boot = {s: self.boot[s][i] - self.rest_boot[s][i] for s in self.boot}
+        union = None if self.study is None else self.study.weights.sum(axis=0)
+        rng = np.random.default_rng([self.seed, 2, i])
+        return self._rows(a, REST, int(self.sizes[i]), int(self.sizes.sum() - self.sizes[i]), values, boot, union,
+                          rng)
+
+
+def _plain(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None

@@ -21,7 +21,8 @@ order of first appearance, with the columns ``SCORE_COLUMNS``:
   ``stats.gold.mace``), or Dawid–Skene's (the chance of the true label; ``stats.gold.dawid_skene``),
   over all the answers with their values as categories: meaningful for nominal data and scales of a
   few points, not for free numbers (refused above ``MAX_CATEGORIES`` values); ``competence=None``
-  leaves it out.
+  leaves it out. ``competence_note`` says when it rests on too few answers to be stable (fewer
+  than ``DS_MIN_ITEMS``, the bar the gold labels' Dawid–Skene fit sets); None otherwise.
 
 ``table`` holds NaN where a figure is undefined; ``rows()`` gives plain dicts with None there.
 """
@@ -36,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ..gold.dawid_skene import DawidSkene, dawid_skene
-from ..gold.fields import plain_rows
+from ..gold.fields import DS_MIN_ITEMS, plain_rows
 from ..gold.mace import Mace, mace
 from .agreement import leave_one_out
 from .answers import Answers, answers_of
@@ -46,7 +47,7 @@ MAX_CATEGORIES = 100  # competence reads values as categories: more than this ar
 SCORE_COLUMNS = (
     "annotator", "answers", "median_seconds", "too_fast", "too_fast_share", "gold_items", "gold_correct",
     "gold_accuracy", "attention_passed", "attention_failed", "shared_units", "pairs", "disagreement", "agreement",
-    "match_share", "competence",
+    "match_share", "competence", "competence_note",
 )
 
 
@@ -186,6 +187,12 @@ def annotator_scores(
         **{c: agreement[c].to_numpy() for c in agreement.columns},
         "competence": _competence(model, a.annotators),
     }, columns=list(SCORE_COLUMNS))
+    if model is not None:
+        few = table["answers"] < DS_MIN_ITEMS
+        table.loc[few, "competence_note"] = [
+            f"rated {n} item{'s' if n != 1 else ''}: too few for a stable competence ({DS_MIN_ITEMS} or more)"
+            for n in table.loc[few, "answers"]
+        ]
     table = _with_attention(table, attention)
     return AnnotatorScores(
         table=table,

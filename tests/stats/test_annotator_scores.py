@@ -315,3 +315,14 @@ def test_without_attention_checks_their_columns_are_none():
 def test_it_refuses_bad_attention_checks(attention, message):
     with pytest.raises(ValueError, match=message):
         annotator_scores(NOMINAL, level="nominal", competence=None, attention=attention)
+
+
+def test_a_competence_resting_on_a_few_answers_says_so():
+    frame = simulated(items=60)
+    few = frame[frame["annotator"] == "w0"].index[4:]  # w0 keeps 4 answers
+    scores = annotator_scores(frame.drop(few), level="nominal", competence="mace")
+    table = scores.table.set_index("annotator")
+    assert table.loc["w0", "answers"] == 4
+    assert table.loc["w0", "competence_note"] == "rated 4 items: too few for a stable competence (10 or more)"
+    assert table.drop(index="w0")["competence_note"].isna().all()  # the others rated plenty
+    assert annotator_scores(frame, level="nominal", competence=None).table["competence_note"].isna().all()

@@ -127,3 +127,12 @@ def test_bad_input_is_refused(kwargs, message):
             "value_domain": DOMAIN} | kwargs
     with pytest.raises(ValueError, match=message):
         pool_differences(**args)
+
+
+def test_enough_permutations_for_holms_correction_across_many_countries():
+    from stats.agreement.differences import permutations_for
+
+    assert permutations_for(2, 1000) == 1000
+    assert permutations_for(11, 1000) == 40 * 55  # 1,000 could never give an adjusted p below 55/1001
+    assert 55 / (permutations_for(11, 1000) + 1) < 0.05
+    assert permutations_for(10, 0) == 0  # no resamples asked for: no intervals, no p-values

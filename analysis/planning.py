@@ -76,3 +76,25 @@ def planner_result(study: Study, *, key: str, pool: CountryPool | None, prior_al
         "annotations": data.annotations, "target_alpha": model.target_alpha, "fitted_alpha": model.fitted_alpha,
         "raters": list(RATERS), "items": list(ITEMS), "grid": grid, "min_pilot_units": MIN_PILOT_UNITS,
     }
+
+
+def planner_for_form(study: Study, cleaned: dict[str, Any], pools: list[CountryPool]) -> dict[str, Any]:
+    """The planner's result for the planner form's ``cleaned`` data (the page's and the API's): the
+    grid, each choice marked when its expected width meets the width aimed at, and the cheapest
+    choice that does (None when none does)."""
+    pool = next((p for p in pools if str(p.pk) == cleaned["pool"]), None)
+    prices = Prices(reward=int(cleaned["reward"] * 100), fee_rate=float(cleaned["fee"] / 100),
+                    vat_rate=float(cleaned["vat"] / 100), returns=cleaned["returns"] / 100,
+                    exclusions=cleaned["exclusions"] / 100)
+    result = planner_result(study, key=cleaned["field"], pool=pool, prior_alpha=float(cleaned["prior_alpha"]),
+                            prices=prices)
+    target = float(cleaned["target"])
+    for cell in result["grid"]:
+        cell["meets"] = cell["width"] is not None and cell["width"] <= target
+    meeting = [c for c in result["grid"] if c["meets"]]
+    result |= {
+        "pool_id": None if pool is None else pool.pk, "pool_name": None if pool is None else pool.country_name,
+        "target": target, "currency": cleaned["currency"], "items_per_session": study.items_per_session,
+        "cheapest": min(meeting, key=lambda c: (c["cost"]["total"], c["width"]), default=None),
+    }
+    return result

@@ -16,9 +16,9 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from analysis import metrics, selectors, services
+from analysis import metrics, planning, selectors, services
 from analysis.fingerprint import data_fingerprint, staleness
-from analysis.forms import AnalysisForm, MetricUploadForm
+from analysis.forms import AnalysisForm, MetricUploadForm, PlannerForm
 from analysis.models import DEFAULT_RESAMPLES, MAX_RESAMPLES, MAX_SEED, AnalysisRun, MetricUpload
 from studies.selectors import study_for_user
 
@@ -226,7 +226,39 @@ class MetricUploadDetail(generics.GenericAPIView):
         return Response(MetricUploadSerializer(get_object_or_404(study.metric_uploads, pk=upload_id)).data)
 
 
+# --- the sample-size planner ------------------------------------------------------------------------
+
+
+def _planner_parameters() -> list[OpenApiParameter]:
+    form = PlannerForm(fields=[], pools=[])
+    return [OpenApiParameter(name, OpenApiTypes.STR, OpenApiParameter.QUERY, required=name == "field",
+                             description=f"{f.label}" + (f" (default {f.initial})" if f.initial is not None else "")
+                             + (f": {f.help_text}" if f.help_text else ""))
+            for name, f in form.fields.items()]
+
+
+class Planner(generics.GenericAPIView):
+    @extend_schema(parameters=_planner_parameters(), responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description=(
+        "For the question and pool: `grid`, one entry per (`raters` per item, `items`) with the median simulated "
+        "`alpha`, the expected `width` of its 95% interval, whether it `meets` the `target`, and its Prolific "
+        "`cost` in minor units (`sessions`, `paid`, `places`, `rewards`, `fees`, `vat`, `total`); `cheapest` "
+        "(the cheapest choice that meets the target, or null); `source` (pilot or prior) with the pilot's "
+        "`paired_units` and `annotations`, `target_alpha` and `fitted_alpha`."))})
+    def get(self, request: Request, pk: int) -> Response:
+        """The sample-size planner, as on the planner page: its form's fields as query parameters (only
+        `field` is required; the rest default as on the page); a 400 names each bad one."""
+        study = study_for_user(request.user, pk)
+        pools = list(study.pools.order_by("country").only("pk", "country", "country_name"))
+        choices = {"fields": planning.planned_fields(study), "pools": [(str(p.pk), p.country_name) for p in pools]}
+        fields = PlannerForm(**choices).fields
+        defaults = {name: f.initial for name, f in fields.items() if f.initial is not None}
+        unknown = {key: ["Unknown parameter."] for key in request.query_params if key not in fields}
+        cleaned = form_cleaned(PlannerForm(defaults | request.query_params.dict(), **choices), unknown)
+        return Response(planning.planner_for_form(study, cleaned, pools))
+
+
 urlpatterns = [
+    path("api/v1/studies/<int:pk>/planner/", Planner.as_view(), name="planner"),
     path("api/v1/studies/<int:pk>/analyses/", AnalysisList.as_view(), name="analysis-list"),
     path("api/v1/studies/<int:pk>/analyses/<int:run_id>/", AnalysisDetail.as_view(), name="analysis-detail"),
     path("api/v1/studies/<int:pk>/analyses/<int:run_id>/result/", AnalysisResult.as_view(), name="analysis-result"),

@@ -261,6 +261,7 @@ MATRIX: dict[str, Route] = {
     "api:analysis-list": route(GET="api-read", POST="api-write"),  # a form's encoding: 415
     "api:analysis-detail": route(GET="api-read", args={"run_id": "run_pk"}),
     "api:analysis-result": route(GET="api-read", args={"run_id": "run_pk"}),  # a queued run: 409
+    "api:planner": route(GET="api-read"),  # no `field` given: 400
     "api:metric-list": route(GET="api-read", POST="api-write"),  # no file: 400
     "api:metric-detail": route(GET="api-read", args={"upload_id": "metric_upload"}),
 

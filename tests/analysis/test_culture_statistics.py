@@ -88,7 +88,7 @@ def test_the_api_result_and_the_command_carry_them_too(client, owner, two_countr
     body = client.get(f"/api/v1/studies/{two_countries.pk}/analyses/{run.pk}/result/").json()
     score = next(x for x in body["fields"] if x["key"] == "score")
     assert set(score["overall"]["icc"]) >= {"icc1", "icc1k", "icc2", "icc3", "forms"}
-    assert score["differences"]["pairs"][0]["p_holm"] is not None  # permutations: permutations_for(2 pools, 200 resamples)
+    assert score["differences"]["pairs"][0]["p_holm"] is not None  # permutations_for(2, 200) permutations
     call_command("analyse", two_countries.pk)
     out = capsys.readouterr().out
     assert "score (interval): alpha" in out and "AC2" in out and "ICC(1)" in out

@@ -68,3 +68,34 @@ def test_bad_choices_are_named_next_to_their_field_and_plan_nothing(client, owne
 def test_another_lab_cannot_plan_on_the_study(client, other_researcher, piloted):
     client.force_login(other_researcher)
     assert client.get(page(piloted), CHOICES).status_code == 404
+
+
+# --- the same planner through the API -----------------------------------------------------------
+
+
+def api(study):
+    return f"/api/v1/studies/{study.pk}/planner/"
+
+
+def test_the_api_plans_with_the_pages_defaults(client, owner, piloted, pool):
+    client.force_login(owner)
+    body = client.get(api(piloted), {"field": "overall", "pool": pool.pk, "target": "0.3"}).json()
+    assert body["source"] == "pilot" and body["paired_units"] == 24 and body["pool_name"] == "India"
+    assert len(body["grid"]) == len(body["raters"]) * len(body["items"])
+    cheapest = body["cheapest"]
+    assert cheapest["meets"] and cheapest["width"] <= 0.3
+    assert cheapest["cost"]["total"] == min(c["cost"]["total"] for c in body["grid"] if c["meets"])
+    assert body["currency"] == "GBP" and cheapest["cost"]["rewards"] == cheapest["cost"]["paid"] * 150
+
+
+def test_the_api_names_each_bad_parameter(client, owner, piloted):
+    client.force_login(owner)
+    response = client.get(api(piloted), {"reward": "free", "colour": "blue"})
+    assert response.status_code == 400
+    assert set(response.json()) == {"field", "reward", "colour"}
+    assert response.json()["colour"] == ["Unknown parameter."]
+
+
+def test_the_api_planner_is_scoped_to_the_studies_one_may_see(client, other_researcher, piloted):
+    client.force_login(other_researcher)
+    assert client.get(api(piloted), {"field": "overall"}).status_code == 404

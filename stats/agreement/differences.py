@@ -74,11 +74,11 @@ class _Pools:
     its resamples) is a weighted sum, never a new pass over units."""
 
     def __init__(self, counts: np.ndarray, code: np.ndarray, n_pools: int, level: str, domain: np.ndarray):
+        """``counts``: the pairable units; ``code``: each one's pool, an index into the pools compared."""
         used = counts.sum(axis=0) > 0
         self.patterns = Patterns(counts[:, used], level, domain[used])
         self.width = width = len(self.patterns.multiplicity)
-        kept = code >= 0
-        flat = code[kept] * width + self.patterns.of_unit[kept]
+        flat = code * width + self.patterns.of_unit
         self.weights = np.bincount(flat, minlength=n_pools * width).reshape(n_pools, width).astype(float)
         self.values = domain[used].astype(float) if level != "nominal" else None
 
@@ -169,7 +169,8 @@ def pool_differences(
     code = np.full(len(labels), -1)
     for i, p in enumerate(order):
         code[(labels == p) & pairable] = i
-    study = _Pools(counts, code, len(order), level, domain) if (code >= 0).any() else None
+    kept = code >= 0  # pairable units of the pools compared
+    study = _Pools(counts[kept], code[kept], len(order), level, domain) if kept.any() else None
     sizes = study.weights.sum(axis=1).astype(int) if study is not None else np.zeros(len(order), dtype=int)
     rows = _Comparisons(study, sizes, statistics, n_resamples, n_permutations, seed, confidence)
     pairs = [r for i, a in enumerate(order) for j in range(i + 1, len(order)) for r in rows.pair(i, j, a, order[j])]

@@ -27,6 +27,7 @@ from analysis.reader import annotation_columns, item_names, protocol_set
 from analysis.reports import gold_context
 from annotation.extensions import recruitment_facts
 from annotation.models import Annotation, Annotator, Upload, pseudonym_for
+from stats.agreement.differences import REST
 from stats.gold import gold_keys, study_gold
 from studies.models import Item, MockQuestion, Study
 from studies.protocol import Protocol
@@ -131,12 +132,26 @@ def _coefficients(figures: dict[str, Any]) -> dict[str, Any]:
             "n_units": figures.get("n_units"), "thin": figures.get("thin") or ""}
 
 
+def _differences(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """The differences between countries that hold after Holm's correction (p < 0.05), by country code."""
+    country = {p.get("pool_id"): p.get("country") for p in entry.get("pools", [])}
+    found = entry.get("differences") or {}
+    return [
+        {"a": country.get(d["a"]), "b": "the others" if d["b"] == REST else country.get(d["b"]),
+         "statistic": d["statistic"], "difference": d["difference"], "ci_low": d.get("ci_low"),
+         "ci_high": d.get("ci_high"), "p_holm": d["p_holm"]}
+        for d in [*found.get("pairs", []), *found.get("vs_rest", [])]
+        if d.get("p_holm") is not None and d["p_holm"] < 0.05
+    ]
+
+
 def _field_agreement(entry: dict[str, Any], key: str) -> dict[str, Any]:
     overall = entry.get("overall") or {}
     return {
         "key": key, "label": entry.get("label"), "level": entry.get("level"),
         "ac_name": (overall.get("ac") or {}).get("name") or "", **_coefficients(overall),
         "countries": [{"country": p.get("country"), **_coefficients(p)} for p in entry.get("pools", [])],
+        "differences": _differences(entry),
     }
 
 

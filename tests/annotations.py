@@ -111,3 +111,33 @@ def rate_mostly_alike(pool, items) -> None:
     for n, item in enumerate(items):
         for r, rater in enumerate(raters):
             annotate(rater, item, alignment=[0, 0.5, 1][(n + (r == 2)) % 3], stereotype="no", quality=1, overall=n + 1)
+
+
+# --- two countries that agree differently (Gwet, ICC, the differences between countries) -------
+
+TWO_COUNTRIES_PROTOCOL = {"fields": [
+    {"key": "fits", "type": "choice", "level": "nominal", "choices": ["yes", "no"]},
+    {"key": "score", "type": "scale", "level": "interval", "choices": [1, 2, 3, 4, 5]},
+]}
+# Per pool: each item's answers by three annotators (fits, score). India agrees, Kenya does not.
+TWO_COUNTRIES = {
+    "IN": [[("yes", 5)] * 3, [("yes", 4)] * 3, [("no", 1), ("no", 1), ("no", 2)], [("yes", 4)] * 3,
+           [("yes", 3), ("yes", 3), ("no", 3)], [("no", 2)] * 3],
+    "KE": [[("yes", 5), ("no", 1), ("yes", 3)], [("no", 4), ("yes", 2), ("yes", 5)],
+           [("yes", 1), ("no", 5), ("no", 3)], [("yes", 2), ("yes", 4), ("no", 1)],
+           [("no", 3), ("yes", 5), ("yes", 2)], [("yes", 1), ("no", 4), ("yes", 5)]],
+}
+
+
+def two_countries_study(owner) -> Study:
+    """A study of two pools rating six items each, three annotators per item (``TWO_COUNTRIES``)."""
+    study = study_create(owner=owner, name="Two countries", protocol=TWO_COUNTRIES_PROTOCOL, code_completed="A",
+                         code_failed_mock="B", code_not_eligible="C", code_no_consent="D")
+    for country, per_item in TWO_COUNTRIES.items():
+        pool = f.make_pool(study, country, {"IN": "India", "KE": "Kenya"}[country])
+        items = f.make_items(study, country, len(per_item))
+        raters = annotators(pool, 3)
+        for item, answers in zip(items, per_item, strict=True):
+            for rater, (fits, score) in zip(raters, answers, strict=True):
+                annotate(rater, item, {"fits": fits, "score": score})
+    return study

@@ -157,6 +157,18 @@ def agreement_text(agreement: list[dict[str, Any]]) -> list[str]:
         out.append(f"| {_cell(a['label'] or a['key'])} (`{a['key']}`) | {a['level'] or '–'} | "
                    f"{_number(a['alpha'])}{_thin(a)} | {gwet} | {_number(a.get('icc1'))} | "
                    f"{_number(a['n_units'])} | {countries or '–'} |")
+    found = [(a, d) for a in agreement for d in a.get("differences") or ()]
+    out += ["", "### Differences between countries", "",
+            "Differences in alpha (and in the mean rating) between two countries, or a country and all the others, "
+            "that hold after Holm's correction across the pairs (permutation p < 0.05); the interval resamples "
+            "items within each country."]
+    if not found:
+        return [*out, "", "None: no difference between countries this data can tell from chance."]
+    out += ["", "| Field | Statistic | Countries | Difference [95% CI] | Holm p |", "|---|---|---|---|---|"]
+    for a, d in found:
+        interval = f" [{_number(d['ci_low'])}, {_number(d['ci_high'])}]" if d.get("ci_low") is not None else ""
+        out.append(f"| `{a['key']}` | {d['statistic']} | {d['a']} − {d['b']} | {_number(d['difference'])}{interval} | "
+                   f"{_number(d['p_holm'])} |")
     return out
 
 

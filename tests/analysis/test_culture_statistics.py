@@ -12,40 +12,16 @@ from django.urls import reverse
 from analysis.models import AnalysisRun
 from analysis.services import analysis_run
 from stats.agreement import gwet, icc_oneway
-from studies.services import study_create
-from tests import factories as f
-from tests.annotations import annotate, annotators, run_now
-
-PROTOCOL = {"fields": [
-    {"key": "fits", "type": "choice", "level": "nominal", "choices": ["yes", "no"]},
-    {"key": "score", "type": "scale", "level": "interval", "choices": [1, 2, 3, 4, 5]},
-]}
-# Per pool: each item's answers by three annotators (fits, score). India agrees, Kenya does not.
-ANSWERS = {
-    "IN": [[("yes", 5)] * 3, [("yes", 4)] * 3, [("no", 1), ("no", 1), ("no", 2)], [("yes", 4)] * 3,
-           [("yes", 3), ("yes", 3), ("no", 3)], [("no", 2)] * 3],
-    "KE": [[("yes", 5), ("no", 1), ("yes", 3)], [("no", 4), ("yes", 2), ("yes", 5)],
-           [("yes", 1), ("no", 5), ("no", 3)], [("yes", 2), ("yes", 4), ("no", 1)],
-           [("no", 3), ("yes", 5), ("yes", 2)], [("yes", 1), ("no", 4), ("yes", 5)]],
-}
+from tests.annotations import TWO_COUNTRIES, run_now, two_countries_study
 
 
 @pytest.fixture
 def two_countries(owner):
-    study = study_create(owner=owner, name="Two countries", protocol=PROTOCOL, code_completed="A",
-                         code_failed_mock="B", code_not_eligible="C", code_no_consent="D")
-    for country, per_item in ANSWERS.items():
-        pool = f.make_pool(study, country, {"IN": "India", "KE": "Kenya"}[country])
-        items = f.make_items(study, country, len(per_item))
-        raters = annotators(pool, 3)
-        for item, answers in zip(items, per_item, strict=True):
-            for rater, (fits, score) in zip(raters, answers, strict=True):
-                annotate(rater, item, {"fits": fits, "score": score})
-    return study
+    return two_countries_study(owner)
 
 
 def counts(country, index, domain):
-    return np.array([[sum(a[index] == v for a in item) for v in domain] for item in ANSWERS[country]])
+    return np.array([[sum(a[index] == v for a in item) for v in domain] for item in TWO_COUNTRIES[country]])
 
 
 def test_the_result_carries_gwet_icc_and_the_differences_between_countries(two_countries, owner):

@@ -136,3 +136,38 @@ def test_enough_permutations_for_holms_correction_across_many_countries():
     assert permutations_for(11, 1000) == 40 * 55  # 1,000 could never give an adjusted p below 55/1001
     assert 55 / (permutations_for(11, 1000) + 1) < 0.05
     assert permutations_for(10, 0) == 0  # no resamples asked for: no intervals, no p-values
+
+
+class CountingRng:
+    """A generator that counts the permutations drawn through it."""
+
+    def __init__(self, seed):
+        self.rng, self.drawn = np.random.default_rng(seed), 0
+
+    def multivariate_hypergeometric(self, colors, nsample, size):
+        self.drawn += size
+        return self.rng.multivariate_hypergeometric(colors, nsample, size=size)
+
+
+def test_a_settled_p_value_stops_early_and_agrees_with_every_permutation(monkeypatch):
+    from stats.agreement import differences
+
+    rng = np.random.default_rng(5)
+    like = np.vstack([pool(rng, 80, 0.6), pool(rng, 80, 0.6)])
+    unlike = np.vstack([pool(rng, 80, 0.6), pool(rng, 80, 0.95)])
+
+    def p_value(counts):
+        study = differences._Pools(counts, np.repeat([0, 1], 80), 2, "nominal", np.arange(5))
+        point = study.figure("alpha", study.weights, exact=True)
+        counting = CountingRng(1)
+        p = differences._permuted(study, study.weights.sum(axis=0), 80, {"alpha": point[0] - point[1]}, 3000,
+                                  counting)
+        return p["alpha"], counting.drawn
+
+    settled, drawn = p_value(like)
+    assert drawn < 3000 and settled > 0.05  # the like pair stopped once 20 permutations were as extreme
+    rare, drawn = p_value(unlike)
+    assert drawn == 3000 and rare == pytest.approx(1 / 3001)  # a rare difference gets every permutation
+    monkeypatch.setattr(differences, "ENOUGH_EXTREME", 10**9)
+    full, drawn = p_value(like)
+    assert drawn == 3000 and settled == pytest.approx(full, abs=0.12)

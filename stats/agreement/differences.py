@@ -219,7 +219,8 @@ class _Comparisons:
         if not n_resamples:
             return
         resampled = [p for p in range(len(sizes)) if sizes[p] >= 2]
-        whole = np.zeros((n_resamples, study.width))  # the study's resample: every pool's own, summed
+        # The study's resample: every pool's own, summed (a pool of one unit as it is).
+        whole = np.tile(study.weights[sizes == 1].sum(axis=0), (n_resamples, 1))
         boot = {s: np.full((len(sizes), n_resamples), np.nan) for s in statistics}
         for p in resampled:
             start = 0

@@ -7,18 +7,12 @@ import pytest
 
 from stats.agreement.base import REASON_FEW_UNITS
 from stats.agreement.differences import REST, holm, pool_differences
+from tests.stats.rated import rated_units
 
 DOMAIN = [1, 2, 3, 4, 5]
 
 
-def pool(rng, n, agree, m=4, k=5):
-    """``n`` units rated by ``m`` annotators each: the unit's true value with chance ``agree``."""
-    rows = np.zeros((n, k), dtype=int)
-    for row in rows:
-        truth = rng.integers(k)
-        for _ in range(m):
-            row[truth if rng.random() < agree else rng.integers(k)] += 1
-    return rows
+pool = rated_units
 
 
 def k_alpha(counts, level="ordinal"):

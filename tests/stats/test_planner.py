@@ -7,18 +7,13 @@ import pytest
 
 from stats.agreement import alpha
 from stats.planner import Prices, cost, pilot_model, plan, prior_model, simulated_alphas
+from tests.stats.rated import rated_units
 
 DOMAIN = [1, 2, 3, 4, 5]
 
 
-def pilot(n, agree, m=4, k=5, seed=1):
-    rng = np.random.default_rng(seed)
-    rows = np.zeros((n, k), dtype=int)
-    for row in rows:
-        truth = rng.integers(k)
-        for _ in range(m):
-            row[truth if rng.random() < agree else rng.integers(k)] += 1
-    return rows
+def pilot(n, agree):
+    return rated_units(np.random.default_rng(1), n, agree)
 
 
 def test_units_that_always_get_one_answer_agree_perfectly_in_every_simulated_study():

@@ -17,6 +17,7 @@ from stats.versions import fields_by_key
 from studies.models import CountryPool, Study
 
 from .fingerprint import data_fingerprint
+from .forms import PlannerForm
 from .reader import annotation_columns, protocol_set, stored_versions
 
 
@@ -76,6 +77,14 @@ def planner_result(study: Study, *, key: str, pool: CountryPool | None, prior_al
         "annotations": data.annotations, "target_alpha": model.target_alpha, "fitted_alpha": model.fitted_alpha,
         "raters": list(RATERS), "items": list(ITEMS), "grid": grid, "min_pilot_units": MIN_PILOT_UNITS,
     }
+
+
+def planner_form(study: Study, data: Any = None) -> tuple[PlannerForm, list[CountryPool]]:
+    """The planner's form over the study's fields and pools (``data``: what was sent, None for none),
+    and the pools it offers; the page's and the API's."""
+    pools = list(study.pools.order_by("country").only("pk", "country", "country_name"))
+    form = PlannerForm(data, fields=planned_fields(study), pools=[(str(p.pk), p.country_name) for p in pools])
+    return form, pools
 
 
 def planner_for_form(study: Study, cleaned: dict[str, Any], pools: list[CountryPool]) -> dict[str, Any]:

@@ -248,13 +248,11 @@ class Planner(generics.GenericAPIView):
         """The sample-size planner, as on the planner page: its form's fields as query parameters (only
         `field` is required; the rest default as on the page); a 400 names each bad one."""
         study = study_for_user(request.user, pk)
-        pools = list(study.pools.order_by("country").only("pk", "country", "country_name"))
-        choices = {"fields": planning.planned_fields(study), "pools": [(str(p.pk), p.country_name) for p in pools]}
-        fields = PlannerForm(**choices).fields
-        defaults = {name: f.initial for name, f in fields.items() if f.initial is not None}
-        unknown = {key: ["Unknown parameter."] for key in request.query_params if key not in fields}
-        cleaned = form_cleaned(PlannerForm(defaults | request.query_params.dict(), **choices), unknown)
-        return Response(planning.planner_for_form(study, cleaned, pools))
+        blank, _ = planning.planner_form(study)
+        defaults = {name: f.initial for name, f in blank.fields.items() if f.initial is not None}
+        unknown = {key: ["Unknown parameter."] for key in request.query_params if key not in blank.fields}
+        form, pools = planning.planner_form(study, defaults | request.query_params.dict())
+        return Response(planning.planner_for_form(study, form_cleaned(form, unknown), pools))
 
 
 urlpatterns = [

@@ -27,7 +27,7 @@ from analysis.reader import annotation_columns, item_names, protocol_set
 from analysis.reports import gold_context
 from annotation.extensions import recruitment_facts
 from annotation.models import Annotation, Annotator, Upload, pseudonym_for
-from stats.agreement.differences import REST
+from stats.agreement.differences import REST, holds
 from stats.gold import gold_keys, study_gold
 from studies.models import Item, MockQuestion, Study
 from studies.protocol import Protocol
@@ -133,7 +133,8 @@ def _coefficients(figures: dict[str, Any]) -> dict[str, Any]:
 
 
 def _differences(entry: dict[str, Any]) -> list[dict[str, Any]]:
-    """The differences between countries that hold after Holm's correction (p < 0.05), by country code."""
+    """The differences between countries that hold after Holm's correction (``differences.holds``), by
+    country code."""
     country = {p.get("pool_id"): p.get("country") for p in entry.get("pools", [])}
     found = entry.get("differences") or {}
     return [
@@ -141,7 +142,7 @@ def _differences(entry: dict[str, Any]) -> list[dict[str, Any]]:
          "statistic": d["statistic"], "difference": d["difference"], "ci_low": d.get("ci_low"),
          "ci_high": d.get("ci_high"), "p_holm": d["p_holm"]}
         for d in [*found.get("pairs", []), *found.get("vs_rest", [])]
-        if d.get("p_holm") is not None and d["p_holm"] < 0.05
+        if holds(d)
     ]
 
 

@@ -7,9 +7,10 @@ from typing import Any
 
 from django import template
 
+from stats.agreement.differences import SIGNIFICANT, holds
+
 register = template.Library()
 
-SIGNIFICANT = 0.05  # Holm-adjusted p below this: the cell is shaded
 TITLES = {"alpha": "Differences in Krippendorff's alpha", "mean": "Differences in the mean rating"}
 
 
@@ -25,10 +26,9 @@ def _cell(row: Mapping[str, Any] | None, flipped: bool = False) -> dict[str, Any
     if flipped and low is not None and high is not None:
         low, high = -high, -low
     p = row.get("p_holm")
-    significant = p is not None and p < SIGNIFICANT
     return {
         "value": value, "text": f"{value:+.3f}", "low": low, "high": high, "p": p, "thin": row.get("thin") or "",
-        "direction": ("up" if value > 0 else "down") if significant else "",
+        "direction": ("up" if value > 0 else "down") if holds(row) else "",
     }
 
 

@@ -29,6 +29,7 @@ from typing import Any
 import pyarrow as pa
 
 from stats.agreement.base import STABLE_UNITS, WIDE_INTERVAL
+from stats.agreement.differences import SIGNIFICANT
 from stats.gold import DS_MIN_ITEMS, DS_MIN_RATINGS
 
 SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
@@ -160,8 +161,8 @@ def agreement_text(agreement: list[dict[str, Any]]) -> list[str]:
     found = [(a, d) for a in agreement for d in a.get("differences") or ()]
     out += ["", "### Differences between countries", "",
             "Differences in alpha (and in the mean rating) between two countries, or a country and all the others, "
-            "that hold after Holm's correction across the pairs (permutation p < 0.05); the interval resamples "
-            "items within each country."]
+            f"that hold after Holm's correction across the pairs (permutation p < {SIGNIFICANT:g}); the interval "
+            "resamples items within each country."]
     if not found:
         return [*out, "", "None: no difference between countries this data can tell from chance."]
     out += ["", "| Field | Statistic | Countries | Difference [95% CI] | Holm p |", "|---|---|---|---|---|"]

@@ -22,6 +22,7 @@ from .krippendorff_alpha import BATCH_CELLS, Patterns
 
 REST = "rest"  # the other side of a pool against every other pool
 REASON_UNDEFINED = "alpha is undefined on one side (no variation)"
+SIGNIFICANT = 0.05  # a Holm-adjusted p below this: the difference holds
 STEP = 200  # permutations drawn at a time before checking whether a p-value is settled
 ENOUGH_EXTREME = 20  # as many permutations as extreme as the difference: its p-value is settled, and large
 
@@ -45,6 +46,11 @@ class Difference:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def holds(row: dict[str, Any]) -> bool:
+    """Whether a compared difference (a ``Difference`` as a dict) holds after Holm's correction."""
+    return row.get("p_holm") is not None and row["p_holm"] < SIGNIFICANT
 
 
 def permutations_for(n_pools: int, n_resamples: int) -> int:

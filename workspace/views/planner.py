@@ -6,7 +6,6 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from analysis import planning
-from analysis.forms import PlannerForm
 from recruitment.rules import money
 from studies.selectors import study_for_user
 
@@ -15,16 +14,14 @@ from studies.selectors import study_for_user
 @require_GET
 def planner(request, pk: int):
     study = study_for_user(request.user, pk)
-    pools = list(study.pools.order_by("country").only("pk", "country", "country_name"))
-    fields = planning.planned_fields(study)
-    form = PlannerForm(request.GET or None, fields=fields, pools=[(str(p.pk), p.country_name) for p in pools])
+    form, pools = planning.planner_form(study, request.GET or None)
     result = None
     if form.is_bound and form.is_valid():
         result = planning.planner_for_form(study, form.cleaned_data, pools)
         result["table"] = _table(result)
     status = 400 if form.is_bound and not form.is_valid() else 200
-    return render(request, "analysis/planner.html",
-                  {"study": study, "form": form, "result": result, "has_fields": bool(fields)}, status=status)
+    context = {"study": study, "form": form, "result": result, "has_fields": bool(form.fields["field"].choices)}
+    return render(request, "analysis/planner.html", context, status=status)
 
 
 def _table(result: dict) -> dict:

@@ -26,6 +26,7 @@ from annotation.models import Annotation, Annotator, Review, Session
 from studies.models import CountryPool, Study
 
 from .models import AnalysisRun
+from .quality import score_rows
 
 PER_PAGE = 50
 
@@ -110,7 +111,7 @@ def pool_scores(*, study: Study, pool: CountryPool, field_key: str | None) -> Sc
     rows: dict[int, dict[str, Any]] = {}
     if chosen is not None:
         mine = next((p for p in chosen.get("pools", []) if p.get("pool_id") == pool.pk), {})
-        rows = {r["annotator_id"]: r for r in mine.get("rows", [])}
+        rows = {r["annotator_id"]: r for r in score_rows(mine) if "annotator_id" in r}
     speed = quality.get("speed") or {}
     return Scores(
         run_id=run_id, computed_at=finished,

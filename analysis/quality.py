@@ -17,7 +17,6 @@ annotator of the pool; empty for a study without them.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC
@@ -25,26 +24,21 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from django.db.models import Count, Q
+from django.db.models import Count
 
-from annotation import bulk
-from annotation.models import Annotation, Annotator, Assignment, CheckAnswer, Review, Session, pseudonym_for
+from annotation.models import Annotation, Annotator, CheckAnswer, pseudonym_for
 from stats.annotators import agreement_with_without, annotator_scores
-from stats.columns import Interner, KeyColumn
+from stats.columns import AnnotationColumns, KeyColumn
 from stats.jsonsafe import plain
+from stats.reports.common import column_values
 from studies.models import Study
 from studies.protocol import Field, answer_token
 
-from .reader import json_key_sql
-
 MAX_FIELDS = 3
 CHUNK_SIZE = 20_000
-QUALITY_VERSION = 1
-
-# Counted, or withdrawn only by the annotator's exclusion (their session was not withdrawn).
-READ = ~Q(review__outcome=Review.Outcome.FLAGGED) & (
-    Q(withdrawn=False) | Q(annotator__excluded_at__isnull=False, assignment__session__withdrawn_at__isnull=True)
-)
+# 2: each pool's scores as a table (``columns``, and ``rows`` of values in that order), as the reports'
+# tables are; 1 (older runs) had a dict per row. ``score_rows`` reads both.
+QUALITY_VERSION = 2
 
 
 def excluded_annotators(*, study: Study, max_id: int) -> list[dict[str, Any]]:
@@ -58,7 +52,8 @@ def excluded_annotators(*, study: Study, max_id: int) -> list[dict[str, Any]]:
     if not people:
         return []
     left_out = dict(
-        Annotation.objects.filter(READ, study=study, id__lte=max_id, annotator_id__in=[p[0] for p in people])
+        Annotation.objects.counted_or_excluded()
+        .filter(study=study, id__lte=max_id, annotator_id__in=[p[0] for p in people])
         .order_by().values("annotator_id").annotate(n=Count("id")).values_list("annotator_id", "n")
     )
     return [
@@ -80,8 +75,8 @@ def _domain(f: Field) -> list[str] | None:
 
 @dataclass
 class _Read:
-    """The annotations the scores read (``READ``, none skipped), in id order, as columns: pool,
-    item, annotator, seconds, and each scored key's JSON text (None where absent)."""
+    """The annotations the scores read (counted or excluded only, none skipped), in id order, as
+    columns: pool, item, annotator, seconds, and each scored key's answers."""
 
     pool: np.ndarray
     item: np.ndarray
@@ -89,6 +84,15 @@ class _Read:
     seconds: np.ndarray
     keys: dict[str, KeyColumn]
     _units: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, columns: AnnotationColumns, keys: list[str]) -> _Read:
+        """The answers to ``keys`` of the analysis's one read (``annotation_columns(..., excluded=True)``)."""
+        if columns.seconds is None:
+            raise ValueError("the quality scores need the annotations' times")
+        answered = ~columns.skipped
+        return cls(columns.pool[answered], columns.item[answered], columns.annotator[answered],
+                   columns.seconds[answered], {k: columns.keys[k].take(answered) for k in keys})
 
     @property
     def units(self) -> np.ndarray:
@@ -98,54 +102,6 @@ class _Read:
             units[:] = [f"{p}:{i}" for p, i in zip(self.pool.tolist(), self.item.tolist(), strict=True)]
             self._units = units
         return self._units
-
-
-_EXCLUDED_ONLY_SQL = (
-    f"EXISTS (SELECT 1 FROM {Annotator._meta.db_table} n, {Assignment._meta.db_table} g,"
-    f" {Session._meta.db_table} s WHERE n.id = a.annotator_id AND n.excluded_at IS NOT NULL"
-    " AND g.id = a.assignment_id AND s.id = g.session_id AND s.withdrawn_at IS NULL)"
-)
-
-
-def _read(study: Study, max_id: int, keys: list[str]) -> _Read:
-    """One pass over the annotations ``READ`` selects (not skipped), every scored key at once: raw
-    SQL (``annotation.bulk``) where the database extracts JSON, else the ORM."""
-    key_sql = json_key_sql()
-    if key_sql is None:
-        return _read_orm(study, max_id, keys)
-    select = (
-        "SELECT a.id, a.pool_id, a.item_id, a.annotator_id, a.time_spent_ms"
-        + "".join(f", {key_sql}" for _ in keys)
-        + f" FROM {bulk.TABLE} a WHERE a.study_id = %s AND a.id <= %s AND NOT a.skipped"
-        + f" AND NOT EXISTS (SELECT 1 FROM {Review._meta.db_table} r WHERE r.annotation_id = a.id AND r.outcome = %s)"
-        + f" AND (NOT a.withdrawn OR {_EXCLUDED_ONLY_SQL})"
-    )
-    ints: list[list[np.ndarray]] = [[] for _ in range(4)]
-    interners = [Interner() for _ in keys]  # each key's texts as codes, each distinct text decoded once
-    for rows in bulk.pages(select, [*keys, study.pk, max_id, bulk.FLAGGED], CHUNK_SIZE):
-        table = np.array(rows, dtype=object)
-        for i, part in enumerate(ints, start=1):
-            part.append(table[:, i].astype(np.int64))
-        for i, interner in enumerate(interners, start=5):
-            interner.add(table[:, i])
-    pool, item, annotator, spent = (np.concatenate(p) if p else np.zeros(0, dtype=np.int64) for p in ints)
-    return _Read(pool, item, annotator, spent / 1000, {k: i.column() for k, i in zip(keys, interners, strict=True)})
-
-
-def _read_orm(study: Study, max_id: int, keys: list[str]) -> _Read:
-    rows = list(
-        Annotation.objects.filter(READ, study=study, id__lte=max_id, skipped=False)
-        .order_by("id")
-        .values_list("pool_id", "item_id", "annotator_id", "time_spent_ms", "answers")
-        .iterator(chunk_size=CHUNK_SIZE)
-    )
-    columns = {}
-    for k in keys:
-        interner = Interner()
-        interner.add([json.dumps(a[k]) if isinstance(a, dict) and k in a else None for *_, a in rows])
-        columns[k] = interner.column()
-    ints = [np.array([row[i] for row in rows], dtype=np.int64) for i in range(4)]
-    return _Read(ints[0], ints[1], ints[2], ints[3] / 1000, columns)
 
 
 def _kept(token: str | None, allowed: set[str] | None) -> bool:
@@ -184,19 +140,55 @@ def check_tallies(study: Study) -> tuple[dict[int, pd.DataFrame], dict[int, tupl
     return {pool: pd.DataFrame(data) for pool, data in attention.items()}, gold
 
 
-def _with_gold(row: dict[str, Any], gold: dict[int, tuple[int, int]]) -> dict[str, Any]:
-    taken, right = gold.get(row["annotator_id"], (0, 0))
-    if taken:
-        row.update(gold_items=taken, gold_correct=right, gold_accuracy=right / taken)
-    return row
+def _with_gold(table: pd.DataFrame, gold: dict[int, tuple[int, int]]) -> pd.DataFrame:
+    """The gold items of the session's check answers over the table's own (none in the frame)."""
+    tallies = np.array([gold.get(a, (0, 0)) for a in table["annotator_id"].tolist()], dtype=float).reshape(-1, 2)
+    taken = tallies[:, 0] > 0
+    if not taken.any():
+        return table
+    table = table.copy()
+    table["gold_items"] = np.where(taken, tallies[:, 0], table["gold_items"]).astype(np.int64)
+    table["gold_correct"] = np.where(taken, tallies[:, 1], table["gold_correct"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        table["gold_accuracy"] = np.where(taken, tallies[:, 1] / tallies[:, 0], table["gold_accuracy"])
+    return table
+
+
+def _score_table(scores: Any, gold: dict[int, tuple[int, int]]) -> dict[str, Any]:
+    """A pool's scores as ``columns`` and ``rows`` of plain values (made so by column: a million
+    ratings' scores are 120,000 rows), by annotator id."""
+    table = scores.table.rename(columns={"annotator": "annotator_id"})
+    table["annotator_id"] = table["annotator_id"].astype(np.int64)
+    table = _with_gold(table, gold)
+    values = [column_values(table[c]) for c in table.columns]
+    return {"columns": list(table.columns), "rows": _Plain(list(map(list, zip(*values, strict=True))))}
+
+
+def score_rows(pool: dict[str, Any]) -> list[dict[str, Any]]:
+    """A pool's scores of a stored result as one dict per annotator, whichever version stored them
+    (a table since version 2, dicts before)."""
+    rows = pool.get("rows") or []
+    columns = pool.get("columns")
+    if columns is None:
+        return [r for r in rows if isinstance(r, dict)]
+    return [dict(zip(columns, r, strict=False)) for r in rows if isinstance(r, list)]
 
 
 def quality_result(
-    *, study: Study, max_id: int, resamples: int, seed: int, on_field: Callable[[int], None] | None = None
+    *,
+    study: Study,
+    max_id: int,
+    columns: AnnotationColumns,
+    resamples: int,
+    seed: int,
+    on_field: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """The quality part of an analysis result: the excluded annotators, the speed threshold, and
-    per scored field its scores per pool (``rows``: one per annotator, by annotator id) and alpha
-    with and without the excluded annotators (None when none is excluded)."""
+    per scored field its scores per pool (a table: ``columns``, and ``rows`` one per annotator, by
+    annotator id; ``score_rows`` reads it) and alpha
+    with and without the excluded annotators (None when none is excluded). ``columns``: the
+    analysis's one read, with the excluded annotators' annotations and every scored key
+    (``annotation_columns(..., excluded=True)``)."""
     speed = study.spec.quality.speed
     excluded = {
         e["annotator_id"]: {k: e[k] for k in ("annotator_id", "pseudonym", "reason")}
@@ -205,7 +197,7 @@ def quality_result(
     attention, gold = check_tallies(study)
     fields = []
     scored = scored_fields(study)
-    read = _read(study, max_id, [f.key for f in scored])
+    read = _Read.of(columns, [f.key for f in scored])
     for n, f in enumerate(scored, start=1):
         domain = _domain(f)
         frame = _frame(read, f, domain)
@@ -218,13 +210,9 @@ def quality_result(
                     attention=attention.get(int(pool_id)),
                 )
             except ValueError as exc:  # the scores are not computable here; the rest of the analysis stands
-                pools.append({"pool_id": int(pool_id), "alpha": None, "rows": [], "error": str(exc)})
+                pools.append({"pool_id": int(pool_id), "alpha": None, "columns": [], "rows": [], "error": str(exc)})
                 continue
-            rows = scores.rows()
-            for row in rows:
-                row["annotator_id"] = int(row.pop("annotator"))
-                _with_gold(row, gold)
-            pools.append({"pool_id": int(pool_id), "alpha": scores.alpha, "rows": rows})
+            pools.append({"pool_id": int(pool_id), "alpha": plain(scores.alpha), **_score_table(scores, gold)})
         with_without = None
         if excluded and len(frame):
             with_without = agreement_with_without(
@@ -242,10 +230,15 @@ def quality_result(
     })
 
 
+class _Plain(list):
+    """Rows made plain already (by column), which ``_plain`` leaves as they are."""
+
+
 def _plain(value: Any) -> Any:
     """The result as JSON can hold it (numpy numbers unwrapped, NaN as None), all the way down: its
-    dicts and lists (all made here) changed in place, not copied (a million ratings' scores are
-    120,000 rows), a tuple made a list."""
+    dicts and lists (all made here) changed in place, not copied, a tuple made a list."""
+    if isinstance(value, _Plain):
+        return list(value)
     if isinstance(value, dict):
         for k, v in value.items():
             value[k] = _plain(v)

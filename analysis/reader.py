@@ -57,13 +57,15 @@ def json_key_sql() -> str | None:
     return None
 
 
-def _chunks_sql(study_id: int, max_id: int, keys: Sequence[str], size: int, key_sql: str):
+def _chunks_sql(study_id: int, max_id: int, keys: Sequence[str], size: int, key_sql: str, excluded: bool):
     """Chunks of columns, the database extracting each key, in id order (``annotation.bulk``: one
     server-side cursor on PostgreSQL, keyset pages on SQLite)."""
+    which = bulk.COUNTED_OR_EXCLUDED_SQL if excluded else bulk.COUNTED_SQL
     select = (
-        "SELECT a.id, a.item_id, a.pool_id, a.annotator_id, a.protocol_version, a.skipped"
+        "SELECT a.id, a.item_id, a.pool_id, a.annotator_id, a.protocol_version, a.skipped, a.time_spent_ms,"
+        " NOT a.withdrawn"
         + "".join(f", {key_sql}" for _ in keys)
-        + f" FROM {bulk.TABLE} a WHERE a.study_id = %s AND a.id <= %s AND {bulk.COUNTED_SQL}"
+        + f" FROM {bulk.TABLE} a WHERE a.study_id = %s AND a.id <= %s AND {which}"
     )
     for rows in bulk.pages(select, [*keys, study_id, max_id, bulk.FLAGGED], size):
         yield _columns_of(rows)
@@ -74,18 +76,20 @@ def _columns_of(rows: list[tuple]) -> list[np.ndarray]:
     return [table[:, i] for i in range(table.shape[1])]
 
 
-def _chunks_orm(study_id: int, max_id: int, keys: Sequence[str], size: int):
+def _chunks_orm(study_id: int, max_id: int, keys: Sequence[str], size: int, excluded: bool):
     """The same chunks, each answer decoded in Python and each key written back as JSON text."""
+    which = Annotation.objects.counted_or_excluded() if excluded else Annotation.objects.counted()
     rows = (
-        Annotation.objects.counted().filter(study_id=study_id, id__lte=max_id)
+        which.filter(study_id=study_id, id__lte=max_id)
         .order_by("id")
-        .values_list("id", "item_id", "pool_id", "annotator_id", "protocol_version", "skipped", "answers")
+        .values_list("id", "item_id", "pool_id", "annotator_id", "protocol_version", "skipped", "time_spent_ms",
+                     "withdrawn", "answers")
         .iterator(chunk_size=size)
     )
     chunk: list[tuple] = []
-    for *ids, answers in rows:
+    for *ids, withdrawn, answers in rows:
         answers = answers if isinstance(answers, dict) else {}
-        chunk.append((*ids, *(json.dumps(answers[k]) if k in answers else None for k in keys)))
+        chunk.append((*ids, not withdrawn, *(json.dumps(answers[k]) if k in answers else None for k in keys)))
         if len(chunk) == size:
             yield list(zip(*chunk, strict=True))
             chunk = []
@@ -101,15 +105,19 @@ def annotation_columns(
     on_chunk: Callable[[int], None] | None = None,
     chunk_size: int = COLUMNS_CHUNK_SIZE,
     native: bool = True,
+    excluded: bool = False,
 ) -> AnnotationColumns:
-    """The study's annotations with id <= ``max_id``, in id order, keeping the answer ``keys``:
-    one pass over the database, in chunks, with no answer document decoded in Python where the
-    database can extract JSON (PostgreSQL; SQLite 3.38+). ``on_chunk(rows read)`` reports progress;
-    ``native=False`` reads through the ORM instead (any database)."""
+    """The study's annotations that count with id <= ``max_id``, in id order, keeping the answer
+    ``keys``: one pass over the database, in chunks, with no answer document decoded in Python where
+    the database can extract JSON (PostgreSQL; SQLite 3.38+). ``on_chunk(rows read)`` reports
+    progress; ``native=False`` reads through the ORM instead (any database). ``excluded=True`` also
+    reads those left out only because their annotator is excluded (``counted`` False), which
+    quality control scores: ``counted_only()`` gives the rest."""
     keys = list(dict.fromkeys(keys))
     sql = json_key_sql() if native else None
     chunks = (
-        _chunks_sql(study.pk, max_id, keys, chunk_size, sql) if sql else _chunks_orm(study.pk, max_id, keys, chunk_size)
+        _chunks_sql(study.pk, max_id, keys, chunk_size, sql, excluded) if sql
+        else _chunks_orm(study.pk, max_id, keys, chunk_size, excluded)
     )
     return columns_from_chunks(chunks, keys, on_chunk)
 

@@ -100,7 +100,9 @@ def analysis_start(
 
 
 def analysis_run(*, run_id: int) -> AnalysisRun:
-    """The body of an analysis: alpha for every analysable field, overall and per pool."""
+    """The body of an analysis: alpha for every analysable field, overall and per pool. The run is
+    returned with its result and summary deferred: a worker does not read back what it just wrote
+    (a million ratings' result is tens of MB of JSON); a caller that reads ``run.result`` loads it."""
     if job_claim(AnalysisRun, run_id):
         try:
             with _bulk_objects():
@@ -111,7 +113,7 @@ def analysis_run(*, run_id: int) -> AnalysisRun:
             job_finish(
                 AnalysisRun, run_id, result=result, summary=page_summary(result), data_fingerprint=fingerprint.text
             )
-    return AnalysisRun.objects.get(pk=run_id)
+    return AnalysisRun.objects.defer("result", "summary").get(pk=run_id)
 
 
 @contextmanager
@@ -143,13 +145,18 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
     # it reads the keys of every stored version, then the versions found decide how answers are read.
     stored = protocol_set(study=study, present=stored_versions(study=study))
     human = human_field(stored)
-    keys = [*Ratings.keys(stored), *report_keys(stored), *([human.key] if human else [])]
-    columns = annotation_columns(
+    scored = scored_fields(study)
+    keys = [*Ratings.keys(stored), *report_keys(stored), *([human.key] if human else []), *(f.key for f in scored)]
+    total = max(fingerprint.count, 1)
+    # The annotations that count and, for the annotators' scores, those left out only by an exclusion.
+    read = annotation_columns(
         study=study,
         max_id=fingerprint.max_id,
         keys=keys,
-        on_chunk=lambda read: job_progress(AnalysisRun, run.pk, 5 + 75 * read // max(fingerprint.count, 1)),
+        excluded=True,
+        on_chunk=lambda n: job_progress(AnalysisRun, run.pk, 5 + 75 * min(n, total) // total),
     )
+    columns = read.counted_only()
     protocols = protocol_set(study=study, present=columns.versions())
     ratings = Ratings(protocols)
     ratings.add_columns(columns)
@@ -189,10 +196,9 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
         study=study, max_id=fingerprint.max_id, columns=columns, protocols=protocols, complete=complete, items=names
     )
     job_progress(AnalysisRun, run.pk, 92)
-    scored = max(len(scored_fields(study)), 1)
     result["quality"] = quality_result(
-        study=study, max_id=fingerprint.max_id, resamples=run.resamples, seed=run.seed,
-        on_field=lambda n: job_progress(AnalysisRun, run.pk, 92 + 3 * n // scored),
+        study=study, max_id=fingerprint.max_id, columns=read, resamples=run.resamples, seed=run.seed,
+        on_field=lambda n: job_progress(AnalysisRun, run.pk, 92 + 3 * n // max(len(scored), 1)),
     )
     result["reports"] = protocol_reports(
         study=study, protocols=protocols, columns=columns, pools=pools, complete=complete, items=names

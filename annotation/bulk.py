@@ -9,7 +9,8 @@ bitmap scan of every remaining row and a sort). SQLite, or PostgreSQL without se
 reads keyset pages over the (study, id) index, so no read lock is held between pages while
 annotators keep submitting; each row's first column must then be ``a.id``.
 
-``COUNTED_SQL`` is ``Annotation.objects.counted()`` written for these queries.
+``COUNTED_SQL`` is ``Annotation.objects.counted()`` written for these queries, and
+``COUNTED_OR_EXCLUDED_SQL`` is ``counted_or_excluded()``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 from django.db import connection
 
-from .models import Annotation, Review
+from .models import Annotation, Annotator, Assignment, Review, Session
 
 FLAGGED = Review.Outcome.FLAGGED.value
 TABLE = Annotation._meta.db_table
@@ -29,6 +30,14 @@ TABLE = Annotation._meta.db_table
 COUNTED_SQL = (
     "NOT a.withdrawn AND NOT EXISTS"
     f" (SELECT 1 FROM {Review._meta.db_table} r WHERE r.annotation_id = a.id AND r.outcome = %s)"
+)
+# Those, and the ones withdrawn only by their annotator's exclusion (``counted_or_excluded``); the
+# same one parameter.
+COUNTED_OR_EXCLUDED_SQL = (
+    f"NOT EXISTS (SELECT 1 FROM {Review._meta.db_table} r WHERE r.annotation_id = a.id AND r.outcome = %s)"
+    f" AND (NOT a.withdrawn OR EXISTS (SELECT 1 FROM {Annotator._meta.db_table} n, {Assignment._meta.db_table} g,"
+    f" {Session._meta.db_table} s WHERE n.id = a.annotator_id AND n.excluded_at IS NOT NULL"
+    " AND g.id = a.assignment_id AND s.id = g.session_id AND s.withdrawn_at IS NULL))"
 )
 
 

@@ -171,6 +171,12 @@ class AnnotationQuerySet(models.QuerySet):
         """The annotations that count (``COUNTED``): what the analysis reads and the exports ship."""
         return self.filter(COUNTED)
 
+    def counted_or_excluded(self) -> "AnnotationQuerySet":
+        """The annotations that count, and those left out only because their annotator is excluded
+        (``COUNTED_OR_EXCLUDED``): what quality control reads, so an excluded annotator keeps their
+        figures and the effect of leaving them out shows."""
+        return self.filter(COUNTED_OR_EXCLUDED)
+
     def filling_quota(self) -> "AnnotationQuerySet":
         """The annotations that fill an item's quota: not withdrawn, not surplus (one submitted
         after its lease expired to an item already full). A flagged one still fills it (the flag
@@ -362,3 +368,8 @@ class Review(models.Model):
 # excluded annotator's). A ``Q`` as well, for the aggregates that count them beside others
 # (``Count(filter=COUNTED)``); ``annotation.bulk.COUNTED_SQL`` is its raw SQL.
 COUNTED = ~Q(review__outcome=Review.Outcome.FLAGGED) & Q(withdrawn=False)
+# Those, and the ones withdrawn only by their annotator's exclusion (their session was not withdrawn):
+# ``annotation.bulk.COUNTED_OR_EXCLUDED_SQL``.
+COUNTED_OR_EXCLUDED = ~Q(review__outcome=Review.Outcome.FLAGGED) & (
+    Q(withdrawn=False) | Q(annotator__excluded_at__isnull=False, assignment__session__withdrawn_at__isnull=True)
+)

@@ -216,13 +216,14 @@ def analyse(study_id: int, trace: bool) -> dict:
     run = analysis_run(run_id=run.pk)
     seconds = time.perf_counter() - start
     peak = tracemalloc.get_traced_memory()[1] if trace else None
+    max_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before the summary below reads the result
     if run.status != AnalysisRun.Status.DONE:
         raise SystemExit(f"analysis failed: {run.error}")
     result = run.result
     metrics = result.get("metrics") or {}
     return {
         "seconds": seconds,
-        "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "max_rss_mib": max_rss,
         "traced_peak_mib": peak / 2**20 if peak is not None else None,
         "annotations": result["annotations"],
         "units": result["units"],

@@ -1,8 +1,10 @@
 """A study's annotations as columns: what the analysis, its reports and the metric correlation
 read, built from chunks of rows. Pure: no Django (``analysis.reader.annotation_columns`` reads them).
 
-Each chunk is a list of columns: id, item, pool, annotator, protocol version, skipped, then the
-JSON text of each answer key read (None where the answer lacks the key). Each key's texts are
+Each chunk is a list of columns: id, item, pool, annotator, protocol version, skipped, time spent
+(ms), counted (False for an annotation read only for quality control: left out because its
+annotator is excluded), then the JSON text of each answer key read (None where the answer lacks
+the key). Each key's texts are
 interned: a column is an int32 code per annotation into the list of its distinct answers, each
 decoded once. A study of a million annotations is then a few flat arrays, and a consumer's
 per-answer work (coding, normalising) is done once per distinct answer, not once per row.
@@ -20,6 +22,7 @@ import pandas as pd
 
 CHUNK_SIZE = 50_000
 MISSING = -1
+KEYS_AT = 8  # a chunk's first answer key column
 
 
 @dataclass
@@ -59,6 +62,8 @@ class AnnotationColumns:
     version: np.ndarray  # int64 protocol version
     skipped: np.ndarray  # bool: the annotator skipped the item (no field was answered)
     keys: dict[str, KeyColumn] = field(default_factory=dict)
+    seconds: np.ndarray | None = None  # float64 time spent on the item
+    counted: np.ndarray | None = None  # bool: counts (False: read only for the excluded annotators' scores)
 
     def __len__(self) -> int:
         return len(self.item)
@@ -68,7 +73,15 @@ class AnnotationColumns:
         return AnnotationColumns(
             self.item[rows], self.pool[rows], self.annotator[rows], self.version[rows], self.skipped[rows],
             {k: c.take(rows) for k, c in self.keys.items()},
+            None if self.seconds is None else self.seconds[rows],
+            None if self.counted is None else self.counted[rows],
         )
+
+    def counted_only(self) -> AnnotationColumns:
+        """The annotations that count (itself when every one does)."""
+        if self.counted is None or self.counted.all():
+            return self
+        return self.take(self.counted)
 
     def answered(self) -> AnnotationColumns:
         """The annotations that were not skipped."""
@@ -118,14 +131,16 @@ def columns_from_chunks(
 ) -> AnnotationColumns:
     """Join chunks of columns (see the module's docstring) into ``AnnotationColumns``;
     ``on_chunk(rows so far)`` is called after each chunk."""
-    ints: list[list[np.ndarray]] = [[], [], [], [], []]
+    ints: list[list[np.ndarray]] = [[], [], [], [], [], [], []]
     interners = [Interner() for _ in keys]
     read = 0
     for columns in chunks:
         for i in range(4):
             ints[i].append(np.asarray(columns[1 + i], dtype=np.int64))
         ints[4].append(np.asarray(columns[5], dtype=bool))
-        for interner, texts in zip(interners, columns[6:], strict=True):
+        ints[5].append(np.asarray(columns[6], dtype=np.float64) / 1000)
+        ints[6].append(np.asarray(columns[7], dtype=bool))
+        for interner, texts in zip(interners, columns[KEYS_AT:], strict=True):
             interner.add(texts)
         read += len(columns[0])
         if on_chunk is not None:
@@ -141,4 +156,6 @@ def columns_from_chunks(
         version=joined(ints[3], np.int64),
         skipped=joined(ints[4], bool),
         keys={k: interner.column() for k, interner in zip(keys, interners, strict=True)},
+        seconds=joined(ints[5], np.float64),
+        counted=joined(ints[6], bool),
     )

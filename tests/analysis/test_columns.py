@@ -82,6 +82,35 @@ def test_the_orm_path_reads_the_same_as_the_database(stored, study):
 
 
 @pytest.mark.parametrize("native", [True, False])
+def test_with_excluded_it_also_reads_what_an_exclusion_alone_left_out(stored, study, owner, native):
+    from annotation.services import annotator_exclude
+
+    annotator_exclude(annotator=stored[1].annotator, by=owner, reason="Answers at random")
+    counted = read(study, native=native)
+    assert counted.item.tolist() == [a.item_id for n, a in enumerate(stored) if n % 3 != 1]
+    both = read(study, native=native, excluded=True)
+    assert both.item.tolist() == [a.item_id for a in stored]
+    assert both.counted.tolist() == [n % 3 != 1 for n in range(len(stored))]
+    assert both.seconds.tolist() == [a.time_spent_ms / 1000 for a in stored]
+    assert both.counted_only().item.tolist() == counted.item.tolist()
+    assert counted.counted_only() is counted  # every one counts: no copy
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_with_excluded_a_withdrawn_session_and_a_flagged_answer_stay_out(stored, study, owner, native):
+    from annotation.models import Review
+    from annotation.services import annotator_exclude
+
+    annotator_exclude(annotator=stored[1].annotator, by=owner, reason="Answers at random")
+    assert stored[4].assignment.session_id == stored[1].assignment.session_id
+    session = stored[1].assignment.session
+    type(session).objects.filter(pk=session.pk).update(withdrawn_at=session.started_at)  # returned as well
+    Review.objects.create(annotation=stored[0], reviewer=owner, outcome=Review.Outcome.FLAGGED)  # out of both
+    both = read(study, native=native, excluded=True)
+    assert both.item.tolist() == [a.item_id for n, a in enumerate(stored) if n % 3 == 2 or n == 3]
+
+
+@pytest.mark.parametrize("native", [True, False])
 def test_small_chunks_join_to_the_same_columns_and_report_progress(stored, study, native):
     seen = []
     chunked = read(study, chunk_size=2, on_chunk=seen.append, native=native)
@@ -133,17 +162,22 @@ def test_the_interner_codes_texts_across_chunks_and_absent_as_minus_one():
 
 
 def test_columns_from_chunks_refuses_a_chunk_of_the_wrong_width():
-    chunk = [np.array([1]), np.array([1]), np.array([1]), np.array([1]), np.array([1]), np.array([False])]
+    chunk = [np.array([1]), np.array([1]), np.array([1]), np.array([1]), np.array([1]), np.array([False]),
+             np.array([1000]), np.array([True])]
     with pytest.raises(ValueError):
         columns_from_chunks([chunk], ["alignment"])  # a key column is missing
 
 
 def test_take_keeps_rows_of_every_column():
     chunk = [np.array([1, 2, 3]), np.array([10, 20, 30]), np.array([5, 5, 6]), np.array([7, 8, 9]),
-             np.array([1, 1, 2]), np.array([False, True, False]), pd.array(['"x"', '"y"', None], dtype=object)]
+             np.array([1, 1, 2]), np.array([False, True, False]), np.array([1500, 2000, 2500]),
+             np.array([True, True, False]), pd.array(['"x"', '"y"', None], dtype=object)]
     columns = columns_from_chunks([chunk], ["k"])
     answered = columns.answered()
     assert answered.item.tolist() == [10, 30]
+    assert answered.seconds.tolist() == [1.5, 2.5]
+    assert answered.counted.tolist() == [True, False]
+    assert columns.counted_only().item.tolist() == [10, 20]
     assert answered.version.tolist() == [1, 2]
     assert answered.versions() == [1, 2]
     assert [answered.keys["k"].values[c] if c >= 0 else None for c in answered.keys["k"].codes] == ["x", None]

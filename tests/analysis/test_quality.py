@@ -4,7 +4,7 @@ them again brings it back."""
 
 import pytest
 
-from analysis.quality import scored_fields
+from analysis.quality import score_rows, scored_fields
 from annotation.services import annotator_exclude, annotator_include
 from tests import factories as f
 from tests.annotations import run_now
@@ -23,7 +23,7 @@ def test_it_scores_each_annotator_of_each_pool(study, pool, owner, rated):
     alignment = field_of(quality, "alignment")
     (india,) = alignment["pools"]
     assert india["pool_id"] == pool.pk
-    rows = {r["annotator_id"]: r for r in india["rows"]}
+    rows = {r["annotator_id"]: r for r in score_rows(india)}
     assert set(rows) == {a.pk for a in rated}
     odd = rows[rated[3].pk]
     assert odd["answers"] == 4 and odd["median_seconds"] == 2.0
@@ -50,7 +50,7 @@ def test_excluding_changes_the_analysis_and_including_brings_it_back(study, owne
     assert both["all"]["answers"] == 16 and both["without"]["answers"] == 12
     assert both["without"]["alpha"] == pytest.approx(alpha)
     assert both["all"]["alpha"] == pytest.approx(field_of(before, "alignment")["overall"]["alpha"])
-    rows = {r["annotator_id"] for r in field_of(quality, "alignment")["pools"][0]["rows"]}
+    rows = {r["annotator_id"] for r in score_rows(field_of(quality, "alignment")["pools"][0])}
     assert odd.pk in rows  # an excluded annotator keeps their figures
     annotator_include(annotator=odd)
     again = run_now(study, owner).result
@@ -65,7 +65,7 @@ def test_the_speed_threshold_comes_from_the_spec(study, owner, rated):
     study.refresh_from_db()
     quality = run_now(study, owner).result["quality"]
     assert quality["speed"] == {"min_seconds": 3, "median_share": None}
-    rows = {r["annotator_id"]: r for r in field_of(quality, "alignment")["pools"][0]["rows"]}
+    rows = {r["annotator_id"]: r for r in score_rows(field_of(quality, "alignment")["pools"][0])}
     assert rows[rated[3].pk]["too_fast_share"] == 1.0
     assert rows[rated[0].pk]["too_fast_share"] == 0.0
 
@@ -93,10 +93,22 @@ def test_attention_checks_and_gold_items_score_each_annotator(study, pool, owner
     check_answer(second, "attention", False, 101)
     check_answer(second, "attention", True, 102)
     quality = run_now(study, owner).result["quality"]
-    rows = {r["annotator_id"]: r for r in field_of(quality, "alignment")["pools"][0]["rows"]}
+    rows = {r["annotator_id"]: r for r in score_rows(field_of(quality, "alignment")["pools"][0])}
     assert (rows[first.pk]["attention_passed"], rows[first.pk]["attention_failed"]) == (1, 0)
     row = rows[first.pk]
     assert (row["gold_items"], row["gold_correct"], row["gold_accuracy"]) == (2, 1, 0.5)
     assert (rows[second.pk]["attention_passed"], rows[second.pk]["attention_failed"]) == (1, 1)
     assert rows[second.pk]["gold_accuracy"] is None  # no gold item taken
     assert rows[rated[1].pk]["attention_passed"] in (0, None)  # took no check
+
+
+def test_a_pools_scores_are_a_table_and_a_run_stored_before_as_dicts_still_reads(study, owner, rated):
+    quality = run_now(study, owner).result["quality"]
+    india = field_of(quality, "alignment")["pools"][0]
+    assert quality["version"] == 2
+    assert india["columns"][0] == "annotator_id" and all(isinstance(r, list) for r in india["rows"])
+    rows = score_rows(india)
+    assert [r["annotator_id"] for r in rows] == [row[0] for row in india["rows"]]
+    older = {"pool_id": india["pool_id"], "rows": rows}  # version 1: a dict per annotator
+    assert score_rows(older) == rows
+    assert score_rows({"pool_id": 1, "rows": ["not a row"]}) == []

@@ -36,7 +36,7 @@ def gold(preset, rows):
     keys = gold_keys(ps)
     chunk = [
         list(range(1, len(rows) + 1)), [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
-        [1] * len(rows), [r[3] is None for r in rows],
+        [1] * len(rows), [r[3] is None for r in rows], [1000] * len(rows), [True] * len(rows),
         *[[json.dumps(r[3][k]) if r[3] and k in r[3] else None for r in rows] for k in keys],
     ]
     result = study_gold(columns_from_chunks([chunk], keys), ps, country_of=COUNTRY_OF, item_names=NAMES,

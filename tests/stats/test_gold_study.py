@@ -28,7 +28,7 @@ def columns(rows, keys):
     """``rows``: (item, pool, annotator, version, answers or None for a skip), one chunk."""
     chunk = [
         list(range(len(rows))), [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
-        [r[3] for r in rows], [r[4] is None for r in rows],
+        [r[3] for r in rows], [r[4] is None for r in rows], [1000] * len(rows), [True] * len(rows),
         *[[json.dumps(r[4][k]) if r[4] and k in r[4] else None for r in rows] for k in keys],
     ]
     return columns_from_chunks([chunk], keys)

@@ -143,7 +143,7 @@ def test_it_refuses_a_label_outside_the_labels_given():
         mace([("u1", "a", "z")], labels=["x", "y"])
 
 
-@pytest.mark.parametrize("option", [{"restarts": 0}, {"max_iter": 0}])
+@pytest.mark.parametrize("option", [{"restarts": 0}, {"max_iter": 0}, {"short": 0}])
 def test_it_refuses_no_restarts_or_no_steps(option):
     with pytest.raises(ValueError, match="at least 1"):
         mace([("u1", "a", "x")], **option)
@@ -167,29 +167,39 @@ def test_the_restarts_stepped_side_by_side_give_the_fit_they_give_one_after_anot
     pd.testing.assert_frame_equal(together.units, apart.units, check_exact=True)
 
 
-def test_the_restarts_stop_once_enough_agree_on_the_best_fit(monkeypatch):
-    """One after another (large data), ``agreeing`` restarts reaching the best log-likelihood end the
-    search: the fit is the one every restart gives, found in fewer runs; without it, all ten run."""
+@pytest.mark.parametrize("side_by_side", [10**9, 0])
+def test_short_runs_pick_the_restart_and_only_the_best_goes_on(monkeypatch, side_by_side):
+    """With ``short``, every restart runs that many steps and the best goes on to ``max_iter``: the
+    fit every restart run to the end gives, in far fewer steps."""
     import importlib
 
     module = importlib.import_module("stats.gold.mace")
     frame, _ = simulate(items=300)
-    monkeypatch.setattr(module, "SIDE_BY_SIDE", 0)
-    calls = []
-    real = module._em
-    monkeypatch.setattr(module, "_em", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(module, "SIDE_BY_SIDE", side_by_side)
+    steps = []
+    real = module._e_step
+    monkeypatch.setattr(module, "_e_step", lambda r, *a: steps.append(r.runs) or real(r, *a))
 
-    every = mace(frame, seed=3)
-    assert len(calls) == 10
-    calls.clear()
-    early = mace(frame, seed=3, agreeing=3)
+    every = mace(frame, seed=3, tol=0)
+    assert sum(steps) == 10 * 50 + 10  # each restart to the end, and one last E-step each
+    steps.clear()
+    short = mace(frame, seed=3, tol=0, short=5)
 
-    assert 3 <= len(calls) < 10
-    assert abs(early.log_likelihood - every.log_likelihood) <= module.AGREEMENT * frame["task"].nunique()
-    assert (early.units["label"].to_numpy() == every.units["label"].to_numpy()).mean() > 0.99
-    np.testing.assert_allclose(early.annotators["competence"], every.annotators["competence"], atol=0.02)
+    assert sum(steps) == 10 * 5 + 10 + 45 + 1
+    assert short.iterations == 50 and not short.converged
+    assert abs(short.log_likelihood - every.log_likelihood) <= 1e-3 * frame["task"].nunique()
+    assert (short.units["label"].to_numpy() == every.units["label"].to_numpy()).mean() > 0.99
+    np.testing.assert_allclose(short.annotators["competence"], every.annotators["competence"], atol=0.03)
 
 
-def test_small_data_runs_every_restart_side_by_side_whatever_agreeing_says():
+def test_short_runs_as_long_as_the_whole_fit_change_nothing():
     frame, _ = simulate(items=100)
-    assert mace(frame, seed=3, agreeing=3).restart == mace(frame, seed=3).restart
+    whole, short = mace(frame, seed=3), mace(frame, seed=3, short=50)
+    assert (whole.log_likelihood, whole.restart, whole.iterations) == (short.log_likelihood, short.restart,
+                                                                        short.iterations)
+
+
+def test_a_converged_short_run_is_kept_as_it_is():
+    frame, _ = simulate(items=100)
+    fit = mace(frame, seed=3, short=40, tol=1e-2)  # converges within the short runs
+    assert fit.converged and fit.iterations < 40

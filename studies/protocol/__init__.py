@@ -9,7 +9,7 @@ server (``validate``), and to tell the analysis each field's level of measuremen
 from .conditions import COMPARATORS, evaluate
 from .drafts import draft_problem
 from .gold import GoldCheck, check_passed, gold_answer_problems, gold_check, gold_match
-from .item import CandidateRef, DocumentRef, ItemContext, Token, UploadRef, tokenize
+from .item import CandidateRef, DocumentRef, ImageRef, ItemContext, Token, UploadRef, tokenize
 from .jsonbounds import JsonRefused, json_bounded
 from .quality import Quality
 from .safetext import text_problem, value_problem
@@ -21,7 +21,7 @@ from .types import FIELD_SCRIPTS, FIELD_TYPES, FieldType, ShownAnswer, cell_text
 
 __all__ = [
     "COMPARATORS", "FIELD_SCRIPTS", "FIELD_TYPES", "LEVELS", "SKIP",
-    "Bound", "CandidateRef", "Choice", "Display", "DocumentRef", "Field", "FieldType", "GoldCheck", "ItemContext",
+    "Bound", "CandidateRef", "Choice", "Display", "DocumentRef", "Field", "FieldType", "GoldCheck", "ImageRef", "ItemContext",
     "Protocol", "Quality", "Schedule", "ShownAnswer", "Skip", "SpecError", "SpecProblem", "SpecText", "Token",
     "UploadRef", "Validation",
     "JsonRefused", "answer_token", "bind", "cell_text", "check_passed", "draft_problem", "evaluate",

@@ -1,5 +1,5 @@
-"""What of an item a submission may refer to: its texts, image, documents, candidates and the
-annotator's uploads. Built by the caller, so the engine stays pure."""
+"""What of an item a submission may refer to: its texts, image (or images, for a comparison),
+documents, candidates and the annotator's uploads. Built by the caller, so the engine stays pure."""
 
 from __future__ import annotations
 
@@ -48,6 +48,17 @@ class CandidateRef:
 
 
 @dataclass(frozen=True)
+class ImageRef:
+    """One of an item's several images (a comparison's): ``id`` names it in answers (its position
+    in the item, "1"…"8", whatever order it is shown in), ``model`` is the model that made it."""
+
+    id: str
+    model: str = ""
+    width: int | None = None
+    height: int | None = None
+
+
+@dataclass(frozen=True)
 class UploadRef:
     token: str
     width: int
@@ -65,3 +76,4 @@ class ItemContext:
     documents: Sequence[DocumentRef] = ()
     candidates: Sequence[CandidateRef] = ()  # in the order shown to this annotator
     uploads: Mapping[str, UploadRef] = field(default_factory=dict)
+    images: Sequence[ImageRef] = ()  # an item's several images, in the order shown to this annotator

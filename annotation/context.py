@@ -6,7 +6,7 @@ import random
 
 from django.db.models import prefetch_related_objects
 
-from studies.protocol import CandidateRef, DocumentRef, ItemContext, Protocol, UploadRef
+from studies.protocol import CandidateRef, DocumentRef, ImageRef, ItemContext, Protocol, UploadRef
 
 from .models import Assignment
 
@@ -16,6 +16,21 @@ def candidate_order(assignment: Assignment) -> list[dict]:
     candidates = list(assignment.item.candidates or [])
     random.Random(f"order:{assignment.pk}").shuffle(candidates)
     return candidates
+
+
+def image_order(assignment: Assignment) -> list:
+    """The item's several images (``ItemImage`` rows) in this assignment's own random order, stable
+    across reloads: the comparison fields record it with the answer (left/right position bias is
+    measured from it). One query, prefetched on the item, so the context and the page share it."""
+    prefetch_related_objects([assignment.item], "images")
+    images = list(assignment.item.images.all())
+    random.Random(f"images:{assignment.pk}").shuffle(images)
+    return images
+
+
+def image_refs(images) -> list[ImageRef]:
+    """``ItemImage`` rows as the engine names them."""
+    return [ImageRef(i.ref_id, i.model_name, i.width, i.height) for i in images]
 
 
 def assignment_context(assignment: Assignment, spec: Protocol) -> ItemContext:
@@ -35,7 +50,9 @@ def assignment_context(assignment: Assignment, spec: Protocol) -> ItemContext:
         if "uploads" in parts else {}
     )
     image = (item.width, item.height) if item.image and item.width else None
-    return ItemContext(texts=item.text_map(), image=image, documents=documents, candidates=candidates, uploads=uploads)
+    images = image_refs(image_order(assignment)) if "images" in parts else []
+    return ItemContext(texts=item.text_map(), image=image, documents=documents, candidates=candidates, uploads=uploads,
+                       images=images)
 
 
 def _loads(spec: Protocol, part: str) -> bool:
@@ -52,6 +69,12 @@ def shown_documents(assignment: Assignment, spec: Protocol) -> list:
         return []
     prefetch_related_objects([assignment.item], "documents")
     return list(assignment.item.documents.all())
+
+
+def shown_images(assignment: Assignment, spec: Protocol) -> list:
+    """The item's several images, in this assignment's order, when a field of ``spec`` compares
+    them, else none."""
+    return image_order(assignment) if "images" in spec.item_parts() else []
 
 
 def shown_candidates(assignment: Assignment, spec: Protocol) -> list[dict]:

@@ -32,10 +32,13 @@ IMAGE_LINK_SALT = "tessera.item-image"
 IMAGE_LINK_MAX_AGE = 12 * 60 * 60  # seconds; a page left open longer falls back to the session check
 
 
-def item_image_link(assignment) -> str:
-    """The address of the image of ``assignment``'s item, signed for it."""
-    token = signing.dumps([assignment.pk, assignment.item.image.name], salt=IMAGE_LINK_SALT)
-    return f"{reverse('annotation:item-image', args=[assignment.pk])}?{urlencode({'t': token})}"
+def item_image_link(assignment, image=None) -> str:
+    """The address of the image of ``assignment``'s item (or of its ``image``, one of its several
+    ``ItemImage`` rows), signed for it; ``n`` names the image for the session's fallback."""
+    name = (image.image if image is not None else assignment.item.image).name
+    token = signing.dumps([assignment.pk, name], salt=IMAGE_LINK_SALT)
+    query = {"t": token, **({"n": image.position} if image is not None else {})}
+    return f"{reverse('annotation:item-image', args=[assignment.pk])}?{urlencode(query)}"
 
 
 def item_image_name(assignment_pk: int, token: str) -> str | None:

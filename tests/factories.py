@@ -12,7 +12,7 @@ from PIL import Image
 
 from annotation.models import Annotation, Annotator, Assignment, Checker, Session, Upload
 from annotation.services import annotation_submit, assignment_next
-from studies.models import CountryPool, Document, Item, MockQuestion, Study
+from studies.models import CountryPool, Document, Item, ItemImage, MockQuestion, Study
 from studies.services import (
     preset_load,
     quotas_for_items,
@@ -76,6 +76,23 @@ def make_item(
     )
     item.image.save(f"{sha}.png", ContentFile(data), save=False)
     item.save()
+    return item
+
+
+def make_comparison_item(study, country="IN", *, models=("model-a", "model-b"), size=(64, 48), **fields) -> Item:
+    """An item of several images (a comparison's), image n made by ``models[n - 1]``, with no
+    image of its own."""
+    n = next(_counter)
+    item = Item.objects.create(
+        study=study, external_id=fields.pop("external_id", f"pair-{n}"), country=country,
+        prompt=fields.pop("prompt", "A family sharing a meal at a festival"), **fields,
+    )
+    for position, model in enumerate(models, start=1):
+        data = png_bytes(color=(n * 37 % 256, position * 91 % 256, n * 53 % 256), size=size)
+        image = ItemImage(item=item, position=position, width=size[0], height=size[1],
+                          sha256=hashlib.sha256(data).hexdigest(), model_name=model, params={"seed": position})
+        image.image.save(f"{image.sha256}.png", ContentFile(data), save=False)
+        image.save()
     return item
 
 

@@ -3,7 +3,7 @@
 import dataclasses
 from dataclasses import dataclass
 
-from django.http import HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.templatetags.static import static
 from django.urls import reverse
@@ -19,7 +19,7 @@ from studies.protocol.spec import ITEM_TEXT_LABELS
 from studies.translations import localized, page_language
 
 from .. import services
-from ..context import assignment_context, shown_candidates, shown_documents
+from ..context import assignment_context, shown_candidates, shown_documents, shown_images
 from ..links import item_image_link, item_image_name
 from ..models import Assignment
 from ..selectors import assignment_for_session
@@ -143,6 +143,7 @@ def panel_context(study, assignment: Assignment, *, raw, errors, done: int, tota
         "documents": documents,
         "document_texts": "documents" in shown,
         "candidates": candidates,
+        "images": shown_image_list(assignment, spec),
         "uploads": {str(u.token): u for u in assignment.uploads.all()} if "uploads" in parts else {},
         "skip_reason": (raw.get(SKIP) or [""])[-1],
         "skip_label": _skip_label(spec.skip, display.noun),
@@ -154,6 +155,26 @@ def panel_context(study, assignment: Assignment, *, raw, errors, done: int, tota
         "errors": errors,
         "error_links": error_links(fields) if errors else [],
     }
+
+
+@dataclass(frozen=True)
+class ShownImage:
+    """One of the item's several images as a comparison field shows it: its id in answers, its
+    signed address, its size, and a blind label by its place on screen ("Image A", never the model)."""
+
+    id: str
+    url: str
+    width: int
+    height: int
+    label: str
+
+
+def shown_image_list(assignment: Assignment, spec) -> list[ShownImage]:
+    return [
+        ShownImage(image.ref_id, item_image_link(assignment, image), image.width, image.height,
+                   gettext("Image %(letter)s") % {"letter": chr(ord("A") + n)})
+        for n, image in enumerate(shown_images(assignment, spec))
+    ]
 
 
 @dataclass(frozen=True)
@@ -294,7 +315,13 @@ def item_image(request, pk):
 
 @annotator_required(assignment="pk")
 def _item_image_of_session(request, session, pk):
-    return image_response(assignment_for_session(session, pk).item.image)
+    item = assignment_for_session(session, pk).item
+    position = request.GET.get("n", "")
+    if not position:
+        return image_response(item.image)
+    if not position.isdigit():
+        raise Http404("no such image")
+    return image_response(get_object_or_404(item.images, position=int(position)).image)
 
 
 def healthz(request):

@@ -36,6 +36,11 @@ MEANINGS: dict[str, tuple[str, str]] = {
         '[{"title": "Feijoada", "url": "https://en.wikipedia.org/wiki/Feijoada", "text": "A stew of beans"}]',
     ),
     "author": ("the Prolific id of the annotator who wrote the item, who is never given it", ""),
+    "images": (
+        'the 2 to 8 images a comparison shows: a JSON list of {"image", "model", and any parameters such as '
+        '"seed"}, or the columns image_1 … image_8 with model_1 … and params_1 … (a JSON object)',
+        '[{"image": "br/001-sdxl.png", "model": "sdxl", "seed": 7}, {"image": "br/001-flux.png", "model": "flux"}]',
+    ),
 }
 
 
@@ -52,7 +57,8 @@ def columns_for(spec: Protocol) -> list[Column]:
     shows, then the rest the import keeps."""
     needs = item_needs(spec)
     required = set(needs.required_columns) | {n for n, on in (("candidates", needs.candidates),
-                                                                ("documents", needs.documents)) if on}
+                                                                ("documents", needs.documents),
+                                                                ("images", needs.images)) if on}
     shown = {name for name in spec.display.show if name in KNOWN}
     order = sorted(KNOWN, key=lambda n: (0 if n in required else 1 if n in shown else 2, KNOWN.index(n)))
     return [Column(n, n in required, MEANINGS[n][0], MEANINGS[n][1]) for n in order]

@@ -6,6 +6,7 @@ Every problem of a row is collected, so one pass over the file reports them all.
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,8 +20,11 @@ from ..protocol.web import web_address
 
 KNOWN = (
     "id", "image", "country", "model", "category", "is_example", "metadata",
-    *ITEM_TEXTS, "candidates", "documents", "author",
+    *ITEM_TEXTS, "candidates", "documents", "author", "images",
 )
+# A comparison's images as numbered columns: image_1 … image_8, with model_n and params_n (a JSON object).
+NUMBERED = re.compile(r"(image|model|params)_([1-8])")
+MIN_IMAGES, MAX_IMAGES = 2, 8
 MAX_CHARS = {"id": 200, "model": 200, "category": 200, "author": 64}
 DOCUMENT_MAX_CHARS = {"title": 500, "url": 1000}
 REFERENCE_SEPARATOR = " | "
@@ -47,6 +51,7 @@ class ItemNeeds:
     image: bool = True
     candidates: bool = False
     documents: bool = False
+    images: bool = False  # several images, for a comparison field
 
     @property
     def required_columns(self) -> tuple[str, ...]:
@@ -57,11 +62,27 @@ def item_needs(spec: Protocol) -> ItemNeeds:
     """An image when the page shows it or a box is drawn on it; candidates for a pick_one field;
     documents for a per_document field."""
     parts = spec.item_parts()
+    images = "images" in parts
     return ItemNeeds(
-        image="image" in spec.display.show or "image" in parts,
+        image=not images and ("image" in spec.display.show or "image" in parts),
         candidates="candidates" in parts,
         documents="documents" in parts,
+        images=images,
     )
+
+
+@dataclass
+class RowImage:
+    """One of a row's several images: its path, the model that made it and its parameters; the
+    import fills in what the file holds."""
+
+    path: str
+    model: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    sha256: str = ""
+    width: int | None = None
+    height: int | None = None
+    suffix: str = ""
 
 
 @dataclass
@@ -84,6 +105,7 @@ class Row:
     width: int | None = None
     height: int | None = None
     suffix: str = ""
+    images: list[RowImage] = field(default_factory=list)
 
 
 # --- the file ----------------------------------------------------------------------------------
@@ -190,7 +212,11 @@ def parse_row(line: int, raw: dict, *, needs: ItemNeeds = ItemNeeds()) -> tuple[
         category=values["category"],
         is_example=_flag(raw.get("is_example"), problems),
         metadata=_metadata(raw, problems),
+        images=_images(raw, problems),
     )
+    if needs.images and not row.images:
+        problems.append(f"no images: this study's protocol compares {MIN_IMAGES} to {MAX_IMAGES} images per item "
+                        "(give image_1, image_2, … or an 'images' list)")
     needed = (("candidates", needs.candidates, "asks to choose among them"),
               ("documents", needs.documents, "asks about each document"))
     for key, wanted, why in needed:
@@ -314,6 +340,64 @@ def _documents(value: Any, problems: list[str]) -> list[dict[str, str]]:
     return out
 
 
+def _images(raw: dict, problems: list[str]) -> list[RowImage]:
+    """A comparison's images: numbered columns (image_n, model_n, params_n) or an ``images`` JSON
+    list of {"image", "model", and any parameters}; not both. Numbered from 1 without a gap, 2 to 8."""
+    given = _images_given(raw, problems)
+    if not given:
+        return []
+    if not MIN_IMAGES <= len(given) <= MAX_IMAGES:
+        problems.append(f"{len(given)} image(s): a comparison has {MIN_IMAGES} to {MAX_IMAGES}")
+    images = [_image(n, entry, problems) for n, entry in enumerate(given, start=1)]
+    return [image for image in images if image is not None]
+
+
+def _images_given(raw: dict, problems: list[str]) -> list[dict[str, Any]]:
+    listed = _json_list(raw.get("images"), "images", problems)
+    numbered: dict[int, dict[str, Any]] = {}
+    for key, value in raw.items():
+        match = NUMBERED.fullmatch(key)
+        if match and not _blank(value):
+            numbered.setdefault(int(match.group(2)), {})[match.group(1)] = value
+    if listed is not None and numbered:
+        problems.append("give the images either as image_1, image_2, … or as an 'images' list, not both")
+        return []
+    if listed is not None:
+        return listed
+    numbers = sorted(numbered)
+    if numbers != list(range(1, len(numbers) + 1)):
+        got = ", ".join(f"image_{n}" for n in numbers)
+        problems.append(f"the images must be numbered from 1 without a gap (got {got})")
+        return []
+    return [numbered[n] for n in numbers]
+
+
+def _image(n: int, entry: dict[str, Any], problems: list[str]) -> RowImage | None:
+    path, model = entry.get("image"), entry.get("model")
+    if not isinstance(path, str) or not path.strip():
+        problems.append(f"image {n}: its file ('image_{n}' or the list's 'image') is missing")
+        return None
+    if model is not None and not isinstance(model, str):
+        problems.append(f"image {n}: its model must be text")
+        model = ""
+    model = (model or "").strip()
+    if len(model) > MAX_CHARS["model"]:
+        problems.append(f"image {n}: its model is longer than {MAX_CHARS['model']} characters")
+    params = {k: v for k, v in entry.items() if k not in ("image", "model", "params")}
+    given = entry.get("params")
+    if isinstance(given, str) and given.strip():
+        try:
+            given = json_bounded(given, max_depth=JSON_MAX_DEPTH)
+        except JsonRefused as exc:
+            problems.append(f"image {n}: its parameters are not valid JSON ({exc})")
+            return None
+    if isinstance(given, dict):
+        params.update(given)
+    elif given not in (None, ""):
+        problems.append(f"image {n}: its parameters must be a JSON object")
+    return RowImage(path.strip(), model, params)
+
+
 def _flag(value: Any, problems: list[str]) -> bool:
     if isinstance(value, bool):
         return value
@@ -325,7 +409,7 @@ def _flag(value: Any, problems: list[str]) -> bool:
 
 
 def _metadata(raw: dict, problems: list[str]) -> dict[str, Any]:
-    extra = {key: value for key, value in raw.items() if key not in KNOWN}
+    extra = {key: value for key, value in raw.items() if key not in KNOWN and not NUMBERED.fullmatch(key)}
     given = raw.get("metadata")
     if isinstance(given, str) and given.strip():
         try:

@@ -15,7 +15,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import Storage, default_storage
 from django.db import IntegrityError, transaction
 
-from ..models import Document, Item, Study, study_files_prefix
+from ..models import Document, Item, ItemImage, Study, study_files_prefix
 from ..services import quotas_for_items
 from .images import images_source, inspect_image
 from .rows import ItemImportError, ItemNeeds, Row, RowProblem, item_needs, parse_row, read_rows
@@ -153,19 +153,39 @@ def _row_in_file_problems(row: Row, *, pools: list[str] | None, ids: dict[str, i
 
 
 def _image_problems(row: Row, *, source: WithStored, shas: dict[str, int]) -> list[str]:
+    several = _images_problems(row, source=source) if row.images else []
     if not row.image:
-        return []
+        return several
     try:
         data = source.read(row.image, settings.IMAGE_MAX_BYTES)
         row.sha256, row.width, row.height, row.suffix = inspect_image(
             row.image, data, max_pixels=settings.IMAGE_MAX_PIXELS
         )
     except RowProblem as exc:
-        return [str(exc)]
+        return [str(exc), *several]
     if row.sha256 in shas:
-        return [f"image {row.image!r} is the same image as on line {shas[row.sha256]}"]
+        return [f"image {row.image!r} is the same image as on line {shas[row.sha256]}", *several]
     shas[row.sha256] = row.line
-    return []
+    return several
+
+
+def _images_problems(row: Row, *, source: WithStored) -> list[str]:
+    """Each of a comparison's images read and checked; one image twice in an item is refused (the
+    same image in several items is a design's pairs, and allowed)."""
+    problems, seen = [], {}
+    for n, image in enumerate(row.images, start=1):
+        try:
+            data = source.read(image.path, settings.IMAGE_MAX_BYTES)
+            image.sha256, image.width, image.height, image.suffix = inspect_image(
+                image.path, data, max_pixels=settings.IMAGE_MAX_PIXELS
+            )
+        except RowProblem as exc:
+            problems.append(f"image {n}: {exc}")
+            continue
+        if image.sha256 in seen:
+            problems.append(f"image {n} is the same image as image {seen[image.sha256]}")
+        seen.setdefault(image.sha256, n)
+    return problems
 
 
 def _already_in_study(*, study: Study, rows: Sequence[Row]) -> list[tuple[int, str]]:
@@ -191,6 +211,7 @@ def _write(*, study: Study, rows: list[Row], source: WithStored, progress: Progr
     the stored files."""
     image_field = Item._meta.get_field("image")
     stored: list[str] = []
+    names: dict[str, str] = {}  # a comparison's image in several items is stored once
     try:
         with transaction.atomic():
             for done, batch in enumerate(_batches(rows)):
@@ -205,6 +226,14 @@ def _write(*, study: Study, rows: list[Row], source: WithStored, progress: Progr
                     ],
                     batch_size=1000,
                 )
+                ItemImage.objects.bulk_create(
+                    [
+                        _item_image(item, position, image, source, stored, names)
+                        for item, row in zip(items, batch)
+                        for position, image in enumerate(row.images, start=1)
+                    ],
+                    batch_size=1000,
+                )
                 quotas_for_items(items=items)
     except BaseException as exc:
         for name in stored:
@@ -213,6 +242,22 @@ def _write(*, study: Study, rows: list[Row], source: WithStored, progress: Progr
         if isinstance(exc, IntegrityError):  # a concurrent import added the same id or image
             raise ItemImportError([f"an item of this file was added to the study meanwhile ({exc})"]) from exc
         raise
+
+
+def _item_image(item: Item, position: int, image, source: WithStored, stored: list[str],
+                names: dict[str, str]) -> ItemImage:
+    row_image = ItemImage(item=item, position=position, width=image.width, height=image.height,
+                          sha256=image.sha256, model_name=image.model, params=image.params)
+    if image.sha256 not in names:
+        data = source.read(image.path, settings.IMAGE_MAX_BYTES)
+        if hashlib.sha256(data).hexdigest() != image.sha256:
+            raise ItemImportError([f"image {image.path!r} changed during the import"])
+        field = ItemImage._meta.get_field("image")
+        name = field.generate_filename(row_image, f"{image.sha256}{image.suffix}")
+        names[image.sha256] = field.storage.save(name, ContentFile(data), max_length=field.max_length)
+        stored.append(names[image.sha256])
+    row_image.image.name = names[image.sha256]
+    return row_image
 
 
 def _item(study: Study, row: Row, source: WithStored, image_field, stored: list[str]) -> Item:

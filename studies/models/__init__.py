@@ -2,15 +2,18 @@
 jobs; one module per sub-domain, every name importable from ``studies.models`` as before."""
 
 from .items import (
+    MAX_ITEM_IMAGES,
     STUDY_FILE_KINDS,
     CheckKind,
     Document,
     Item,
+    ItemImage,
     ItemQuerySet,
     ItemQuota,
     ItemQuotaQuerySet,
     MockQuestion,
     item_image_path,
+    item_images_path,
     random_name,
     stored_name,
     study_files_prefix,
@@ -20,8 +23,10 @@ from .members import Role, StudyInvitation, StudyMember
 from .study import CountryPool, ProtocolVersion, Study, completion_code, parsed_protocol
 
 __all__ = [
-    "STUDY_FILE_KINDS", "CheckKind", "CountryPool", "Document", "ImportJob", "Item", "ItemQuerySet", "ItemQuota",
+    "MAX_ITEM_IMAGES", "STUDY_FILE_KINDS", "CheckKind", "CountryPool", "Document", "ImportJob", "Item", "ItemImage",
+    "ItemQuerySet", "ItemQuota",
     "ItemQuotaQuerySet", "MockQuestion", "ProtocolVersion", "Role", "Study", "StudyInvitation", "StudyJob",
-    "StudyMember", "completion_code", "import_upload_path", "item_image_path", "parsed_protocol", "random_name",
+    "StudyMember", "completion_code", "import_upload_path", "item_image_path", "item_images_path", "parsed_protocol",
+    "random_name",
     "stored_name", "study_files_prefix",
 ]

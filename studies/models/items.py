@@ -132,6 +132,46 @@ class Item(models.Model):
         return {**texts, "prompt": self.prompt, "caption": self.caption}
 
 
+def item_images_path(image, filename):
+    return stored_name(study_files_prefix(image.item.study_id, "items"), image.sha256, _suffix(filename))
+
+
+MAX_ITEM_IMAGES = 8  # a comparison shows 2 to 8 images
+
+
+class ItemImage(models.Model):
+    """One of an item's several images, for a comparison (pairwise, best–worst, rank): the model
+    that made it, with its seed and parameters as the researcher gave them. An answer names it by
+    ``position`` (1…8), whatever order the annotator saw the images in. An item with one image
+    keeps it on ``Item.image``, as before."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="images")
+    position = models.PositiveSmallIntegerField()
+    image = models.ImageField(upload_to=item_images_path, max_length=300)
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+    sha256 = models.CharField(max_length=64)
+    model_name = models.CharField(max_length=200, blank=True, help_text="The model that made the image.")
+    params = models.JSONField(default=dict, blank=True, help_text="Its seed and generation parameters, as given.")
+
+    class Meta:
+        ordering = ["item", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "position"], name="item_image_position_unique"),
+            models.CheckConstraint(
+                condition=Q(position__gte=1) & Q(position__lte=MAX_ITEM_IMAGES), name="item_image_position_range"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.item_id} image {self.position}"
+
+    @property
+    def ref_id(self) -> str:
+        """Its name in answers (``studies.protocol.ImageRef.id``)."""
+        return str(self.position)
+
+
 class Document(models.Model):
     """A document shown with an item (RAVENEA: a retrieved Wikipedia article)."""
 

@@ -32,6 +32,7 @@ from stats.coding import DocumentRatings, Ratings, Units, attribute_masks, field
 from stats.summary import page_summary
 from studies.models import Study
 
+from .comparisons import comparison_result
 from .fingerprint import Fingerprint, data_fingerprint
 from .metrics import human_field, metric_result
 from .models import DEFAULT_RESAMPLES, MAX_RESAMPLES, MAX_SEED, AnalysisRun
@@ -146,7 +147,9 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
     stored = protocol_set(study=study, present=stored_versions(study=study))
     human = human_field(stored)
     scored = scored_fields(study)
-    keys = [*Ratings.keys(stored), *report_keys(stored), *([human.key] if human else []), *(f.key for f in scored)]
+    compared = [f.key for f in study.spec.fields if f.kind.compares]
+    keys = [*Ratings.keys(stored), *report_keys(stored), *([human.key] if human else []), *(f.key for f in scored),
+            *compared]
     total = max(fingerprint.count, 1)
     # The annotations that count and, for the annotators' scores, those left out only by an exclusion.
     read = annotation_columns(
@@ -202,6 +205,9 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
     )
     result["reports"] = protocol_reports(
         study=study, protocols=protocols, columns=columns, pools=pools, complete=complete, items=names
+    )
+    result["comparisons"] = comparison_result(
+        study=study, columns=columns, pools=pools, resamples=run.resamples, seed=run.seed
     )
     result["review"] = review_result(study=study)
     return result, fingerprint

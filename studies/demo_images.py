@@ -134,39 +134,58 @@ MOTIFS = {
 }
 
 
-def demo_image(*, motif: str, banner: str, model: str = "", seed: str) -> Image.Image:
-    """A 512x384 picture: a simple scene for the motif, a few key words on a banner."""
+def demo_image(*, motif: str, banner: str, model: str = "", seed: str, labelled: bool = True) -> Image.Image:
+    """A 512x384 picture: a simple scene for the motif, a few key words on a banner, and the model
+    in a corner when ``labelled`` (never on a comparison's images: those are judged blind)."""
     rng = random.Random(seed)
-    sky, ground, accents = PALETTES.get(model, PALETTES["model-a"])
+    sky, ground, accents = PALETTES.get(model) or _palette(model)
     image = Image.new("RGB", SIZE, sky)
     draw = ImageDraw.Draw(image)
     draw.rectangle([0, GROUND_Y, W, H], fill=ground)
     MOTIFS.get(motif, _people)(draw, rng, accents)
     draw.rectangle([0, H - 52, W, H], fill=(255, 255, 255))
     draw.text((W // 2, H - 26), banner, font=ImageFont.load_default(size=26), fill=(25, 25, 25), anchor="mm")
-    if model:
+    if model and labelled:
         draw.text((10, 8), model, font=ImageFont.load_default(size=16), fill=(40, 40, 40))
     return image
 
 
+def _palette(model: str):
+    """A palette of its own for a model the demo does not name (model-a's when there is none)."""
+    if not model:
+        return PALETTES["model-a"]
+    rng = random.Random(f"palette:{model}")
+    sky = tuple(rng.randint(140, 250) for _ in range(3))
+    ground = tuple(rng.randint(80, 190) for _ in range(3))
+    return sky, ground, [tuple(rng.randint(20, 250) for _ in range(3)) for _ in range(4)]
+
+
 def images_generate(*, rows_file: Path, folder: Path) -> int:
-    """Draw the image of every row that names one whose file is missing; returns how many were drawn.
+    """Draw every image a row names whose file is missing (its ``image``, and a comparison's
+    ``image_1`` … with ``model_1`` …); returns how many were drawn.
 
     A row says what to draw in its (metadata) columns ``motif`` and ``banner``.
     """
     made = 0
     for _, row in read_rows(rows_file, required=()):
-        if not isinstance(row, dict) or not row.get("image"):
+        if not isinstance(row, dict):
             continue
-        path = folder / str(row["image"])
-        if path.exists():
-            continue
-        banner = str(row.get("banner") or row.get("prompt") or row["id"])
-        image = demo_image(motif=str(row.get("motif", "")), banner=banner, model=str(row.get("model") or ""),
-                           seed=str(row["id"]))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f".{path.name}.partial")
-        image.save(partial, format="PNG")
-        partial.replace(path)
-        made += 1
+        if row.get("image"):
+            made += _draw(row, folder / str(row["image"]), str(row.get("model") or ""), str(row["id"]), True)
+        for n in range(1, 9):
+            if row.get(f"image_{n}"):
+                made += _draw(row, folder / str(row[f"image_{n}"]), str(row.get(f"model_{n}") or ""),
+                              f"{row['id']}:{n}", False)
     return made
+
+
+def _draw(row: dict, path: Path, model: str, seed: str, labelled: bool) -> bool:
+    if path.exists():
+        return False
+    banner = str(row.get("banner") or row.get("prompt") or row["id"])
+    image = demo_image(motif=str(row.get("motif", "")), banner=banner, model=model, seed=seed, labelled=labelled)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    image.save(partial, format="PNG")
+    partial.replace(path)
+    return True

@@ -269,3 +269,34 @@ def metric(x: Mapping[str, Any], m: Mapping[str, Any]) -> str:
 
 __all__ = ["answer_agreement", "box_agreement", "caption_wins", "criteria_spearman", "document_scores",
            "error_types", "field_alpha", "highlighted_words", "human_scores", "metric"]
+
+
+# --- comparisons --------------------------------------------------------------------------------
+
+
+def comparison_ranks(c: Mapping[str, Any]) -> str:
+    """A comparison field's models ranked per country (and over all pools): each model's fitted
+    score (centred log-strength) with its bootstrap interval, one group per country, best first."""
+    rows = []
+    groups = [("All pools", c.get("overall") or {})]
+    groups += [(p.get("country_name") or _country(p.get("country")), p) for p in c.get("pools") or ()]
+    for name, fit in groups:
+        things = sorted((fit.get("things") or {}).items(), key=lambda kv: (kv[1].get("rank") or 0, kv[0]))
+        if not things:
+            rows.append(Estimate(name, None, note=fit.get("error") or "no answers", group=name))
+        rows += [Estimate(f"{t.get('rank')}. {thing}", t.get("score"), t.get("ci_low"), t.get("ci_high"), group=name,
+                          strong=t.get("rank") == 1)
+                 for thing, t in things]
+    design = {"pairs": "Bradley–Terry fit of the pairwise choices (ties as half a win each way)",
+              "best_worst": "Bradley–Terry fit of the pairs best–worst choices imply",
+              "rankings": "Bradley–Terry fit of the pairs the rankings imply"}.get(c.get("design") or "", "")
+    return dot_plot(
+        rows,
+        title=f"Models ranked on {c.get('label') or c.get('key')} ({c.get('key')}), per country",
+        lead=f"Each model's score (log-strength, centred at 0: higher is preferred more often) with its 95% "
+        f"bootstrap interval, over all pools and per country; {design}.",
+        symbol="s",
+        floor=-1.0,
+        ceiling=1.0,
+        references=(Reference(0, "0 average"),),
+    )

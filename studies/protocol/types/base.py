@@ -135,6 +135,9 @@ class FieldType:
     # that value's text as its CSV cell (the export reads such a field column by column, without
     # calling its methods); a type that overrides any export method sets it False
     plain_export = True
+    # its answers compare the item's images: "pairs", "best_worst" or "rankings", the design
+    # ``stats.comparisons`` fits (``comparison`` gives the row it reads); "" for any other type
+    compares = ""
 
     # --- the spec and the form ---------------------------------------------------------------
 
@@ -296,6 +299,12 @@ class FieldType:
         return value_arrow_type([c.value for c in f.choices])
 
     # --- the review page ---------------------------------------------------------------------
+
+    def comparison(self, f: Field, value: Any, models: Mapping[str, str]) -> tuple | None:
+        """The answer as ``stats.comparisons`` reads it, each image named by ``models`` (image id →
+        the model that made it): (left, right, winner) for pairs, (shown, best, worst) for
+        best–worst, (shown, ranking) for rankings; None when it cannot be read so."""
+        return None
 
     def show_answer(self, f: Field, value: Any, *, candidates: Sequence[CandidateRef] = ()) -> ShownAnswer:
         """A given answer as the review page shows it read-only (``candidates``: the item's, for

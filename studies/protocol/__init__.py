@@ -21,7 +21,8 @@ from .types import FIELD_SCRIPTS, FIELD_TYPES, FieldType, ShownAnswer, cell_text
 
 __all__ = [
     "COMPARATORS", "FIELD_SCRIPTS", "FIELD_TYPES", "LEVELS", "SKIP",
-    "Bound", "CandidateRef", "Choice", "Display", "DocumentRef", "Field", "FieldType", "GoldCheck", "ImageRef", "ItemContext",
+    "Bound", "CandidateRef", "Choice", "Display", "DocumentRef", "Field", "FieldType", "GoldCheck", "ImageRef",
+    "ItemContext",
     "Protocol", "Quality", "Schedule", "ShownAnswer", "Skip", "SpecError", "SpecProblem", "SpecText", "Token",
     "UploadRef", "Validation",
     "JsonRefused", "answer_token", "bind", "cell_text", "check_passed", "draft_problem", "evaluate",

@@ -2,9 +2,11 @@
 plain data, no ORM.
 
 The reviewed fields are those with a level of measurement (the ones the analysis computes agreement
-on), per_document sub-fields included. A label is compared as a token, as the analysis codes
-answers (``studies.protocol.answer_token``): a choice's value as its form token, a multi answer as
-its tokens joined by "|" in choice order, a pick_one answer as the candidate chosen.
+on), per_document sub-fields included, but for the comparisons of images (pairwise, best_worst,
+rank: ``FieldType.relabelled``), which the checker judges with the annotation as a whole. A label is
+compared as a token, as the analysis codes answers (``studies.protocol.answer_token``): a choice's
+value as its form token, a multi answer as its tokens joined by "|" in choice order, a pick_one
+answer as the candidate chosen.
 
 A position names one label within an annotation: ``("caption_correct", None)`` for a top-level
 field, ``("documents.country", 12)`` for a per_document sub-field about document 12.
@@ -22,16 +24,17 @@ Position = tuple[str, int | None]
 
 
 def reviewed_fields(protocol: Protocol) -> tuple[Field, ...]:
-    """The fields with a level of measurement; a per_document field narrowed to its sub-fields with
-    one (left out when none has). Conditions are dropped and nothing is required: the review form
-    asks every reviewed question the annotator answered, pre-set to their answer."""
+    """The fields with a level of measurement whose type a checker re-labels (``FieldType.relabelled``:
+    not a comparison of images); a per_document field narrowed to its sub-fields with one (left out
+    when none has). Conditions are dropped and nothing is required: the review form asks every
+    reviewed question the annotator answered, pre-set to their answer."""
     out = []
     for f in protocol.fields:
         if f.kind.container:
-            subs = tuple(_open(s) for s in f.fields if s.level)
+            subs = tuple(_open(s) for s in f.fields if s.level and s.kind.relabelled)
             if subs:
                 out.append(replace(_open(f), fields=subs))
-        elif f.level:
+        elif f.level and f.kind.relabelled:
             out.append(_open(f))
     return tuple(out)
 

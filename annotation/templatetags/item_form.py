@@ -10,6 +10,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from studies.protocol import Bound, Protocol
+from studies.protocol.types.compare import parts
 
 register = template.Library()
 
@@ -55,3 +56,10 @@ def highlight_tokens(bf: Bound) -> SafeString:
         f'<label class="token" for="{name}-{t.index}">{escape(t.text)}</label> '
         for t in bf.tokens
     ))
+
+
+@register.filter
+def posted(values, part) -> str:
+    """The value a field posted under several form names holds for one ``part``, its values being
+    ``"<part>=<value>"`` texts (a comparison field's: ``studies.protocol.types.compare``); "" for none."""
+    return parts(values).get(str(part), "")

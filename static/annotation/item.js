@@ -1,7 +1,7 @@
 /* The item page's own part (page.js does what it shares with the review page): conditional questions
  * in nested scopes, word and character counters, drafts kept on the server, the skip dialog, and the
  * number keys' rule (the question with the focus, else the first unanswered one; the focus moves on).
- * Field types with their own behaviour (upload.js, bbox.js, url_list.js) register in
+ * Field types with their own behaviour (upload.js, bbox.js, url_list.js, compare.js) register in
  * window.TesseraFields as {init(fieldset), value(fieldset)}. */
 (function () {
   "use strict";
@@ -98,7 +98,9 @@
     return all(f, "[data-field]:not([data-type=per_document])").filter(isShown);
   }
 
-  function hasRadios(fs) { return !!fs.querySelector("input[type=radio]"); }
+  /* A question the number keys choose in: one with radio buttons, unless it says otherwise
+   * (data-no-number-keys: a best_worst's two radios per image would make 2 the first image's "worst"). */
+  function hasRadios(fs) { return !!fs.querySelector("input[type=radio]") && !fs.hasAttribute("data-no-number-keys"); }
 
   /* The question number keys act on: the one holding the focus, else the first unanswered one. */
   function currentChoiceFieldset(f, target) {

@@ -62,6 +62,9 @@ class Field:
     over: str | None = None
     fields: tuple[Field, ...] = ()
     score: dict | None = None  # per_document: answer value → points of the combined score
+    tie: bool | None = None  # pairwise: a tie may be answered (None: the type's default, yes)
+    both_fail: bool | None = None  # pairwise: "both fail" may be answered (default no)
+    strength: bool | None = None  # pairwise: a chosen image also needs how much better (default no)
 
     @property
     def kind(self) -> FieldType:
@@ -105,7 +108,7 @@ class Protocol:
 
     def item_parts(self) -> frozenset[str]:
         """What of an item its fields (sub-fields included) need: "image" (a box drawn on it),
-        "candidates", "documents", "uploads" (``FieldType.item_parts``)."""
+        "candidates", "documents", "uploads", "images" (a comparison's; ``FieldType.item_parts``)."""
         return frozenset(part for f in self.fields for g in (f, *f.fields) for part in g.kind.item_parts(g))
 
     def shortcuts(self) -> frozenset[str]:
@@ -119,12 +122,15 @@ class Protocol:
         used = [g for f in self.fields for g in (f, *f.fields)]
         conditions = any(g.show_if is not None or g.required_if is not None for g in used)
         types = {g.type for g in used}
-        return (*([CONDITIONS_SCRIPT] if conditions else []),
-                *(t.script for name, t in FIELD_TYPES.items() if t.script and name in types))
+        return tuple(dict.fromkeys([  # a script several types share (compare.js) once
+            *([CONDITIONS_SCRIPT] if conditions else []),
+            *(t.script for name, t in FIELD_TYPES.items() if t.script and name in types),
+        ]))
 
 
 _SETTINGS = set(Field.__dataclass_fields__) | {"choices", "fields"}
 _WHOLE = ("min", "max", "min_chars", "max_chars", "min_words", "max_words", "min_width", "min_height")
+_OWN = ("tie", "both_fail", "strength")  # settings only the types naming them take (``FieldType.own_settings``)
 
 
 def _a(word: str) -> str:
@@ -224,6 +230,7 @@ def _parse_field(
         over=raw.get("over"),
         fields=children,
         score=raw.get("score"),
+        **{name_: raw.get(name_) for name_ in _OWN},
     )
     errors.extend(_number_errors(f, ftype, name=name))
     errors.extend(f"{name}: {e}" for e in ftype.spec_errors(f, earlier))
@@ -253,7 +260,8 @@ def _condition_errors(raw: dict, *, name: str, known: set[str]) -> list[str]:
 
 
 def _number_errors(f: Field, ftype: FieldType, *, name: str) -> list[str]:
-    """The field's whole-number settings must be whole numbers ≥ 0; a score belongs on a container."""
+    """The field's whole-number settings must be whole numbers ≥ 0; a score belongs on a container,
+    a type's own setting (a pairwise field's 'tie') on a type that takes it."""
     problems = []
     for setting in _WHOLE:
         value = getattr(f, setting)
@@ -261,6 +269,10 @@ def _number_errors(f: Field, ftype: FieldType, *, name: str) -> list[str]:
             problems.append(f"{name}: '{setting}' must be a whole number ≥ 0")
     if f.score is not None and not ftype.container:
         problems.append(f"{name}: 'score' belongs on per_document fields")
+    for setting in _OWN:
+        if getattr(f, setting) is not None and setting not in ftype.own_settings:
+            takers = " and ".join(t.name for t in FIELD_TYPES.values() if setting in t.own_settings)
+            problems.append(f"{name}: '{setting}' belongs on {takers} fields")
     return problems
 
 

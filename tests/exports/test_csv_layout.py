@@ -26,6 +26,9 @@ SPEC = {
             {"key": "visual", "type": "choice", "choices": ["yes", "no"]},
             {"key": "note", "type": "text", "required": False},
         ]},
+        {"key": "pair", "type": "pairwise", "level": "nominal", "strength": True},
+        {"key": "extremes", "type": "best_worst", "level": "nominal"},
+        {"key": "ranked", "type": "rank", "level": "nominal"},
     ],
     "skip": {"reasons": ["Not familiar"]},
 }  # fmt: skip
@@ -41,6 +44,9 @@ ANSWERS = {
         {"document": 11, "country": "yes", "topic": "yes", "visual": "no", "note": "Same dish"},
         {"document": 12, "country": "cannot_determine", "topic": "no", "visual": "no"},
     ],
+    "pair": {"choice": "2", "order": ["2", "1"], "strength": 3},
+    "extremes": {"best": "3", "worst": "1", "order": ["3", "1", "2"]},
+    "ranked": {"ranking": ["2", "3", "1"], "order": ["1", "2", "3"]},
 }
 
 
@@ -61,6 +67,9 @@ def test_it_has_columns_for_every_field_type():
         "missing",
         "words", "words_indices",
         "docs_documents",
+        "pair", "pair_left", "pair_right", "pair_strength",
+        "extremes_best", "extremes_worst", "extremes_order",
+        "ranked", "ranked_order",
     ]  # fmt: skip
 
 
@@ -73,6 +82,9 @@ def test_it_writes_every_field_type():
     assert json.loads(row["missing"]) == [{"title": "Nasi goreng", "url": "https://en.wikipedia.org/wiki/Nasi_goreng"}]
     assert row["words"] == "A|sharing" and row["words_indices"] == "0|2"
     assert row["docs_documents"] == "2"
+    assert (row["pair"], row["pair_left"], row["pair_right"], row["pair_strength"]) == ("2", "2", "1", "3")
+    assert (row["extremes_best"], row["extremes_worst"], row["extremes_order"]) == ("3", "1", "3|1|2")
+    assert (row["ranked"], row["ranked_order"]) == ("2|3|1", "1|2|3")
 
 
 def test_a_skip_fills_only_the_skipped_column():

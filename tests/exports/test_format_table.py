@@ -39,6 +39,10 @@ def test_every_field_type_has_its_arrow_type():
     assert kinds["missing"] == pa.list_(pa.struct([("title", pa.string()), ("url", pa.string())]))
     assert kinds["words"] == pa.list_(pa.string()) and kinds["words_indices"] == pa.list_(pa.int64())
     assert kinds["docs_documents"] == pa.int64()
+    assert [kinds[c] for c in ("pair", "pair_left", "pair_right")] == [pa.string()] * 3
+    assert kinds["pair_strength"] == pa.int64()
+    assert kinds["extremes_best"] == kinds["extremes_worst"] == pa.string()
+    assert kinds["extremes_order"] == kinds["ranked"] == kinds["ranked_order"] == pa.list_(pa.string())
     assert kinds["time_spent_s"] == pa.float64() and kinds["submitted_at"] == pa.timestamp("ms", tz="UTC")
 
 
@@ -50,6 +54,9 @@ def test_every_field_type_writes_typed_values_that_fit_its_column():
     assert values["best"] == "sys-b" and values["best_order"] == ["sys-c", "sys-b", "sys-a"]
     assert values["words"] == ["A", "sharing"] and values["words_indices"] == [0, 2]
     assert values["docs_documents"] == 2 and values["skipped"] is None and values["time_spent_s"] == 1.5
+    assert (values["pair"], values["pair_left"], values["pair_right"], values["pair_strength"]) == ("2", "2", "1", 3)
+    assert (values["extremes_best"], values["extremes_worst"], values["extremes_order"]) == ("3", "1", ["3", "1", "2"])
+    assert (values["ranked"], values["ranked_order"]) == (["2", "3", "1"], ["1", "2", "3"])
     batch = pa.Table.from_pylist([values], schema=t.schema)  # Arrow takes them as they are
     assert batch.column("box").to_pylist() == [values["box"]]
 
@@ -57,7 +64,8 @@ def test_every_field_type_writes_typed_values_that_fit_its_column():
 def test_a_skip_leaves_every_answer_null():
     values = typed(tables(PROTOCOL), PROTOCOL, {"_skip": "Not familiar"})
     assert values["skipped"] == "Not familiar"
-    assert all(values[c] is None for c in ("photo_width", "box", "best", "missing", "words", "docs_documents"))
+    assert all(values[c] is None for c in ("photo_width", "box", "best", "missing", "words", "docs_documents",
+                                           "pair", "pair_strength", "extremes_best", "ranked"))
 
 
 def test_documents_are_typed_rows_with_their_score():

@@ -50,6 +50,7 @@ BOXES = [{"x": 10, "y": 20, "w": 30, "h": 40, "nx": 0.1, "ny": 0.2, "nw": 0.3, "
 def test_the_registry_holds_each_type_under_its_name_in_spec_order():
     assert list(FIELD_TYPES) == [
         "scale", "choice", "multi", "highlight", "text", "url_list", "upload", "bbox", "pick_one", "per_document",
+        "pairwise", "best_worst", "rank",
     ]
     assert all(isinstance(t, FieldType) and FIELD_TYPES[t.name] is t for t in FIELD_TYPES.values())
 
@@ -65,7 +66,10 @@ def test_each_type_has_its_form_template(name):
 
 
 def test_the_item_page_scripts_come_from_the_types_and_exist():
-    assert set(FIELD_SCRIPTS) == {"annotation/upload.js", "annotation/bbox.js", "annotation/url_list.js"}
+    assert set(FIELD_SCRIPTS) == {
+        "annotation/upload.js", "annotation/bbox.js", "annotation/url_list.js", "annotation/compare.js",
+    }
+    assert len(FIELD_SCRIPTS) == len(set(FIELD_SCRIPTS))  # the three comparisons' one script, once
     assert all((ROOT / "static" / script).is_file() for script in FIELD_SCRIPTS)
 
 

@@ -131,6 +131,9 @@ class FieldType:
     shortcuts: frozenset[str] = frozenset()
     draws_boxes = False  # its answer is boxes drawn on an image, in pixels ({x, y, w, h}, …): what COCO ships
     supplies_image = False  # its answer is an image the annotator supplied (``supplied_image``): shipped by hf
+    # the settings of a spec only some types take that this one takes (a pairwise field's "tie"): the
+    # spec refuses them on any other type (``spec._OWN``)
+    own_settings: frozenset[str] = frozenset()
     # its export is the default: one column under its key, the stored value as its typed cell and
     # that value's text as its CSV cell (the export reads such a field column by column, without
     # calling its methods); a type that overrides any export method sets it False
@@ -138,6 +141,10 @@ class FieldType:
     # its answers compare the item's images: "pairs", "best_worst" or "rankings", the design
     # ``stats.comparisons`` fits (``comparison`` gives the row it reads); "" for any other type
     compares = ""
+    # a checker re-labels its answer on the review form, which asks a field as one group of its
+    # ``options``; a type whose answer does not fit it (a comparison of images) is judged with the
+    # annotation as a whole instead, and left out of the reviewed fields
+    relabelled = True
 
     # --- the spec and the form ---------------------------------------------------------------
 
@@ -146,7 +153,7 @@ class FieldType:
 
     def item_parts(self, f: Field) -> frozenset[str]:
         """What of the item the field needs, and shows with its own question: among "image",
-        "candidates", "documents" and "uploads"."""
+        "candidates", "documents", "uploads" and "images" (a comparison's several images)."""
         return frozenset()
 
     def markup_is_fixed(self, f: Field) -> bool:

@@ -154,6 +154,7 @@ PRESET_NAMES = [
     "caire-relevance", "culturalframes-prompt-filter", "culturalframes-rating",
     "ravenea-doc-relevance", "ravenea-caption-choice", "globalrg-grounding",
     "culturalvqa-question", "culturalvqa-answer", "culturalvqa-judgment",
+    "culturalframes-pairwise", "culturalframes-best-worst",
 ]
 
 

@@ -214,7 +214,7 @@ def parse_row(line: int, raw: dict, *, needs: ItemNeeds = ItemNeeds()) -> tuple[
         metadata=_metadata(raw, problems),
         images=_images(raw, problems),
     )
-    if needs.images and not row.images:
+    if needs.images and not row.images and not row.is_example:  # a practice-test example shows its one image
         problems.append(f"no images: this study's protocol compares {MIN_IMAGES} to {MAX_IMAGES} images per item "
                         "(give image_1, image_2, … or an 'images' list)")
     needed = (("candidates", needs.candidates, "asks to choose among them"),

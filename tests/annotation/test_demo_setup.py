@@ -30,6 +30,8 @@ NAMES = {
     "culturalvqa-question": "CulturalVQA questions demo",
     "culturalvqa-answer": "CulturalVQA answers demo",
     "culturalvqa-judgment": "CulturalVQA judgment demo",
+    "culturalframes-pairwise": "Pairwise fidelity demo",
+    "culturalframes-best-worst": "Best-worst fidelity demo",
 }
 
 

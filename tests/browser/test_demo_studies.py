@@ -96,6 +96,23 @@ def caption_choice(page, n, tmp_path):
         page.keyboard.press("Control+Enter")
 
 
+def pairwise(page, n, tmp_path):
+    field = page.locator("fieldset[data-field=fidelity]")
+    if n % 2:  # by mouse: the image shown on the left, clearly better
+        field.locator("label.compare-pick").first.click()
+        field.get_by_label("Clearly better").check()
+    else:
+        field.get_by_label("About the same (a tie)").check()
+    page.get_by_role("button", name="Submit and continue").click()
+
+
+def best_worst(page, n, tmp_path):
+    field = page.locator("fieldset[data-field=fidelity]")
+    field.locator("label.compare-best").first.click()  # the first image shown is the best
+    field.locator("label.compare-worst").last.click()  # the last one the worst
+    page.get_by_role("button", name="Submit and continue").click()
+
+
 PHOTO = (480, 360)
 SHAPE = (0.1, 0.2, 0.3, 0.45)  # the concept's place in the photo, as fractions (left, top, right, bottom)
 
@@ -241,6 +258,23 @@ def check_vqa_judgment(annotations):
     assert [a.answers for a in annotations] == wanted
 
 
+def check_pairwise(annotations):
+    for n, annotation in enumerate(annotations, start=1):
+        answer = annotation.answers["fidelity"]
+        assert sorted(answer["order"]) == ["1", "2"]
+        if n % 2:
+            assert answer["choice"] == answer["order"][0] and answer["strength"] == 2
+        else:
+            assert answer["choice"] == "tie" and "strength" not in answer
+
+
+def check_best_worst(annotations):
+    for annotation in annotations:
+        answer = annotation.answers["fidelity"]
+        assert sorted(answer["order"]) == ["1", "2", "3", "4"]
+        assert (answer["best"], answer["worst"]) == (answer["order"][0], answer["order"][-1])
+
+
 CASES = {  # preset -> (answer one item, check the stored answers)
     "culturalframes-rating": (rating, check_rating),
     "culturalframes-prompt-filter": (prompt_filter, check_prompt_filter),
@@ -251,6 +285,8 @@ CASES = {  # preset -> (answer one item, check the stored answers)
     "culturalvqa-question": (vqa_question, check_vqa_question),
     "culturalvqa-answer": (vqa_answer, check_vqa_answer),
     "culturalvqa-judgment": (vqa_judgment, check_vqa_judgment),
+    "culturalframes-pairwise": (pairwise, check_pairwise),
+    "culturalframes-best-worst": (best_worst, check_best_worst),
 }
 
 

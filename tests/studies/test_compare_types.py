@@ -335,3 +335,44 @@ def test_a_malformed_answer_exports_what_can_be_read(key, value, cells):
 ])  # fmt: skip
 def test_the_review_page_names_the_images_by_their_place_in_the_item(key, value, text):
     assert F[key].kind.show_answer(F[key], value) == ShownAnswer(text)
+
+
+# --- as the comparison statistics read an answer (``comparison``) ----------------------------------
+
+MODELS = {"1": "sdxl", "2": "flux", "3": "dalle-3", "4": "flux"}
+
+
+def _kind(name):
+    from studies.protocol import FIELD_TYPES
+
+    return FIELD_TYPES[name]
+
+
+@pytest.mark.parametrize(("choice", "winner"), [("2", "left"), ("1", "right"), ("tie", "tie"), ("both_fail", "tie")])
+def test_a_pairwise_answer_reads_as_the_models_shown_left_and_right(choice, winner):
+    value = {"choice": choice, "order": ["2", "1"]}
+    assert _kind("pairwise").comparison(None, value, MODELS) == ("flux", "sdxl", winner)
+
+
+@pytest.mark.parametrize("value", [
+    {"choice": "3", "order": ["2", "1"]},  # an image not shown
+    {"choice": "2", "order": ["2", "4"]},  # one model on both sides
+    {"choice": "2", "order": ["2", "9"]},  # an image the item no longer has
+    {"choice": "2"}, "2", None,
+])
+def test_a_pairwise_answer_that_says_nothing_of_two_models_reads_as_none(value):
+    assert _kind("pairwise").comparison(None, value, MODELS) is None
+
+
+def test_a_best_worst_answer_reads_as_the_models_shown_and_chosen():
+    value = {"best": "3", "worst": "1", "order": ["2", "3", "1"]}
+    assert _kind("best_worst").comparison(None, value, MODELS) == (["flux", "dalle-3", "sdxl"], "dalle-3", "sdxl")
+    assert _kind("best_worst").comparison(None, {**value, "order": ["2", "3", "4"]}, MODELS) is None
+    assert _kind("best_worst").comparison(None, {**value, "worst": "3"}, MODELS) is None
+
+
+def test_a_rank_answer_reads_as_the_models_in_their_order():
+    value = {"ranking": ["3", "1", "2"], "order": ["1", "2", "3"]}
+    assert _kind("rank").comparison(None, value, MODELS) == (["sdxl", "flux", "dalle-3"], ["dalle-3", "sdxl", "flux"])
+    assert _kind("rank").comparison(None, {**value, "ranking": ["3", "1"]}, MODELS) is None
+    assert _kind("rank").comparison(None, "3>1>2", MODELS) is None

@@ -88,3 +88,19 @@ def test_images_on_an_ordinary_row_are_refused_when_the_file_is_missing(study, p
     said = refused(study, csv_file(tmp_path, [row(1, image_1="7.png", image_2="8.png")]), empty, media)
     assert "line 2: image 1:" in said and "line 2: image 2:" in said
     assert Path(media).exists() is False or not list(Path(media).rglob("*.png"))
+
+
+def test_a_comparison_study_needs_images_on_every_item_but_its_practice_examples(owner):
+    from studies.services import study_create_from_preset
+
+    study = study_create_from_preset(owner=owner, preset="culturalframes-pairwise", name="Pairs", status="open")
+    needs = item_needs(study.spec)
+    assert needs.images and not needs.image
+    assert "images" in {c.name for c in columns_for(study.spec) if c.required}
+    _, problems = parse_row(2, {"id": "p1", "country": "IN"}, needs=needs)
+    assert problems == ["no images: this study's protocol compares 2 to 8 images per item "
+                        "(give image_1, image_2, … or an 'images' list)"]
+    _, problems = parse_row(3, {"id": "ex-1", "country": "IN", "image": "ex.png", "is_example": "true"}, needs=needs)
+    assert problems == []
+    _, problems = parse_row(4, {"id": "p2", "country": "IN", "image_1": "a.png", "image_2": "b.png"}, needs=needs)
+    assert problems == []

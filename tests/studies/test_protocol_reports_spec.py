@@ -144,6 +144,8 @@ EXPECTED = {
     "culturalvqa-question": [],
     "culturalvqa-answer": [("answer_agreement", {"answer": "answer"})],
     "culturalvqa-judgment": [("human_scores", {"value": "judgment"})],
+    "culturalframes-pairwise": [],  # its ranking of the models is the analysis's comparisons part
+    "culturalframes-best-worst": [],
 }
 
 

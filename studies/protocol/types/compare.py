@@ -64,6 +64,17 @@ def _by_id(image_id: str) -> tuple[int, str]:
     return (int(image_id), "") if image_id.isdecimal() else (MAX_IMAGES + 1, image_id)
 
 
+def _models_of(ids: Any, models: Mapping[str, str]) -> list[str] | None:
+    """The models of the images ``ids`` names, in that order; None when one is unknown or one model
+    comes twice (the comparison says nothing of models then)."""
+    if not isinstance(ids, list) or not ids:
+        return None
+    named = [models.get(str(i)) for i in ids]
+    if any(not m for m in named) or len(set(named)) != len(named):
+        return None
+    return [m for m in named if m]
+
+
 class _Comparison(FieldType):
     """What the three comparisons share: the item's images shown with the question, a nominal
     answer, no import from a CSV cell, no gold answer (not yet), no re-labelling by a checker, their
@@ -92,6 +103,7 @@ class PairwiseType(_Comparison):
     ``<key>`` the choice, ``<key>_left`` and ``<key>_right`` the ids shown there, ``<key>_strength``."""
 
     name = "pairwise"
+    compares = "pairs"
     shortcuts = frozenset({"numbers"})  # 1 left, 2 right, 3 tie (or both fail), 4 both fail: the page's own keys
     own_settings = frozenset({"tie", "both_fail", "strength"})
     required_text = gettext_noop("Choose the better image.")
@@ -108,6 +120,17 @@ class PairwiseType(_Comparison):
 
     def form_names(self, name):
         return (name, f"{name}.strength")
+
+    def comparison(self, f, value, models):
+        """(left model, right model, winner): a tie and both failing are each a tie."""
+        if not isinstance(value, Mapping):
+            return None
+        shown = _models_of(value.get("order"), models)
+        if shown is None or len(shown) != 2:
+            return None
+        choice, order = value.get("choice"), [str(i) for i in value["order"]]
+        winner = {order[0]: "left", order[1]: "right", TIE: "tie", BOTH_FAIL: "tie"}.get(str(choice))
+        return None if winner is None else (shown[0], shown[1], winner)
 
     def raw_from(self, data, name):
         posted = {"choice": _first(data, name), "strength": _first(data, f"{name}.strength")}
@@ -196,11 +219,22 @@ class BestWorstType(_Comparison):
     ``<key>_worst`` and ``<key>_order`` (joined by "|" in a CSV)."""
 
     name = "best_worst"
+    compares = "best_worst"
     required_text = gettext_noop("Choose the best and the worst image.")
     agreement_note = "the image chosen as best"
 
     def form_names(self, name):
         return (name, f"{name}.worst")
+
+    def comparison(self, f, value, models):
+        """(models shown, best model, worst model)."""
+        if not isinstance(value, Mapping):
+            return None
+        shown = _models_of(value.get("order"), models)
+        best, worst = models.get(str(value.get("best"))), models.get(str(value.get("worst")))
+        if shown is None or not best or not worst or best == worst:
+            return None
+        return (shown, best, worst)
 
     def raw_from(self, data, name):
         posted = {"best": _first(data, name), "worst": _first(data, f"{name}.worst")}
@@ -266,11 +300,21 @@ class RankType(_Comparison):
     ``<key>`` the ranking and ``<key>_order`` (each joined by "|" in a CSV)."""
 
     name = "rank"
+    compares = "rankings"
     required_text = gettext_noop("Give each image a rank.")
     agreement_note = "the whole ranking"
 
     def form_names(self, name):
         return tuple(f"{name}.{i}" for i in range(1, MAX_IMAGES + 1))
+
+    def comparison(self, f, value, models):
+        """(models shown, models from best to worst)."""
+        if not isinstance(value, Mapping):
+            return None
+        shown, ranking = _models_of(value.get("order"), models), _models_of(value.get("ranking"), models)
+        if shown is None or ranking is None or sorted(shown) != sorted(ranking):
+            return None
+        return (shown, ranking)
 
     def raw_from(self, data, name):
         posted = {str(i): _first(data, f"{name}.{i}") for i in range(1, MAX_IMAGES + 1)}

@@ -13,7 +13,8 @@ from .test_demo_studies import DEMOS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-PRESETS = ["culturalframes-rating", "ravenea-doc-relevance", "globalrg-grounding", "culturalvqa-question"]
+PRESETS = ["culturalframes-rating", "ravenea-doc-relevance", "globalrg-grounding", "culturalvqa-question",
+           "culturalframes-pairwise", "culturalframes-best-worst"]
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
 SHOWN = "els => els.filter(e => e.getClientRects().length > 0).length"

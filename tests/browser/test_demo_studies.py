@@ -339,6 +339,24 @@ def next_item_or_end(page, heading: str, tmp_path) -> bool:
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("preset", sorted(DEMOS, key=lambda p: list(CASES).index(p) if p in CASES else len(CASES)))
 def test_a_new_participant_completes_a_session_of_the_demo_study(page, live_server, tmp_path, preset):
+    walk(page, live_server, tmp_path, preset)
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("preset", ["culturalframes-pairwise", "culturalframes-best-worst"])
+def test_a_participant_on_a_phone_completes_a_comparison_session(browser, live_server, tmp_path, preset):
+    """The comparisons by touch at 390 px: two images side by side, four in a row that swipes."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        walk(context.new_page(), live_server, tmp_path, preset)
+    finally:
+        context.close()
+
+
+def walk(page, live_server, tmp_path, preset):
+    """A new participant of the preset's demo study, from the entry link to Prolific's page: every
+    item answered by the preset's case, then what was stored checked."""
     call_command("demo_setup", verbosity=0)
     study = Study.objects.get(name=DEMOS[preset])
     pool = CountryPool.objects.get(study=study, country="IN")

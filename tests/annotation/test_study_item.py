@@ -115,3 +115,20 @@ def test_another_researcher_and_a_checker_get_404(client, other_researcher, chec
 def test_an_anonymous_visitor_is_sent_to_log_in(client, study, items):
     response = client.get(url(study, items[0]))
     assert response.status_code == 302 and "login" in response["Location"]
+
+
+def test_a_comparison_item_shows_each_image_with_its_model_to_the_studys_researchers(client, owner, other_researcher,
+                                                                                       study, pool):
+    import hashlib
+
+    item = f.make_comparison_item(study, "IN", models=("sdxl", "flux"))
+    client.force_login(owner)
+    html = client.get(url(study, item)).content.decode()
+    image = reverse("studies:item-image", args=[study.pk, item.pk])
+    assert f"{image}?n=1" in html and f"{image}?n=2" in html
+    assert "Image 1: sdxl" in html and "Image 2: flux" in html
+    second = client.get(image, {"n": 2})
+    assert hashlib.sha256(b"".join(second.streaming_content)).hexdigest() == item.images.get(position=2).sha256
+    assert client.get(image, {"n": 3}).status_code == 404 and client.get(image, {"n": "x"}).status_code == 404
+    client.force_login(other_researcher)  # a researcher of another study
+    assert client.get(image, {"n": 1}).status_code == 404

@@ -38,9 +38,15 @@ def study_list(request):
 
 @login_required
 def item_image(request, pk: int, item_pk: int):
+    """The item's image, or with ``?n=`` one of a comparison's images, to a member of the study."""
     study = study_for_user(request.user, pk)
     item = get_object_or_404(study.items, pk=item_pk)
-    return image_response(item.image)
+    position = request.GET.get("n", "")
+    if not position:
+        return image_response(item.image)
+    if not position.isdecimal():
+        raise Http404("no such image")
+    return image_response(get_object_or_404(item.images, position=int(position)).image)
 
 
 @login_required

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
+import pandas as pd
 from django.db.models import Count
 
 from analysis.fingerprint import Fingerprint
@@ -33,6 +34,7 @@ from studies.models import Item, MockQuestion, Study
 from studies.protocol import Protocol
 
 from .formats.base import ExportOptions, ItemImage, StudySource
+from .formats.gold import RANKING_COLUMNS
 
 CHUNK = 1 << 20  # bytes of an image read at a time
 ELIGIBILITY = (
@@ -169,6 +171,21 @@ def _agreement(result: dict[str, Any] | None) -> list[dict[str, Any]]:
     return out
 
 
+def model_rankings(result: dict[str, Any] | None) -> pd.DataFrame:
+    """The models ranked per comparison field and country ("all": every pool together), as the
+    analysis run stored them (its ``comparisons``): one row per (field, country, model)."""
+    rows = []
+    for entry in (result or {}).get("comparisons") or []:
+        groups = [("all", entry.get("overall") or {})]
+        groups += [(p.get("country") or "", p) for p in entry.get("pools") or []]
+        for country, fit in groups:
+            for model, t in (fit.get("things") or {}).items():
+                rows.append({"field": entry.get("key"), "design": entry.get("design"), "country": country,
+                             "model": model, "answers": fit.get("answers"),
+                             **{c: t.get(c) for c in RANKING_COLUMNS if c in t}})
+    return pd.DataFrame(rows, columns=list(RANKING_COLUMNS))
+
+
 def datasheet(*, study: Study, analysis: AnalysisRun, fingerprint: Fingerprint) -> dict[str, Any]:
     """The facts a dataset card states: who was asked and how, the questions, the agreement."""
     questions = MockQuestion.objects.filter(study=study)
@@ -209,6 +226,7 @@ def study_source(*, study: Study, analysis: AnalysisRun, fingerprint: Fingerprin
         annotator=[names.get(a, str(a)) for a in gold.annotators["annotator"].tolist()]))
     return StudySource(
         gold=gold, items=_items(study), datasheet=datasheet(study=study, analysis=analysis, fingerprint=fingerprint),
+        rankings=model_rankings(analysis.result),
         options=options, read_image=_image_reader(study), uploads=_uploads(study), read_upload=_upload_reader(study),
         pulse=pulse,
     )

@@ -138,6 +138,7 @@ class StudySource:
     uploads: Mapping[str, str] = field(default_factory=dict)
     read_upload: Callable[[str], Iterator[bytes]] = lambda sha256: iter(())
     pulse: Callable[[], None] = lambda: None  # the job's heartbeat: called per table and image; raises to stop
+    rankings: Any = None  # the models ranked per country (``exports.sources.model_rankings``), a frame, or None
 
     def upload_file(self, upload: UploadRef) -> str:
         """``upload_file`` of an answer's upload: its stored suffix (the format Pillow found), else

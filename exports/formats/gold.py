@@ -6,6 +6,9 @@
   there is data enough for it, else ``ds_note`` saying why); their numbers typed as floats in
   Parquet (``gold_types``), None allowed, whatever the rows hold (an ordinal field has no ``sd``);
 - ``annotators``: each annotator's Dawid–Skene competence per nominal or ordinal field, by pseudonym;
+- ``model_rankings``: for a study with comparison questions, each model's rank, score (centred
+  log-strength) and 95% interval per field and country ("all" over every pool), as the analysis
+  run the export was checked against computed them (``exports.sources.model_rankings``);
 - ``paper_<kind>``: each table a report the protocol declares publishes (CAIRE's human scores,
   CulturalFrames' kept prompts, error types and highlighted words, RAVENEA's document scores and
   caption wins, GlobalRG's fused boxes, CulturalVQA's answers); a paper table that could not be
@@ -38,15 +41,27 @@ def gold_tables(source: StudySource) -> dict[str, pd.DataFrame]:
     gold = source.gold
     tables = {"gold_by_country": gold.by_country, "gold_by_item": gold.by_item, "annotators": gold.annotators}
     tables.update({f"paper_{kind}": frame for kind, frame in gold.papers.items()})
+    if source.rankings is not None and len(source.rankings):
+        tables[RANKINGS] = source.rankings
     return tables
 
 
 GOLD_FIELDS = ("gold_by_country", "gold_by_item")
 FLOAT_TYPES = {column: pa.float64() for column in GOLD_FLOATS}
+RANKINGS = "model_rankings"
+RANKING_COLUMNS = ("field", "design", "country", "model", "rank", "score", "ci_low", "ci_high", "answers", "wins",
+                   "losses", "ties", "shown", "best", "worst", "count_score")
+RANKING_TYPES = {
+    **{c: pa.string() for c in ("field", "design", "country", "model")},
+    **{c: pa.int64() for c in ("rank", "answers", "wins", "losses", "ties", "shown", "best", "worst")},
+    **{c: pa.float64() for c in ("score", "ci_low", "ci_high", "count_score")},
+}
 
 
 def gold_types(name: str) -> dict[str, pa.DataType]:
     """The declared Arrow types of the columns of gold table ``name`` (the rest typed from their values)."""
+    if name == RANKINGS:
+        return RANKING_TYPES
     return FLOAT_TYPES if name in GOLD_FIELDS else {}
 
 

@@ -47,6 +47,21 @@ class ItemDocumentSerializer(serializers.Serializer):
     text = serializers.CharField()
 
 
+class ItemImageSerializer(serializers.Serializer):
+    position = serializers.IntegerField(help_text="Its number in the item: what an answer names it by.")
+    model = serializers.CharField(source="model_name", help_text="The model that made it.")
+    params = serializers.JSONField(help_text="Its seed and generation parameters, as imported.")
+    width = serializers.IntegerField()
+    height = serializers.IntegerField()
+    sha256 = serializers.CharField()
+    url = serializers.SerializerMethodField(help_text="Its address (with your token).")
+
+    @extend_schema_field(serializers.URLField())
+    def get_url(self, image) -> str:
+        address = reverse("api:item-image", args=[image.item.study_id, image.item_id])
+        return self.context["request"].build_absolute_uri(f"{address}?n={image.position}")
+
+
 class ItemQuotaSerializer(serializers.Serializer):
     pool = serializers.IntegerField(help_text="The pool's id.")
     country = serializers.CharField()
@@ -71,6 +86,8 @@ class ItemSerializer(serializers.Serializer):
     height = serializers.IntegerField(allow_null=True)
     image_url = serializers.SerializerMethodField(help_text="The image's address (with your token); null without one.")
     documents = ItemDocumentSerializer(many=True, source="document_rows")
+    images = ItemImageSerializer(many=True, source="image_rows",
+                                 help_text="A comparison's several images (2–8), by position; empty otherwise.")
     quotas = ItemQuotaSerializer(many=True, source="quota_rows", help_text="Annotations done and wanted, per pool.")
     created_at = serializers.DateTimeField()
 
@@ -91,6 +108,7 @@ def with_quotas(items: list[Item]) -> list[Item]:
     for item in items:
         item.quota_rows = rows[item.pk]
         item.document_rows = list(item.documents.all())  # prefetched with the page
+        item.image_rows = list(item.images.all())
     return items
 
 
@@ -125,7 +143,7 @@ class ItemList(generics.ListAPIView):
         study = study_for_user(self.request.user, self.kwargs["pk"])
         form_cleaned(ItemFilterForm(self.request.query_params))
         filters = ItemFilters.from_query(self.request.query_params)
-        return items_search(study=study, filters=filters).only(*ITEM_COLUMNS).prefetch_related("documents")
+        return items_search(study=study, filters=filters).only(*ITEM_COLUMNS).prefetch_related("documents", "images")
 
     def paginate_queryset(self, queryset):
         return with_quotas(super().paginate_queryset(queryset) or [])
@@ -141,7 +159,7 @@ class ItemDetail(generics.GenericAPIView):
 
     def get(self, request: Request, pk: int, item_id: int) -> Response:
         study = study_for_user(request.user, pk)
-        item = get_object_or_404(study.items.only(*ITEM_COLUMNS).prefetch_related("documents"), pk=item_id)
+        item = get_object_or_404(study.items.only(*ITEM_COLUMNS).prefetch_related("documents", "images"), pk=item_id)
         return Response(ItemSerializer(with_quotas([item])[0], context={"request": request}).data)
 
 
@@ -218,13 +236,24 @@ class ImportDetail(generics.GenericAPIView):
 class ItemImage(generics.GenericAPIView):
     content_negotiation_class = AnyAccept
 
-    @extend_schema(responses={
-        (200, "image/*"): OpenApiResponse(OpenApiTypes.BINARY, description="The item's image, as stored."),
-        302: OpenApiResponse(description="On a remote storage (S3): a short-lived signed address of the image."),
-    })
+    @extend_schema(
+        parameters=[OpenApiParameter(
+            "n", int, required=False, description="One of a comparison's images, by its position (1–8).")],
+        responses={
+            (200, "image/*"): OpenApiResponse(OpenApiTypes.BINARY, description="The item's image, as stored."),
+            302: OpenApiResponse(description="On a remote storage (S3): a short-lived signed address of the image."),
+        },
+    )
     def get(self, request: Request, pk: int, item_id: int):
-        """The item's image (the items page's own): 404 when it has none."""
-        item = get_object_or_404(study_for_user(request.user, pk).items.only("image"), pk=item_id)
+        """The item's image (the items page's own), or with ``n`` one of its several images: 404 when
+        it has none."""
+        item = get_object_or_404(study_for_user(request.user, pk).items.only("image", "study_id"), pk=item_id)
+        position = request.query_params.get("n", "")
+        if position:
+            image = item.images.filter(position=int(position)).first() if position.isdecimal() else None
+            if image is None:
+                raise NotFound(f"This item has no image {position}.")
+            return image_response(image.image)
         if not item.image:
             raise NotFound("This item has no image.")
         return image_response(item.image)

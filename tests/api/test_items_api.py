@@ -50,6 +50,21 @@ def test_an_image_is_not_served_to_strangers_nor_through_another_study(
     assert as_user(other_researcher).get(f"{items_url(elsewhere)}{items[0].pk}/image/").status_code == 404
 
 
+def test_a_comparison_item_lists_its_images_with_their_models_and_addresses(study, pool, viewer, as_user):
+    import hashlib
+
+    item = f.make_comparison_item(study, "IN", models=("sdxl", "flux"))
+    row = as_user(viewer).get(f"{items_url(study)}{item.pk}/").json()
+    assert row["image_url"] is None
+    assert [(i["position"], i["model"], i["params"]) for i in row["images"]] == [(1, "sdxl", {"seed": 1}),
+                                                                               (2, "flux", {"seed": 2})]
+    second = as_user(viewer).get(row["images"][1]["url"])
+    assert hashlib.sha256(b"".join(second.streaming_content)).hexdigest() == row["images"][1]["sha256"]
+    missing = as_user(viewer).get(f"{items_url(study)}{item.pk}/image/", {"n": 3})
+    assert missing.status_code == 404 and missing.json() == {"detail": "This item has no image 3."}
+    assert as_user(viewer).get(f"{items_url(study)}{item.pk}/image/", {"n": "x"}).status_code == 404
+
+
 def test_an_item_without_an_image_has_no_image_address(study, pool, as_user):
     item = Item.objects.create(study=study, external_id="plain", country="IN", prompt="Lamps")
     response = as_user(study.owner).get(f"{items_url(study)}{item.pk}/image/")
@@ -115,18 +130,18 @@ def test_the_items_are_paged_by_a_cursor(study, items, as_user):
     assert seen == sorted(i.pk for i in items)
 
 
-def test_a_page_of_items_costs_five_queries_however_many_items(study, items, as_user, django_assert_num_queries):
+def test_a_page_of_items_costs_six_queries_however_many_items(study, items, as_user, django_assert_num_queries):
     for item in items:
         Document.objects.create(item=item, position=0, title="A", text="a")
         Document.objects.create(item=item, position=1, title="B", text="b")
     client = as_user(study.owner)
     client.get(items_url(study))  # the token's first use is written once
-    # the token with its account, the study scoped, the page, its documents, its quotas
-    with django_assert_num_queries(5):
+    # the token with its account, the study scoped, the page, its documents, its images, its quotas
+    with django_assert_num_queries(6):
         rows = client.get(items_url(study)).json()["results"]
     assert len(rows) == 5 and all(len(r["documents"]) == 2 for r in rows)
     f.make_items(study, "IN", 20)
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(6):
         assert len(client.get(items_url(study), {"page_size": 100}).json()["results"]) == 25
 
 
@@ -165,8 +180,8 @@ def test_a_hostile_address_is_refused_without_a_500(study, items, as_user, path)
     assert response.status_code in (400, 404), response.content
 
 
-def test_one_item_costs_five_queries(study, items, as_user, django_assert_num_queries):
+def test_one_item_costs_six_queries(study, items, as_user, django_assert_num_queries):
     client = as_user(study.owner)
     client.get(f"{items_url(study)}{items[0].pk}/")  # the token's first use is written once
-    with django_assert_num_queries(5):  # the token with its account, the study scoped, the item, documents, quotas
+    with django_assert_num_queries(6):  # the token with its account, the study, the item, documents, images, quotas
         assert client.get(f"{items_url(study)}{items[0].pk}/").json()["id"] == items[0].pk

@@ -10,6 +10,7 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..longform import LongFormError
 from .bradley_terry import OUTCOMES
 
 COLUMNS = ("left", "right", "winner")
@@ -17,10 +18,8 @@ GROUP = "group"
 WHOLE = "all"  # the one group of a file without a group column
 
 
-class PairsFormError(ValueError):
-    def __init__(self, errors: list[str]):
-        super().__init__("; ".join(errors[:5]))
-        self.errors = errors
+class PairsFormError(LongFormError):
+    """A pairs file refused: ``errors`` names every problem with its line, as ``--csv``'s do."""
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ DEMOS = sorted(
 )
 BUDGET = 100_000  # bytes of JS and CSS, before compression
 TYPE_SCRIPTS = {"bbox": "bbox", "upload": "upload", "url_list": "url_list"}  # a field type -> its script
+COMPARISONS = {"pairwise", "best_worst", "rank"}  # the types sharing compare.js
 ASSETS = re.compile(r'<script src="([^"]+)"|<link rel="stylesheet" href="([^"]+)"')
 
 
@@ -36,8 +37,8 @@ def assets(page: str) -> list[str]:
     return [script or style for script, style in ASSETS.findall(page)]
 
 
-def test_there_are_nine_demo_protocols():
-    assert len(DEMOS) == 9
+def test_there_are_eleven_demo_protocols():
+    assert len(DEMOS) == 11
 
 
 @pytest.mark.django_db
@@ -56,4 +57,5 @@ def test_the_item_page_of_each_demo_protocol_loads_under_100_kb_and_only_its_fie
     types = field_types(preset_load(preset)["fields"])
     for field_type, script in TYPE_SCRIPTS.items():
         assert (script in names) == (field_type in types), f"{preset}: {script}.js"
+    assert ("compare" in names) == bool(types & COMPARISONS), f"{preset}: compare.js"
     assert {"tessera", "htmx", "page", "item"} <= names and "workspace" not in names

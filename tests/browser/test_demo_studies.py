@@ -28,7 +28,7 @@ PROLIFIC_DONE = "https://app.prolific.com/submissions/complete?cc="
 
 def test_there_is_one_demo_study_per_preset():
     assert sorted(DEMOS) == sorted(p.stem for p in PRESETS.glob("*.json"))
-    assert len(DEMOS) == 9
+    assert len(DEMOS) == 11
 
 
 # --- answering one item, per preset ----------------------------------------------------------------

@@ -247,16 +247,12 @@ class ItemImage(generics.GenericAPIView):
     def get(self, request: Request, pk: int, item_id: int):
         """The item's image (the items page's own), or with ``n`` one of its several images: 404 when
         it has none."""
-        item = get_object_or_404(study_for_user(request.user, pk).items.only("image", "study_id"), pk=item_id)
+        item = get_object_or_404(study_for_user(request.user, pk).items.only("image"), pk=item_id)
         position = request.query_params.get("n", "")
-        if position:
-            image = item.images.filter(position=int(position)).first() if position.isdecimal() else None
-            if image is None:
-                raise NotFound(f"This item has no image {position}.")
-            return image_response(image.image)
-        if not item.image:
-            raise NotFound("This item has no image.")
-        return image_response(item.image)
+        image = item.image_at(position)
+        if image is None:
+            raise NotFound(f"This item has no image {position}." if position else "This item has no image.")
+        return image_response(image)
 
 
 urlpatterns = [

@@ -7,6 +7,7 @@ empty value is a missing rating.
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,35 +44,46 @@ class LongData:
     raters: list[str]
 
 
-def read_long_csv(path: Path) -> LongData:
-    errors: list[str] = []
-    ratings: dict[tuple[str, str], str] = {}
-    first_line: dict[tuple[str, str], int] = {}
+def csv_rows(
+    path: Path, columns: tuple[str, ...], *, need: str, optional: tuple[str, ...] = (),
+    error: type[LongFormError] = LongFormError,
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line, {column: its stripped text}) of each row of a UTF-8 CSV (a BOM allowed, header names
+    stripped) with ``columns``, and those of ``optional`` it has; ``error`` for a missing column
+    (``need`` says which the file must have) or a file that cannot be read."""
     try:
         with path.open(newline="", encoding="utf-8-sig") as fh:
             reader = csv.DictReader(fh)
             header = [h.strip() for h in reader.fieldnames or []]
-            missing = [c for c in COLUMNS if c not in header]
+            missing = [c for c in columns if c not in header]
             if missing:
-                raise LongFormError([f"line 1: missing column(s) {', '.join(missing)} (need unit,rater,value)"])
+                raise error([f"line 1: missing column(s) {', '.join(missing)} (need {need})"])
             reader.fieldnames = header
+            wanted = [*columns, *(c for c in optional if c in header)]
             for row in reader:
-                line = reader.line_num
-                unit, rater, value = (str(row.get(c) or "").strip() for c in COLUMNS)
-                if not unit or not rater:
-                    errors.append(f"line {line}: 'unit' and 'rater' must not be empty")
-                    continue
-                if (unit, rater) in first_line:
-                    errors.append(
-                        f"line {line}: a second rating of unit {unit!r} by {rater!r} "
-                        f"(first on line {first_line[(unit, rater)]})"
-                    )
-                    continue
-                first_line[(unit, rater)] = line
-                if value:
-                    ratings[(unit, rater)] = value
+                yield reader.line_num, {c: str(row.get(c) or "").strip() for c in wanted}
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise LongFormError([f"{path.name}: cannot be read as a UTF-8 CSV file ({exc})"]) from None
+        raise error([f"{path.name}: cannot be read as a UTF-8 CSV file ({exc})"]) from None
+
+
+def read_long_csv(path: Path) -> LongData:
+    errors: list[str] = []
+    ratings: dict[tuple[str, str], str] = {}
+    first_line: dict[tuple[str, str], int] = {}
+    for line, cells in csv_rows(path, COLUMNS, need="unit,rater,value"):
+        unit, rater, value = (cells[c] for c in COLUMNS)
+        if not unit or not rater:
+            errors.append(f"line {line}: 'unit' and 'rater' must not be empty")
+            continue
+        if (unit, rater) in first_line:
+            errors.append(
+                f"line {line}: a second rating of unit {unit!r} by {rater!r} "
+                f"(first on line {first_line[(unit, rater)]})"
+            )
+            continue
+        first_line[(unit, rater)] = line
+        if value:
+            ratings[(unit, rater)] = value
     if errors:
         raise LongFormError(errors)
     if not ratings:

@@ -315,13 +315,10 @@ def item_image(request, pk):
 
 @annotator_required(assignment="pk")
 def _item_image_of_session(request, session, pk):
-    item = assignment_for_session(session, pk).item
-    position = request.GET.get("n", "")
-    if not position:
-        return image_response(item.image)
-    if not position.isdigit():
+    image = assignment_for_session(session, pk).item.image_at(request.GET.get("n", ""))
+    if image is None:
         raise Http404("no such image")
-    return image_response(get_object_or_404(item.images, position=int(position)).image)
+    return image_response(image)
 
 
 def healthz(request):

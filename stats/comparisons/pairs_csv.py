@@ -6,11 +6,10 @@ whole or refused whole. Pure: no Django.
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..longform import LongFormError
+from ..longform import LongFormError, csv_rows
 from .bradley_terry import OUTCOMES
 
 COLUMNS = ("left", "right", "winner")
@@ -37,28 +36,15 @@ def read_pairs_csv(path: Path) -> list[PairRow]:
     right or tie, an empty group in a file with a group column."""
     errors: list[str] = []
     rows: list[PairRow] = []
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as fh:
-            reader = csv.DictReader(fh)
-            header = [h.strip() for h in reader.fieldnames or []]
-            missing = [c for c in COLUMNS if c not in header]
-            if missing:
-                raise PairsFormError(
-                    [f"line 1: missing column(s) {', '.join(missing)} (need left,right,winner; group optional)"]
-                )
-            reader.fieldnames = header
-            grouped = GROUP in header
-            for row in reader:
-                line = reader.line_num
-                left, right, winner = (str(row.get(c) or "").strip() for c in COLUMNS)
-                group = str(row.get(GROUP) or "").strip() if grouped else WHOLE
-                problem = _problem(left, right, winner, group)
-                if problem:
-                    errors.append(f"line {line}: {problem}")
-                    continue
-                rows.append(PairRow(line, group, left, right, winner))
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise PairsFormError([f"{path.name}: cannot be read as a UTF-8 CSV file ({exc})"]) from None
+    need = "left,right,winner; group optional"
+    for line, cells in csv_rows(path, COLUMNS, need=need, optional=(GROUP,), error=PairsFormError):
+        left, right, winner = (cells[c] for c in COLUMNS)
+        group = cells.get(GROUP, WHOLE)
+        problem = _problem(left, right, winner, group)
+        if problem:
+            errors.append(f"line {line}: {problem}")
+            continue
+        rows.append(PairRow(line, group, left, right, winner))
     if errors:
         raise PairsFormError(errors)
     if not rows:

@@ -126,6 +126,16 @@ class Item(models.Model):
     def __str__(self):
         return self.external_id
 
+    def image_at(self, position: str):
+        """The stored file of the image a request names: the item's own for "", else its several
+        images' number ``position`` (as a query parameter gives it); None when there is no such image."""
+        if not position:
+            return self.image or None
+        if not position.isdecimal():
+            return None
+        found = self.images.filter(position=int(position)).only("image").first()
+        return found.image if found is not None else None
+
     def text_map(self) -> dict[str, str]:
         """The item texts a protocol field or the page may refer to, by name."""
         texts = {name: str(value) for name, value in (self.texts or {}).items()}

@@ -40,13 +40,10 @@ def study_list(request):
 def item_image(request, pk: int, item_pk: int):
     """The item's image, or with ``?n=`` one of a comparison's images, to a member of the study."""
     study = study_for_user(request.user, pk)
-    item = get_object_or_404(study.items, pk=item_pk)
-    position = request.GET.get("n", "")
-    if not position:
-        return image_response(item.image)
-    if not position.isdecimal():
+    image = get_object_or_404(study.items, pk=item_pk).image_at(request.GET.get("n", ""))
+    if image is None:
         raise Http404("no such image")
-    return image_response(get_object_or_404(item.images, position=int(position)).image)
+    return image_response(image)
 
 
 @login_required

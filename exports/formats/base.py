@@ -112,6 +112,26 @@ class ItemImage:
     model: str = ""
 
 
+@dataclass(frozen=True)
+class ComparedImage:
+    """One of an item's several images (a comparison's), as an export names it: its place in the
+    item (what answers name: "1"…"8"), its stored file (``images/<file>`` in the hf folder, one
+    file per stored image however many items show it), size, hash, and the model that made it
+    with its seed and parameters as the researcher gave them."""
+
+    position: int
+    name: str
+    width: int
+    height: int
+    sha256: str
+    model: str = ""
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def file_name(self) -> str:
+        return f"images/{Path(self.name).name}"
+
+
 def upload_file(sha256: str, suffix: str) -> str:
     """An annotator's uploaded image as an export names it: ``uploads/<sha256><suffix>`` (COCO's
     ``file_name``; under ``images/`` in the hf folder), so two photos given the same file name
@@ -123,7 +143,8 @@ def upload_file(sha256: str, suffix: str) -> str:
 class StudySource:
     """What a study-level format reads beside the streamed annotations, made by the service
     (``exports.sources``) only for such formats: the gold tables (``stats.gold.StudyGold``), the
-    items' images by item id, the datasheet's facts (plain JSON-able data), the options, a reader
+    items' images by item id (and a comparison's several images, ``item_images``, with the majority's
+    ``preferences`` between them), the datasheet's facts (plain JSON-able data), the options, a reader
     of an image's bytes in chunks (``read_image(item_pk)``; empty when it has none), the stored
     suffix of each upload of the study by sha256 (``uploads``) and a reader of its bytes
     (``read_upload(sha256)``; empty when none is stored), and the job's heartbeat (``pulse()``:
@@ -139,6 +160,10 @@ class StudySource:
     read_upload: Callable[[str], Iterator[bytes]] = lambda sha256: iter(())
     pulse: Callable[[], None] = lambda: None  # the job's heartbeat: called per table and image; raises to stop
     rankings: Any = None  # the models ranked per country (``exports.sources.model_rankings``), a frame, or None
+    item_images: Mapping[int, tuple[ComparedImage, ...]] = field(default_factory=dict)  # by item pk
+    # per comparison field's key, the majority's preferences between images (``exports.comparisons``)
+    preferences: Mapping[str, Any] = field(default_factory=dict)
+    read_file: Callable[[str], Iterator[bytes]] = lambda name: iter(())  # a compared image's bytes by stored name
 
     def upload_file(self, upload: UploadRef) -> str:
         """``upload_file`` of an answer's upload: its stored suffix (the format Pillow found), else

@@ -47,6 +47,7 @@ class Config:
     schema: pa.Schema
     default: bool = False
     images: tuple[str, ...] = ()  # columns that hold an image file ({bytes, path}): the ``Image`` feature
+    note: str = ""  # what its rows are, as the card's list of configurations says
 
 
 def size_category(rows: int) -> str:
@@ -205,7 +206,8 @@ def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license:
            f"License: {license}."]
     out += loading_text(folder, configs)
     out += ["", "## Configurations", ""]
-    out += [f"- `{c.name}`: splits {', '.join(f'`{s}`' for s in c.splits)}" for c in configs]
+    out += [f"- `{c.name}`: splits {', '.join(f'`{s}`' for s in c.splits)}{f'. {c.note}' if c.note else ''}"
+            for c in configs]
     out += [f"- `{name}`: not computed ({reason})" for name, reason in (missing or {}).items()]
     out += ["", "## Who was asked and how", "", "| Country | Annotators | Annotations | Ratings wanted per item "
             "| Eligibility (annotators said they…) |", "|---|---|---|---|---|"]

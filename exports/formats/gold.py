@@ -9,6 +9,9 @@
 - ``model_rankings``: for a study with comparison questions, each model's rank, score (centred
   log-strength) and 95% interval per field and country ("all" over every pool), as the analysis
   run the export was checked against computed them (``exports.sources.model_rankings``);
+- ``item_images`` and ``preferences``: for a study whose items have several images, each image
+  with its model, and per country the majority's preference between each pair of an item's images
+  (prompt, chosen, rejected: ``formats.compared``);
 - ``paper_<kind>``: each table a report the protocol declares publishes (CAIRE's human scores,
   CulturalFrames' kept prompts, error types and highlighted words, RAVENEA's document scores and
   caption wins, GlobalRG's fused boxes, CulturalVQA's answers); a paper table that could not be
@@ -32,17 +35,25 @@ from stats.gold import GOLD_FLOATS, ds_withheld, gold_keys
 from stats.versions import ProtocolSet
 
 from .base import ExportFormat, Origin, StudySource, WrittenFile
+from .compared import ITEM_IMAGES, PREFERENCES, item_images_frame, preferences_frame
+from .compared import TYPES as COMPARED_TYPES
 from .frames import write_csv, write_parquet
 from .table import Tables
 
 
-def gold_tables(source: StudySource) -> dict[str, pd.DataFrame]:
-    """Every table of a study's gold, by its name in an export."""
+def gold_tables(source: StudySource, *, comparisons: bool = True) -> dict[str, pd.DataFrame]:
+    """Every table of a study's gold, by its name in an export; with ``comparisons``, the items'
+    several images and the preferences between them (``formats.compared``), which the hf format
+    writes itself."""
     gold = source.gold
     tables = {"gold_by_country": gold.by_country, "gold_by_item": gold.by_item, "annotators": gold.annotators}
     tables.update({f"paper_{kind}": frame for kind, frame in gold.papers.items()})
     if source.rankings is not None and len(source.rankings):
         tables[RANKINGS] = source.rankings
+    if comparisons:
+        for name, frame in ((ITEM_IMAGES, item_images_frame(source)), (PREFERENCES, preferences_frame(source))):
+            if len(frame):
+                tables[name] = frame
     return tables
 
 
@@ -62,6 +73,8 @@ def gold_types(name: str) -> dict[str, pa.DataType]:
     """The declared Arrow types of the columns of gold table ``name`` (the rest typed from their values)."""
     if name == RANKINGS:
         return RANKING_TYPES
+    if name in COMPARED_TYPES:
+        return COMPARED_TYPES[name]
     return FLOAT_TYPES if name in GOLD_FIELDS else {}
 
 

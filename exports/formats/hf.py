@@ -21,6 +21,11 @@ download is named for; the paths below are inside it:
   Parquet, so the ZIP holds each twice: as a file for any tool, and in the table for ``datasets``), and
   ``images/uploads/<sha256>.<ext>`` the images annotators uploaded (an upload field's answers),
   listed in ``data/uploads.parquet`` (config ``uploads``: sha256, file name, size);
+- ``data/item_images.parquet`` (config ``item_images``) and ``data/preferences/<country>.parquet``
+  (config ``preferences``, one split per country): a comparison study's images with their models,
+  and the majority's preferences between them (``formats.compared``: prompt, chosen, rejected), their
+  image columns ``datasets.Image`` cells when the images are shipped, else the files' paths; the
+  compared images are shipped under ``images/`` as the items' are;
 - ``README.md``: the dataset card (``card``): the YAML header with the configs, their features
   (from the Arrow schemas), the size category and the researcher's license, then the datasheet.
 """
@@ -41,6 +46,8 @@ from studies.protocol import SKIP, Field, UploadRef
 
 from .base import DOCUMENTS, ExportFormat, Origin, StudySource, WrittenFile
 from .card import IMAGE, Config, card_text
+from .compared import ITEM_IMAGES, PREFERENCES, item_images_frame, preferences_frame
+from .compared import TYPES as COMPARED_TYPES
 from .frames import arrow_table
 from .gold import gold_notes, gold_tables, gold_types
 from .parquet import COMPRESSION, _batch
@@ -52,7 +59,12 @@ ITEMS = pa.schema([("item_id", pa.string()), ("prompt", pa.string()), ("country"
                    ("model", pa.string()), ("file_name", pa.string()), ("width", pa.int64()),
                    ("height", pa.int64()), ("sha256", pa.string())])
 ITEMS_WITH_IMAGES = ITEMS.append(pa.field("image", IMAGE))
-ITEMS_PER_GROUP = 64  # items (and their images) per row group of data/items.parquet
+ITEMS_PER_GROUP = 64  # items (and their images) per row group of data/items.parquet (and of a table embedding images)
+ITEM_IMAGES_NOTE = ("each item's several images (a comparison's): its place in the item, which the raw answers "
+                    "name, the model that made it and its parameters")
+PREFERENCES_NOTE = ("per comparison question, country, item and pair of its images, the majority's preference: "
+                    "`prompt`, `chosen`, `rejected`, as reward models train on them, with the votes each way "
+                    "(ties and level votes are no preference)")
 
 
 def split_name(country: str) -> str:
@@ -133,7 +145,7 @@ class HfWriter:
             splits = {split: f"data/{table}/{split}.parquet" for (t, split) in sorted(self.rows) if t == table}
             if splits:
                 configs.append(Config(table, splits, schema, default=table == RAW))
-        for name, frame in gold_tables(source).items():
+        for name, frame in gold_tables(source, comparisons=False).items():
             source.pulse()
             if not len(frame):  # ``datasets`` reads no Parquet file of zero rows: an empty table is left out
                 continue
@@ -153,6 +165,7 @@ class HfWriter:
             images = ("image",) if source.options.images else ()
             configs.append(Config("items", {"train": relative}, ITEMS_WITH_IMAGES if images else ITEMS,
                                   images=images))
+        configs += self._compared(source)
         if self.uploads:
             relative, schema = self._table("data/uploads.parquet", arrow_table(self._uploads(source)))
             configs.append(Config("uploads", {"train": relative}, schema))
@@ -191,6 +204,54 @@ class HfWriter:
         self.extra.append(WrittenFile(relative, path, len(items)))
         return relative
 
+    def _compared(self, source: StudySource) -> list[Config]:
+        """The ``item_images`` and ``preferences`` configs of a comparison study (``formats.compared``):
+        with the images shipped, each image embedded (``datasets.Image``) as in ``items``; the
+        preferences split per country."""
+        embed = source.options.images
+        configs = []
+        frame = item_images_frame(source, self.item_pks)
+        if len(frame):
+            whole = arrow_table(frame, COMPARED_TYPES[ITEM_IMAGES])
+            if embed:
+                whole = whole.append_column("image", whole.column("file_name"))
+            images = ("image",) if embed else ()
+            relative, schema = self._embedded(f"data/{ITEM_IMAGES}.parquet", whole, images, source)
+            configs.append(Config(ITEM_IMAGES, {"train": relative}, schema, images=images, note=ITEM_IMAGES_NOTE))
+        frame = preferences_frame(source)
+        if len(frame):
+            whole = arrow_table(frame, COMPARED_TYPES[PREFERENCES])
+            images = ("chosen", "rejected") if embed else ()
+            splits, schema = {}, whole.schema
+            for country, rows in frame.groupby(frame["country"].astype(str).to_numpy(), sort=True).indices.items():
+                splits[split_name(country)], schema = self._embedded(
+                    f"data/{PREFERENCES}/{split_name(country)}.parquet", whole.take(pa.array(rows)), images, source)
+            configs.append(Config(PREFERENCES, splits, schema, images=images, note=PREFERENCES_NOTE))
+        return configs
+
+    def _embedded(self, relative: str, table: pa.Table, images: tuple[str, ...], source: StudySource
+                  ) -> tuple[str, pa.Schema]:
+        """``table`` written to ``relative``, each column of ``images`` (a file's path in the folder)
+        as an ``Image`` cell of the copied file, a row group per ``ITEMS_PER_GROUP`` rows."""
+        if not images:
+            return self._table(relative, table)
+        schema = table.schema
+        for name in images:
+            schema = schema.set(schema.get_field_index(name), pa.field(name, IMAGE))
+        path = self.folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with pq.ParquetWriter(path, schema, compression=COMPRESSION) as out:
+            for start in range(0, table.num_rows, ITEMS_PER_GROUP):
+                source.pulse()
+                part = table.slice(start, ITEMS_PER_GROUP)
+                for name in images:
+                    cells = [self._image_cell(p) for p in part.column(name).to_pylist()]
+                    part = part.set_column(part.schema.get_field_index(name), pa.field(name, IMAGE),
+                                           pa.array(cells, IMAGE))
+                out.write_table(part)
+        self.extra.append(WrittenFile(relative, path, table.num_rows))
+        return relative, schema
+
     def _image_cell(self, name: str | None) -> dict[str, Any] | None:
         """An ``Image`` cell: the copied file's bytes and its path in the folder (None: no file)."""
         if name is None or not (self.folder / name).is_file():
@@ -210,6 +271,12 @@ class HfWriter:
             shipped.add(item.name)
             source.pulse()
             self._copy(f"images/{Path(item.name).name}", source.read_image(pk))
+        for pk in sorted(self.item_pks):
+            for image in source.item_images.get(pk, ()):
+                if image.name and image.name not in shipped:  # one file per stored image, shared or not
+                    shipped.add(image.name)
+                    source.pulse()
+                    self._copy(image.file_name, source.read_file(image.name))
         for sha, upload in sorted(self.uploads.items()):
             source.pulse()
             self._copy(f"images/{source.upload_file(upload)}", source.read_upload(sha))

@@ -116,7 +116,7 @@ def best_worst(rows: Any, *, n_resamples: int = 1000, seed: int = 0, confidence:
     k = len(index)
     best, worst = [c[0] for c in chosen], [c[1] for c in chosen]
     counts = {"shown": _appearances(shown, k), "best": _tally(best, k), "worst": _tally(worst, k)}
-    fitted, thin, note = _fit(index, shown, chosen, _best_worst_pairs, n_resamples, seed, confidence, penalty)
+    fitted, thin, note = _fit(index, shown, chosen, best_worst_pairs, n_resamples, seed, confidence, penalty)
     per_thing = [
         {"shown": int(counts["shown"][i]), "best": int(counts["best"][i]), "worst": int(counts["worst"][i]),
          "count_score": (int(counts["best"][i]) - int(counts["worst"][i])) / int(counts["shown"][i])}
@@ -139,7 +139,7 @@ def rankings(rows: Any, *, n_resamples: int = 1000, seed: int = 0, confidence: f
     place_sum = np.zeros(k)
     for ranking in chosen:
         place_sum[list(ranking)] += np.arange(1, len(ranking) + 1)
-    fitted, thin, note = _fit(index, shown, chosen, _ranking_pairs, n_resamples, seed, confidence, penalty)
+    fitted, thin, note = _fit(index, shown, chosen, ranking_pairs, n_resamples, seed, confidence, penalty)
     per_thing = [{"shown": int(appeared[i]), "first": int(first[i]), "mean_place": float(place_sum[i] / appeared[i])}
                  for i in range(k)]
     positions = {"first": choice_positions(shown, [r[0] for r in chosen])}
@@ -224,13 +224,13 @@ def _ranking_problem(shown: Any, ranking: Any) -> str | None:
     return None
 
 
-def _best_worst_pairs(shown: tuple[int, ...], choice: tuple[int, ...]) -> list[tuple[int, int, float]]:
+def best_worst_pairs(shown: tuple[Any, ...], choice: tuple[Any, ...]) -> list[tuple[Any, Any, float]]:
     """The best beats every other thing shown; every other thing beats the worst."""
     best, worst = choice
     return [(best, x, 1.0) for x in shown if x != best] + [(x, worst, 1.0) for x in shown if x not in (best, worst)]
 
 
-def _ranking_pairs(shown: tuple[int, ...], ranking: tuple[int, ...]) -> list[tuple[int, int, float]]:
+def ranking_pairs(shown: tuple[Any, ...], ranking: tuple[Any, ...]) -> list[tuple[Any, Any, float]]:
     """Full rank-breaking: every higher-ranked thing beats every lower-ranked one."""
     return [(ranking[a], ranking[b], 1.0) for a in range(len(ranking)) for b in range(a + 1, len(ranking))]
 

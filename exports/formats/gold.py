@@ -35,7 +35,7 @@ from stats.gold import GOLD_FLOATS, ds_withheld, gold_keys
 from stats.versions import ProtocolSet
 
 from .base import ExportFormat, Origin, StudySource, WrittenFile
-from .compared import ITEM_IMAGES, PREFERENCES, item_images_frame, preferences_frame
+from .compared import ITEM_IMAGES, PREFERENCES, item_images_frame, preferences_frame, undecided
 from .compared import TYPES as COMPARED_TYPES
 from .frames import write_csv, write_parquet
 from .table import Tables
@@ -80,8 +80,13 @@ def gold_types(name: str) -> dict[str, pa.DataType]:
 
 def gold_notes(source: StudySource) -> dict[str, Any]:
     """What ``manifest.json`` says of a study's gold beside its files: the paper tables not computed,
-    and each field whose units have no Dawid–Skene label with how many and why (``ds_withheld``)."""
-    return {"not_computed": gold_missing(source), "dawid_skene_withheld": ds_withheld(source.gold.by_country)}
+    and each field whose units have no Dawid–Skene label with how many and why (``ds_withheld``);
+    for a comparison study, per question, the (country, item, pair) whose votes were level, which
+    are no preference row (``preferences_undecided``)."""
+    notes = {"not_computed": gold_missing(source), "dawid_skene_withheld": ds_withheld(source.gold.by_country)}
+    if source.preferences:
+        notes["preferences_undecided"] = undecided(source)
+    return notes
 
 
 def gold_missing(source: StudySource) -> dict[str, str]:

@@ -59,6 +59,7 @@ def test_the_gold_export_lists_each_image_with_its_model_and_the_preferences_per
     assert (japan["chosen"], japan["rejected"]) == (flux["file_name"], first["file_name"])
     assert india["field"] == "fidelity" and india["item_id"] == item.external_id
     assert "item_images.parquet" in files and "preferences.parquet" in files
+    assert json.loads(files["manifest.json"])["preferences_undecided"] == {"fidelity": 1}  # the level pair
 
 
 def test_a_study_without_several_images_has_neither_table(caire, owner):

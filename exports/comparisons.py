@@ -2,7 +2,8 @@
 place in the item, "1"…"8"): each item's several images with the model that made them
 (``item_images``), and per comparison field the majority's preference between each pair of an
 item's images, per country (``image_preferences``, by ``stats.comparisons.majority_preferences``),
-read from the same column read as the gold labels, so the same annotations count.
+and the images ranked within each set the answers link (``image_rankings``), read from the same
+column read as the gold labels, so the same annotations count.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from stats.columns import AnnotationColumns
-from stats.comparisons import Preferences, majority_preferences
+from stats.comparisons import Preferences, SetScore, majority_preferences, set_rankings
 from studies.models import ItemImage, Study
 from studies.protocol import Protocol
 
@@ -37,26 +38,39 @@ def image_preferences(*, protocol: Protocol, columns: AnnotationColumns, country
     """Per comparison field of ``protocol`` that ``columns`` read: the majority's preferences
     between each pair of an item's images within each country (images named by position, as
     answers name them; an answer naming an image its item no longer has is left out)."""
-    fields = [f for f in protocol.fields if f.kind.compares and f.key in columns.keys]
-    if not fields:
-        return {}
+    places = {item: {str(i.position): str(i.position) for i in shown} for item, shown in images.items()}
+    return {f.key: majority_preferences(answers) for f, answers in _answers(protocol, columns, country_of, places)}
+
+
+def image_rankings(*, protocol: Protocol, columns: AnnotationColumns, country_of: Mapping[int, str],
+                   images: Mapping[int, tuple[ComparedImage, ...]]) -> dict[str, tuple[SetScore, ...]]:
+    """Per comparison field: the images ranked within each set of three or more that the answers
+    link, per country (``stats.comparisons.set_rankings``), an image named by its file's sha256
+    whichever items show it."""
+    hashes = {item: {str(i.position): i.sha256 for i in shown} for item, shown in images.items()}
+    return {f.key: set_rankings(answers) for f, answers in _answers(protocol, columns, country_of, hashes)}
+
+
+def _answers(protocol: Protocol, columns: AnnotationColumns, country_of: Mapping[int, str],
+             names: Mapping[int, Mapping[str, str]]) -> Iterator[tuple[Any, Iterator[tuple[Any, int, str, Any]]]]:
+    """Per comparison field that ``columns`` read, its answers as (country, item pk, design, row),
+    each image named as ``names`` names the item's positions (the field type's ``comparison``)."""
     answered = columns.answered()
     countries = answered.countries(country_of).tolist()
-    places = {item: {str(i.position): str(i.position) for i in shown} for item, shown in images.items()}
-    out = {}
-    for f in fields:
+    for f in protocol.fields:
+        if not f.kind.compares or f.key not in columns.keys:
+            continue
         column = answered.keys[f.key]
 
-        def answers(f=f, column=column) -> Iterator[tuple[Any, int, str, Any]]:
+        def rows(f=f, column=column) -> Iterator[tuple[Any, int, str, Any]]:
             for code, item, country in zip(column.codes.tolist(), answered.item.tolist(), countries, strict=True):
                 if code < 0 or country is None:
                     continue
-                row = f.kind.comparison(f, column.values[code], places.get(item, {}))
+                row = f.kind.comparison(f, column.values[code], names.get(item, {}))
                 if row is not None:
                     yield country, item, f.kind.compares, row
 
-        out[f.key] = majority_preferences(answers())
-    return out
+        yield f, rows()
 
 
 def file_reader(study: Study):

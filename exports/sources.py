@@ -33,7 +33,7 @@ from stats.gold import gold_keys, study_gold
 from studies.models import Item, MockQuestion, Study
 from studies.protocol import Protocol
 
-from .comparisons import file_reader, image_preferences, item_images
+from .comparisons import file_reader, image_preferences, image_rankings, item_images
 from .formats.base import ExportOptions, ItemImage, StudySource
 from .formats.gold import RANKING_COLUMNS
 
@@ -224,12 +224,13 @@ def study_source(*, study: Study, analysis: AnalysisRun, fingerprint: Fingerprin
     names = {pk: pseudonym_for(public) for pk, public in Annotator.objects.filter(study=study).values_list(
         "pk", "public_id").iterator(chunk_size=10_000)}
     images = item_images(study)
-    preferences = image_preferences(protocol=protocols.current, columns=columns, country_of=country_of, images=images)
+    compared = {"protocol": protocols.current, "columns": columns, "country_of": country_of, "images": images}
     gold = replace(gold, annotators=gold.annotators.assign(
         annotator=[names.get(a, str(a)) for a in gold.annotators["annotator"].tolist()]))
     return StudySource(
         gold=gold, items=_items(study), datasheet=datasheet(study=study, analysis=analysis, fingerprint=fingerprint),
-        rankings=model_rankings(analysis.result), item_images=images, preferences=preferences,
+        rankings=model_rankings(analysis.result), item_images=images,
+        preferences=image_preferences(**compared), image_rankings=image_rankings(**compared),
         read_file=file_reader(study),
         options=options, read_image=_image_reader(study), uploads=_uploads(study), read_upload=_upload_reader(study),
         pulse=pulse,

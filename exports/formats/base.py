@@ -163,6 +163,7 @@ class StudySource:
     item_images: Mapping[int, tuple[ComparedImage, ...]] = field(default_factory=dict)  # by item pk
     # per comparison field's key, the majority's preferences between images (``exports.comparisons``)
     preferences: Mapping[str, Any] = field(default_factory=dict)
+    image_rankings: Mapping[str, Any] = field(default_factory=dict)  # per such field, ``SetScore``s
     read_file: Callable[[str], Iterator[bytes]] = lambda name: iter(())  # a compared image's bytes by stored name
 
     def upload_file(self, upload: UploadRef) -> str:

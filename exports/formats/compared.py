@@ -9,7 +9,9 @@ pyarrow, from the ``StudySource``.
 - ``preferences``: per comparison field, item, country and pair of the item's images that the
   answers order, the majority's preference (``stats.comparisons.preferences``): ``prompt``,
   ``chosen``, ``rejected`` (the images' files), their models and places, the votes each way, the
-  ties and the margin. A pair whose votes are level is no row.
+  ties and the margin. A pair whose votes are level is no row;
+- ``image_rankings``: the images themselves ranked, per comparison field and country, within each
+  set of three or more images that the answers link (``stats.comparisons.set_rankings``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import pyarrow as pa
 
 from .base import ComparedImage, StudySource
 
-ITEM_IMAGES, PREFERENCES = "item_images", "preferences"
+ITEM_IMAGES, PREFERENCES, IMAGE_RANKINGS = "item_images", "preferences", "image_rankings"
 ITEM_IMAGE_COLUMNS = ("item_id", "position", "model", "params", "file_name", "width", "height", "sha256")
 ITEM_IMAGE_TYPES = {
     **{c: pa.string() for c in ("item_id", "model", "params", "file_name", "sha256")},
@@ -39,7 +41,14 @@ PREFERENCE_TYPES = {
                                "answers")},
     "margin": pa.float64(),
 }
-TYPES = {ITEM_IMAGES: ITEM_IMAGE_TYPES, PREFERENCES: PREFERENCE_TYPES}
+IMAGE_RANKING_COLUMNS = ("field", "country", "set", "prompt", "items", "image", "model", "rank", "score", "wins",
+                         "losses", "ties", "sha256")
+IMAGE_RANKING_TYPES = {
+    **{c: pa.string() for c in ("field", "country", "prompt", "image", "model", "sha256")},
+    **{c: pa.int64() for c in ("set", "rank", "wins", "losses", "ties")},
+    "items": pa.list_(pa.string()), "score": pa.float64(),
+}
+TYPES = {ITEM_IMAGES: ITEM_IMAGE_TYPES, PREFERENCES: PREFERENCE_TYPES, IMAGE_RANKINGS: IMAGE_RANKING_TYPES}
 
 
 def item_images_frame(source: StudySource, item_pks: Collection[int] | None = None) -> pd.DataFrame:
@@ -73,6 +82,25 @@ def preferences_frame(source: StudySource) -> pd.DataFrame:
                          "chosen_votes": p.chosen_votes, "rejected_votes": p.rejected_votes, "ties": p.ties,
                          "answers": p.answers, "margin": p.margin})
     return pd.DataFrame(rows, columns=list(PREFERENCE_COLUMNS), dtype=object)
+
+
+def image_rankings_frame(source: StudySource) -> pd.DataFrame:
+    """The ``image_rankings`` table: per comparison field and country, each set of three or more
+    images that the answers link (a prompt's images paired up, or one item's), its images ranked
+    (``stats.comparisons.set_rankings``): the set's number and prompt (its first item's), its items'
+    ids, each image's file, model, rank, score (centred log-strength) and record."""
+    by_hash = {image.sha256: image for shown in source.item_images.values() for image in shown}
+    rows = []
+    for key, scores in source.image_rankings.items():
+        for s in scores:
+            image, items = by_hash.get(s.thing), [source.items[pk] for pk in s.items if pk in source.items]
+            if image is None or not items:
+                continue
+            rows.append({"field": key, "country": s.group, "set": s.set, "prompt": items[0].prompt or None,
+                         "items": [i.item_id for i in items], "image": image.file_name, "model": image.model or None,
+                         "rank": s.rank, "score": s.score, "wins": s.wins, "losses": s.losses, "ties": s.ties,
+                         "sha256": image.sha256})
+    return pd.DataFrame(rows, columns=list(IMAGE_RANKING_COLUMNS), dtype=object)
 
 
 def _params(image: ComparedImage) -> str | None:

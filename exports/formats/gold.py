@@ -11,7 +11,8 @@
   run the export was checked against computed them (``exports.sources.model_rankings``);
 - ``item_images`` and ``preferences``: for a study whose items have several images, each image
   with its model, and per country the majority's preference between each pair of an item's images
-  (prompt, chosen, rejected: ``formats.compared``);
+  (prompt, chosen, rejected: ``formats.compared``), and ``image_rankings``: the images ranked within
+  each set of three or more that the answers link;
 - ``paper_<kind>``: each table a report the protocol declares publishes (CAIRE's human scores,
   CulturalFrames' kept prompts, error types and highlighted words, RAVENEA's document scores and
   caption wins, GlobalRG's fused boxes, CulturalVQA's answers); a paper table that could not be
@@ -35,7 +36,15 @@ from stats.gold import GOLD_FLOATS, ds_withheld, gold_keys
 from stats.versions import ProtocolSet
 
 from .base import ExportFormat, Origin, StudySource, WrittenFile
-from .compared import ITEM_IMAGES, PREFERENCES, item_images_frame, preferences_frame, undecided
+from .compared import (
+    IMAGE_RANKINGS,
+    ITEM_IMAGES,
+    PREFERENCES,
+    image_rankings_frame,
+    item_images_frame,
+    preferences_frame,
+    undecided,
+)
 from .compared import TYPES as COMPARED_TYPES
 from .frames import write_csv, write_parquet
 from .table import Tables
@@ -51,7 +60,8 @@ def gold_tables(source: StudySource, *, comparisons: bool = True) -> dict[str, p
     if source.rankings is not None and len(source.rankings):
         tables[RANKINGS] = source.rankings
     if comparisons:
-        for name, frame in ((ITEM_IMAGES, item_images_frame(source)), (PREFERENCES, preferences_frame(source))):
+        for name, frame in ((ITEM_IMAGES, item_images_frame(source)), (PREFERENCES, preferences_frame(source)),
+                            (IMAGE_RANKINGS, image_rankings_frame(source))):
             if len(frame):
                 tables[name] = frame
     return tables

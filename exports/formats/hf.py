@@ -25,7 +25,8 @@ download is named for; the paths below are inside it:
   (config ``preferences``, one split per country): a comparison study's images with their models,
   and the majority's preferences between them (``formats.compared``: prompt, chosen, rejected), their
   image columns ``datasets.Image`` cells when the images are shipped, else the files' paths; the
-  compared images are shipped under ``images/`` as the items' are;
+  compared images are shipped under ``images/`` as the items' are; ``data/image_rankings.parquet``
+  (config ``image_rankings``): the images ranked within each set the answers link;
 - ``README.md``: the dataset card (``card``): the YAML header with the configs, their features
   (from the Arrow schemas), the size category and the researcher's license, then the datasheet.
 """
@@ -46,7 +47,14 @@ from studies.protocol import SKIP, Field, UploadRef
 
 from .base import DOCUMENTS, ExportFormat, Origin, StudySource, WrittenFile
 from .card import IMAGE, Config, card_text
-from .compared import ITEM_IMAGES, PREFERENCES, item_images_frame, preferences_frame
+from .compared import (
+    IMAGE_RANKINGS,
+    ITEM_IMAGES,
+    PREFERENCES,
+    image_rankings_frame,
+    item_images_frame,
+    preferences_frame,
+)
 from .compared import TYPES as COMPARED_TYPES
 from .frames import arrow_table
 from .gold import gold_notes, gold_tables, gold_types
@@ -65,6 +73,8 @@ ITEM_IMAGES_NOTE = ("each item's several images (a comparison's): its place in t
 PREFERENCES_NOTE = ("per comparison question, country, item and pair of its images, the majority's preference: "
                     "`prompt`, `chosen`, `rejected`, as reward models train on them, with the votes each way "
                     "(ties and level votes are no preference)")
+IMAGE_RANKINGS_NOTE = ("per comparison question and country, the images ranked (Bradley–Terry) within each set of "
+                       "three or more that the answers link: a prompt's images paired up, or one item's")
 
 
 def split_name(country: str) -> str:
@@ -227,6 +237,11 @@ class HfWriter:
                 splits[split_name(country)], schema = self._embedded(
                     f"data/{PREFERENCES}/{split_name(country)}.parquet", whole.take(pa.array(rows)), images, source)
             configs.append(Config(PREFERENCES, splits, schema, images=images, note=PREFERENCES_NOTE))
+        frame = image_rankings_frame(source)
+        if len(frame):
+            relative, schema = self._table(f"data/{IMAGE_RANKINGS}.parquet",
+                                           arrow_table(frame, COMPARED_TYPES[IMAGE_RANKINGS]))
+            configs.append(Config(IMAGE_RANKINGS, {"train": relative}, schema, note=IMAGE_RANKINGS_NOTE))
         return configs
 
     def _embedded(self, relative: str, table: pa.Table, images: tuple[str, ...], source: StudySource

@@ -8,7 +8,8 @@ in and out. See docs/agreement.md, "Comparisons: Bradley–Terry, best–worst, 
   ``rankings``: full rankings by rank-breaking; both with the screen position's sway on the choice.
 - ``majority_preferences``: each item's images' pairs as answers order them (a choice, the pairs
   a best–worst answer implies, a ranking's every pair), and the majority's preference per pair:
-  the (prompt, chosen, rejected) rows of a preference dataset;
+  the (prompt, chosen, rejected) rows of a preference dataset; ``set_rankings``: the images
+  themselves ranked within each set the answers link;
 - ``read_pairs_csv``: the CSV ``analyse --pairs`` reads (left,right,winner and an optional group),
   every problem named by its line (``PairsFormError``).
 
@@ -19,10 +20,10 @@ in ``strengths``.
 from .best_worst import ChoicePositions, Choices, PositionShare, Scored, best_worst, rankings
 from .bradley_terry import OUTCOMES, BradleyTerry, PositionBias, ThingScore, WinRate, bradley_terry
 from .pairs_csv import WHOLE, PairRow, PairsFormError, by_group, read_pairs_csv
-from .preferences import Preference, Preferences, answer_pairs, majority_preferences
+from .preferences import Preference, Preferences, SetScore, answer_pairs, majority_preferences, set_rankings
 
 __all__ = [
     "OUTCOMES", "WHOLE", "BradleyTerry", "ChoicePositions", "Choices", "PairRow", "PairsFormError", "PositionBias",
-    "PositionShare", "Preference", "Preferences", "Scored", "ThingScore", "WinRate", "answer_pairs", "best_worst",
-    "bradley_terry", "by_group", "majority_preferences", "rankings", "read_pairs_csv",
+    "PositionShare", "Preference", "Preferences", "Scored", "SetScore", "ThingScore", "WinRate", "answer_pairs",
+    "best_worst", "bradley_terry", "by_group", "majority_preferences", "rankings", "read_pairs_csv", "set_rankings",
 ]

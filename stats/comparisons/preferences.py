@@ -13,6 +13,9 @@ What an answer says of a pair (``answer_pairs``):
 A pair's preference is the image more answers chose; a pair whose votes are level (ties aside) is
 no preference and is counted as ``undecided``. ``margin`` is (chosen − rejected) / answers, ties
 among the answers: 1 when every answer chose it, near 0 for a split vote.
+
+``set_rankings`` ranks the images themselves where that means something: within each set of
+images the answers link (an item's images, with every item sharing one of them), per group.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .best_worst import best_worst_pairs, ranking_pairs
+from .bradley_terry import bradley_terry
 
 DESIGNS = ("pairs", "best_worst", "rankings")
 
@@ -96,3 +100,66 @@ def majority_preferences(answers: Iterable[tuple[Hashable, Hashable, str, Any]])
                                 min(low_wins, high_wins), ties))
     found.sort(key=lambda p: (str(p.group), str(p.item), str(p.chosen), str(p.rejected)))
     return Preferences(tuple(found), undecided)
+
+
+@dataclass(frozen=True)
+class SetScore:
+    """One image's Bradley–Terry score within its set, in one group: ``set`` numbers the sets of a
+    group (1, 2, … in the order of their first item), ``items`` the items whose answers compared
+    the set's images."""
+
+    group: Hashable
+    set: int
+    items: tuple[Hashable, ...]
+    thing: Hashable
+    score: float
+    rank: int
+    wins: int
+    losses: int
+    ties: int
+
+
+def set_rankings(answers: Iterable[tuple[Hashable, Hashable, str, Any]]) -> tuple[SetScore, ...]:
+    """The images ranked where ranking them means something: within each set of images that
+    answers link by comparisons (an item's images, and every item sharing one of them: a prompt's
+    images paired up by ``manage.py image_pairs``) of three images or more (two are one pair: its
+    preference says it all), per group, by a Bradley–Terry fit of the pairs
+    ``answer_pairs`` reads (ties half a win each way; no interval: a set is a handful of images
+    compared a few times each). Answers as ``majority_preferences`` reads them, naming images by an
+    identity shared across items (their file's hash)."""
+    pairs: dict[Hashable, list[tuple[Hashable, Hashable, Hashable, str]]] = defaultdict(list)
+    for group, item, design, row in answers:
+        pairs[group] += [(item, a, b, outcome) for a, b, outcome in answer_pairs(design, row)]
+    out: list[SetScore] = []
+    for group in sorted(pairs, key=str):
+        sets = [(items, rows) for items, rows in _sets(pairs[group]) if len({x for r in rows for x in r[:2]}) >= 3]
+        for number, (items, rows) in enumerate(sets, start=1):
+            fit = bradley_terry([(a, b, "tie" if outcome == "tie" else "left") for a, b, outcome in rows],
+                                n_resamples=0)
+            out += [SetScore(group, number, items, t.thing, t.score, t.rank, t.wins, t.losses, t.ties)
+                    for t in fit.things]
+    return tuple(out)
+
+
+def _sets(pairs: list[tuple[Hashable, Hashable, Hashable, str]]
+          ) -> list[tuple[tuple[Hashable, ...], list[tuple[Hashable, Hashable, str]]]]:
+    """The connected sets of images of ``pairs`` (item, a, b, outcome): each set's items (sorted)
+    and its pairs, in the order of their first item."""
+    parent: dict[Hashable, Hashable] = {}
+
+    def root(x: Hashable) -> Hashable:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for _, a, b, _ in pairs:
+        parent[root(a)] = root(b)
+    items: dict[Hashable, set[Hashable]] = defaultdict(set)
+    rows: dict[Hashable, list[tuple[Hashable, Hashable, str]]] = defaultdict(list)
+    for item, a, b, outcome in pairs:
+        items[root(a)].add(item)
+        rows[root(a)].append((a, b, outcome))
+    found = [(tuple(sorted(items[r], key=str)), rows[r]) for r in items]
+    return sorted(found, key=lambda s: [str(i) for i in s[0]])

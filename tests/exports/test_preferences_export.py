@@ -103,3 +103,34 @@ def test_shipped_images_are_embedded_in_the_preferences_and_the_item_images(comp
     head, _ = card_of(folder)
     features = {c["config_name"]: {x["name"]: x for x in c["features"]} for c in head["dataset_info"]}
     assert features["preferences"]["chosen"] == {"name": "chosen", "dtype": "image"}
+
+
+def test_a_prompts_images_paired_up_are_ranked_within_their_set(owner, tmp_path, monkeypatch):
+    """Three images of one prompt, every pair an item (``manage.py image_pairs``'s design): India
+    ranks flux, then sdxl, then dalle-3, and the hf dataset has the same table."""
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    study, india, _ = study_of(owner, "culturalframes-pairwise")
+    first = {}  # model → the one stored image every pair item shows
+    items = []
+    for a, b in ((0, 1), (0, 2), (1, 2)):
+        item = f.make_comparison_item(study, "IN", models=(MODELS[a], MODELS[b]), prompt="Diwali at home",
+                                      external_id=f"diwali-{a + 1}-{b + 1}")
+        for image in item.images.all():
+            shared = first.setdefault(image.model_name, image)
+            ItemImage.objects.filter(pk=image.pk).update(image=shared.image.name, sha256=shared.sha256)
+        items.append((item, a, b))
+    quotas_for_items(items=[i for i, _, _ in items])
+    prefer = ("flux", "sdxl", "dalle-3")
+    for rater in annotators(india, 3):
+        for item, a, b in items:
+            winner = "1" if prefer.index(MODELS[a]) < prefer.index(MODELS[b]) else "2"
+            annotate(rater, item, answers={"fidelity": {"choice": winner, "order": ["1", "2"], "strength": 1}})
+    files = unzipped(exported(study, owner, "gold"))
+    table = pd.read_csv(io.BytesIO(files["image_rankings.csv"]))
+    assert list(table.sort_values("rank")["model"]) == ["flux", "sdxl", "dalle-3"]
+    assert set(table["set"]) == {1} and set(table["prompt"]) == {"Diwali at home"}
+    assert json.loads(table["items"][0]) == ["diwali-1-2", "diwali-1-3", "diwali-2-3"]
+    assert table.set_index("model").loc["flux", "wins"] == 6 and table["image"].str.startswith("images/").all()
+    rows = load(unzip(exported(study, owner, "hf"), tmp_path), "image_rankings")["train"]
+    assert {r["model"]: r["rank"] for r in rows} == {"flux": 1, "sdxl": 2, "dalle-3": 3}
+    assert rows[0]["items"] == ["diwali-1-2", "diwali-1-3", "diwali-2-3"]

@@ -68,3 +68,30 @@ def test_the_tally_matches_a_count_by_hand_over_mixed_designs():
     found = majority_preferences(answers)
     assert {(p.chosen, p.rejected): (p.chosen_votes, p.rejected_votes) for p in found.rows} == expected
     assert found.undecided == 6 - len(expected)
+
+
+def test_images_are_ranked_within_each_set_the_answers_link():
+    from stats.comparisons import set_rankings
+
+    answers = [("IN", "p1-1-2", "pairs", ("a", "b", "left")), ("IN", "p1-1-3", "pairs", ("a", "c", "left")),
+               ("IN", "p1-2-3", "pairs", ("b", "c", "tie")), ("IN", "p2-1-2", "pairs", ("x", "y", "right")),
+               ("JP", "p1-1-2", "pairs", ("a", "b", "right")), ("JP", "p1-1-3", "pairs", ("a", "c", "right")),
+               ("JP", "p1-2-3", "pairs", ("b", "c", "left"))]
+    scores = set_rankings(answers)
+    india = {s.thing: s for s in scores if s.group == "IN"}
+    assert set(india) == {"a", "b", "c"}  # x and y: one pair, its preference says it all
+    assert india["a"].rank == 1 and india["b"].score == pytest.approx(india["c"].score)
+    assert india["a"].items == ("p1-1-2", "p1-1-3", "p1-2-3") and (india["b"].wins, india["b"].ties) == (0, 1)
+    assert sum(s.score for s in india.values()) == pytest.approx(0, abs=1e-9)
+    japan = {s.thing: s.rank for s in scores if s.group == "JP"}
+    assert japan == {"b": 1, "c": 2, "a": 3}
+
+
+def test_two_sets_of_one_group_are_ranked_apart():
+    from stats.comparisons import set_rankings
+
+    answers = [("IN", f"{p}-{i}", "rankings", ((f"{p}1", f"{p}2", f"{p}3"), (f"{p}3", f"{p}2", f"{p}1")))
+               for p in "uv" for i in range(2)]
+    scores = set_rankings(answers)
+    assert sorted({(s.set, s.items) for s in scores}) == [(1, ("u-0", "u-1")), (2, ("v-0", "v-1"))]
+    assert {s.thing: s.rank for s in scores if s.set == 2} == {"v3": 1, "v2": 2, "v1": 3}

@@ -16,10 +16,11 @@ from django.views.decorators.http import require_GET, require_POST
 from studies.files import image_response
 from studies.selectors import pool_for_user, study_for_user
 
+from ..context import shown_images
 from ..models import Annotation, Review
 from ..reviews import selectors, services
 from ..reviews.access import ReviewScope, annotation_for_reviewer, pools_for_reviewer, scope_for_reviewer
-from .items import display_parts
+from .items import ShownImage, display_parts
 
 NOT_QUESTIONS = ("csrfmiddlewaretoken", services.OUTCOME, services.NOTE)
 
@@ -93,9 +94,10 @@ def review_submit(request, pk: int, pool_pk: int, annotation_pk: int):
 @login_required
 def review_image(request, pk: int, pool_pk: int, annotation_pk: int):
     annotation = annotation_for_reviewer(scope_for_reviewer(request.user, pk, pool_pk), annotation_pk)
-    if not annotation.item.image:
+    image = annotation.item.image_at(request.GET.get("n", ""))  # ?n=: one of a comparison's several images
+    if image is None:
         raise Http404
-    return image_response(annotation.item.image)
+    return image_response(image)
 
 
 @login_required
@@ -151,6 +153,7 @@ def _annotation_context(scope: ReviewScope, annotation: Annotation, *, data, not
         "noun": display.noun.lower(),
         "item": annotation.item,
         "show_image": "image" in shown and bool(annotation.item.image),
+        "compare_images": _compare_images(annotation, form.protocol, urls["image"]),
         "parts": display_parts(
             display, form.context.texts, documents=form.documents, candidates=form.candidates,
             has_pick_one="candidates" in in_fields, has_per_document="documents" in in_fields,
@@ -171,6 +174,19 @@ def _annotation_context(scope: ReviewScope, annotation: Annotation, *, data, not
         "note_name": services.NOTE,
         "note_max": services.NOTE_MAX_CHARS,
     }
+
+
+def _compare_images(annotation: Annotation, protocol, url: str) -> list[ShownImage]:
+    """A comparison's several images as its annotator saw them, in their order, each labelled by
+    the number the answers name it by and its place on their screen; never the model (the check is
+    as blind as the comparison)."""
+    images = shown_images(annotation.assignment, protocol)
+    sides = ("left", "right") if len(images) == 2 else None
+    return [
+        ShownImage(image.ref_id, f"{url}?n={image.ref_id}", image.width, image.height,
+                   f"Image {image.ref_id}, shown {sides[n] if sides else f'{n + 1} of {len(images)}'}")
+        for n, image in enumerate(images)
+    ]
 
 
 def _urls(scope: ReviewScope, annotation: Annotation) -> dict[str, Any]:

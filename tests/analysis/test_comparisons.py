@@ -91,6 +91,10 @@ def test_best_worst_scores_the_models_by_counting_and_by_the_implied_pairs(owner
     assert fidelity["design"] == "best_worst"
     assert things["flux"]["rank"] == 1 and things["flux"]["count_score"] == 1.0
     assert things["dalle-3"]["count_score"] == -1.0 and things["dalle-3"]["rank"] == 4
+    html = render_to_string("analysis/_comparisons.html", {"run": SimpleNamespace(status="done"),
+                                                            "result": {"comparisons": [fidelity]}})
+    assert "Best–worst counting score" in html and "flux 1.00" in html and "win-matrix" not in html
+    assert "Screen position of the best choice: place 1" in html and "chi-square p =" in html
 
 
 def test_a_study_without_comparison_questions_has_none(owner, study, pool):
@@ -110,7 +114,14 @@ def test_the_page_shows_the_ranking_per_country_as_a_plot_and_a_table(owner):
     result = run_now(study, owner).result
     html = render_to_string("analysis/_comparisons.html", {"run": SimpleNamespace(status="done"), "result": result})
     assert "Models compared, per country" in html and "<svg" in html
-    assert html.count("<th scope=\"row\">") == 3 and "India" in html and "Japan" in html
+    ranking = html[:html.index("win-matrix")]
+    assert ranking.count("<th scope=\"row\">") == 3 and "India" in html and "Japan" in html
+    # the win-rate matrix, models in rank order: flux beat sdxl in every one of its 4 comparisons
+    matrix = html[html.index("win-matrix"):]
+    assert matrix.index("over flux") < matrix.index("over sdxl") < matrix.index("over dalle-3")
+    flux_row = matrix[matrix.index('<th scope="row">flux</th>'):].split("</tr>")[0]
+    assert 'aria-label="not compared"' in flux_row and "100% <span class=\"muted\">(4)</span>" in flux_row
+    assert "Win rates in each country" in html  # Japan has no answers: its matrix is left out
     empty = render_to_string("analysis/_comparisons.html", {"run": SimpleNamespace(status="done"),
                                                              "result": {"comparisons": []}})
     assert "hidden" in empty and "<h2" not in empty

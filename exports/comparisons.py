@@ -14,12 +14,11 @@ from typing import Any
 
 from stats.columns import AnnotationColumns
 from stats.comparisons import Preferences, SetScore, majority_preferences, set_rankings
+from studies.files import stored_chunks
 from studies.models import ItemImage, Study
 from studies.protocol import Protocol
 
 from .formats.base import ComparedImage
-
-CHUNK = 1 << 20  # bytes of an image read at a time
 
 
 def item_images(study: Study) -> dict[int, tuple[ComparedImage, ...]]:
@@ -78,10 +77,7 @@ def file_reader(study: Study):
     name that is no image of the study's items)."""
     def read(name: str) -> Iterator[bytes]:
         image = ItemImage.objects.filter(item__study=study, image=name).only("image").first()
-        if image is None:
-            return
-        with image.image.storage.open(image.image.name, "rb") as fh:
-            while block := fh.read(CHUNK):
-                yield block
+        if image is not None:
+            yield from stored_chunks(image.image)
 
     return read

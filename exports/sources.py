@@ -30,6 +30,7 @@ from annotation.extensions import recruitment_facts
 from annotation.models import Annotation, Annotator, Upload, pseudonym_for
 from stats.agreement.differences import REST, holds
 from stats.gold import gold_keys, study_gold
+from studies.files import stored_chunks
 from studies.models import Item, MockQuestion, Study
 from studies.protocol import Protocol
 
@@ -37,7 +38,6 @@ from .comparisons import file_reader, image_preferences, image_rankings, item_im
 from .formats.base import ExportOptions, ItemImage, StudySource
 from .formats.gold import RANKING_COLUMNS
 
-CHUNK = 1 << 20  # bytes of an image read at a time
 ELIGIBILITY = (
     ("require_born", "born in the country"),
     ("require_nationality", "holds its nationality"),
@@ -58,11 +58,8 @@ def _items(study: Study) -> dict[int, ItemImage]:
 def _image_reader(study: Study):
     def read(pk: int) -> Iterator[bytes]:
         item = Item.objects.filter(study=study, pk=pk).only("image").first()
-        if item is None or not item.image:
-            return
-        with item.image.storage.open(item.image.name, "rb") as fh:
-            while block := fh.read(CHUNK):
-                yield block
+        if item is not None and item.image:
+            yield from stored_chunks(item.image)
 
     return read
 
@@ -76,11 +73,8 @@ def _uploads(study: Study) -> dict[str, str]:
 def _upload_reader(study: Study):
     def read(sha256: str) -> Iterator[bytes]:
         upload = Upload.objects.filter(study=study, sha256=sha256).exclude(file="").only("file").first()
-        if upload is None:
-            return
-        with upload.file.storage.open(upload.file.name, "rb") as fh:
-            while block := fh.read(CHUNK):
-                yield block
+        if upload is not None:
+            yield from stored_chunks(upload.file)
 
     return read
 

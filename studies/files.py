@@ -1,4 +1,15 @@
+from collections.abc import Iterator
+
 from django.http import FileResponse, Http404, HttpResponseRedirect
+
+CHUNK = 1 << 20  # bytes of a stored file read at a time
+
+
+def stored_chunks(field_file) -> Iterator[bytes]:
+    """A stored file's bytes in chunks of ``CHUNK``, read through its storage (disk or S3), never whole."""
+    with field_file.storage.open(field_file.name, "rb") as fh:
+        while block := fh.read(CHUNK):
+            yield block
 
 
 def image_response(field_file):

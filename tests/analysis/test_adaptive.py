@@ -288,7 +288,8 @@ def test_the_api_sets_the_budget_and_refuses_a_negative_one(owner):
     assert response.status_code == 200 and response.json()["adaptive_budget"] == 25
     refused = api.patch(url, {"adaptive_budget": -5}, format="json")
     assert refused.status_code == 400
-    assert refused.json()["adaptive_budget"] == ["The adaptive budget is a number of extra annotations: 0 (off) or more."]
+    says = "The adaptive budget is a number of extra annotations: 0 (off) or more."
+    assert refused.json()["adaptive_budget"] == [says]
     assert api.patch(url, {"adaptive_budget": "lots"}, format="json").status_code == 400
     pool.refresh_from_db()
     assert pool.adaptive_budget == 25

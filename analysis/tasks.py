@@ -20,8 +20,17 @@ from celery import shared_task
 from jobs.tasks import JOB_TASK
 
 from . import services
+from .adaptive import adapt_all
 
 
 @shared_task(**JOB_TASK)
 def analysis_run_task(run_id: int) -> None:
     services.analysis_run(run_id=run_id)
+
+
+@shared_task(ignore_result=True)
+def comparisons_adapt_task() -> int:
+    """Run by Celery beat every five minutes: every open study's pool with adaptive budget left gets
+    its next step of comparison slots where the base design is nearly spent (``analysis.adaptive``).
+    Acknowledged late (the project's default) but not given back: the next beat runs it again."""
+    return adapt_all()

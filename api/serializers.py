@@ -15,7 +15,7 @@ STUDY_FIELDS = (
 )
 POOL_FIELDS = (
     "annotations_per_item", "min_distinct_annotators",
-    "require_born", "require_nationality", "require_childhood", "require_resident", "language",
+    "require_born", "require_nationality", "require_childhood", "require_resident", "language", "adaptive_budget",
 )
 
 
@@ -82,6 +82,10 @@ class PoolSettingsSerializer(serializers.Serializer):
     require_childhood = serializers.BooleanField(required=False)
     require_resident = serializers.BooleanField(required=False)
     language = serializers.CharField(required=False, allow_blank=True, help_text="blank: the study's language")
+    adaptive_budget = serializers.IntegerField(
+        required=False, help_text="extra annotations the adaptive comparison mode may add to the pool's two-image "
+        "comparison items, on the pairs of models whose order is least certain; 0: off (a fixed balanced design)",
+    )
 
 
 class PoolCreateSerializer(PoolSettingsSerializer):

@@ -268,6 +268,8 @@ CELERY_BEAT_SCHEDULE = {
     # (webhooks do it at once; the sync catches what they missed).
     "prolific-entries-recheck": {"task": "recruitment.tasks.prolific_entries_recheck_task", "schedule": 60.0},
     "prolific-sync": {"task": "recruitment.tasks.prolific_sync_task", "schedule": 600.0},
+    # The adaptive comparison mode: a pool's extra budget placed, a step at a time, on its least certain pairs.
+    "adapt-comparisons": {"task": "analysis.tasks.comparisons_adapt_task", "schedule": 300.0},
 }
 
 # Prolific (recruitment/): the API's base URL, and the deployment-wide token used when a researcher

@@ -160,7 +160,7 @@ class StudyForm(forms.ModelForm):
 
 class PoolForm(forms.ModelForm):
     """A country pool: its country, annotations wanted per item, minimum annotators, the screening
-    questions it asks."""
+    questions it asks, the adaptive comparison mode's budget (``analysis.adaptive``)."""
 
     country = forms.ChoiceField(choices=[("", "Choose a country…"), *[(c, f"{n} ({c})") for c, n in COUNTRIES]])
 
@@ -169,15 +169,27 @@ class PoolForm(forms.ModelForm):
         fields = [
             "country", "annotations_per_item", "min_distinct_annotators",
             "require_born", "require_nationality", "require_childhood", "require_resident", "language",
+            "adaptive_budget",
         ]
         labels = {
             "language": "Language of the annotator's pages",
             "annotations_per_item": "Annotations wanted per item",
             "min_distinct_annotators": "Minimum distinct annotators",
+            "adaptive_budget": "Adaptive comparisons: extra annotations",
         }
         help_texts = {
             "language": "The platform's own words (buttons, steps, messages) in this language; your texts in "
             "it where you translated them. Annotators can switch on every page.",
+            "adaptive_budget": "For a pairwise study: once the balanced design is nearly answered, up to this many "
+            "extra annotations go, a step at a time, to the two-image items of the pairs of models whose order "
+            "is least certain (no item over its quota, no annotator twice on an item). 0: off, the fixed "
+            "balanced design.",
+        }
+        error_messages = {
+            "adaptive_budget": {
+                "min_value": "The adaptive budget is a number of extra annotations: 0 (off) or more.",
+                "invalid": "The adaptive budget is a whole number of extra annotations: 0 (off) or more.",
+            },
         }
 
     def __init__(self, *args, study: Study, **kwargs):
@@ -185,6 +197,8 @@ class PoolForm(forms.ModelForm):
         self.study = study
         self.fields["annotations_per_item"].widget.attrs["min"] = 1
         self.fields["min_distinct_annotators"].widget.attrs["min"] = 0
+        self.fields["adaptive_budget"].widget.attrs["min"] = 0
+        self.fields["adaptive_budget"].required = False  # blank: 0, off
         study_language = dict(settings.LANGUAGES).get(study.language, study.language)
         self.fields["language"].choices = [("", f"The study's language ({study_language})"), *settings.LANGUAGES]
         if self.instance.pk:
@@ -205,6 +219,10 @@ class PoolForm(forms.ModelForm):
         if wanted < 1:
             raise forms.ValidationError("Ask for at least one annotation per item.")
         return wanted
+
+    def clean_adaptive_budget(self) -> int:
+        """Blank is 0 (off); below 0 is refused by the field (its ``min_value`` message above)."""
+        return self.cleaned_data.get("adaptive_budget") or 0
 
     def settings(self) -> dict:
         return {k: v for k, v in self.cleaned_data.items() if k != "country"}

@@ -264,22 +264,25 @@ def pool_for_user(
 @dataclass(frozen=True)
 class PoolPlan:
     """What a pool's settings mean for the study: items routed to it, the slots they make
-    (items × annotations wanted) and the sessions needed to fill them."""
+    (items × annotations wanted) and the sessions needed to fill them; ``added``: the extra
+    annotations the adaptive comparison mode placed so far (of ``pool.adaptive_budget``)."""
 
     pool: CountryPool
     items: int
     slots: int
     sessions: int
     done: int
+    added: int = 0
 
 
 def pool_plans(study: Study) -> list[PoolPlan]:
     """Every pool of the study with its consequences (three queries)."""
     items = Item.objects.ordinary().filter(study=study)
     by_country = dict(items.values_list("country").annotate(n=Count("pk")).order_by())
-    done = dict(
-        ItemQuota.objects.filter(pool__study=study).values_list("pool").annotate(n=Sum("done")).order_by()
-    )
+    done, added = {}, {}
+    sums = ItemQuota.objects.filter(pool__study=study).values_list("pool").annotate(n=Sum("done"), a=Sum("added"))
+    for pool_id, n, a in sums.order_by():
+        done[pool_id], added[pool_id] = n, a
     plans = []
     for pool in study.pools.order_by("country_name"):
         routed = sum(n for country, n in by_country.items()
@@ -288,6 +291,7 @@ def pool_plans(study: Study) -> list[PoolPlan]:
         plans.append(PoolPlan(
             pool=pool, items=routed, slots=slots,
             sessions=math.ceil(slots / study.items_per_session), done=done.get(pool.pk) or 0,
+            added=added.get(pool.pk) or 0,
         ))
     return plans
 

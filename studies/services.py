@@ -172,8 +172,9 @@ def quotas_sync(*, pool: CountryPool) -> int:
         ]
         ItemQuota.objects.bulk_create(new, batch_size=1000)
         # Changing the wanted number never drops below what is done or leased already; the slots a
-        # checker reopened (``reopened``) stay on top of it.
-        wanted = pool.annotations_per_item + F("reopened")
+        # checker reopened (``reopened``) and those the adaptive comparison mode added (``added``,
+        # ``analysis.adaptive``) stay on top of it.
+        wanted = pool.annotations_per_item + F("reopened") + F("added")
         ItemQuota.objects.filter(pool=pool).exclude(wanted=wanted).filter(
             done__lte=wanted - F("leased")
         ).update(wanted=wanted)
@@ -282,7 +283,7 @@ STUDY_SETTINGS = (
 )
 POOL_SETTINGS = (
     "annotations_per_item", "min_distinct_annotators",
-    "require_born", "require_nationality", "require_childhood", "require_resident", "language",
+    "require_born", "require_nationality", "require_childhood", "require_resident", "language", "adaptive_budget",
 )
 
 
@@ -325,18 +326,22 @@ def study_update(*, study: Study, name: str, **settings) -> Study:
 
 def pool_update(*, pool: CountryPool, **settings) -> CountryPool:
     """Change a pool's settings; a new number of annotations wanted reaches every quota of the
-    pool at once, and is refused where an item has more annotations done already."""
+    pool at once (the slots a checker reopened and those the adaptive mode added staying on top),
+    and is refused where an item has more annotations done already."""
     unknown = set(settings) - set(POOL_SETTINGS)
     assert not unknown, f"not pool settings: {unknown}"
     wanted = settings.get("annotations_per_item", pool.annotations_per_item)
     with transaction.atomic():
-        most_done = (
-            ItemQuota.objects.filter(pool=pool, done__gt=wanted + F("reopened"))
-            .order_by("-done").values_list("done", flat=True).first()
+        most = (
+            ItemQuota.objects.filter(pool=pool, done__gt=wanted + F("reopened") + F("added"))
+            .annotate(need=F("done") - F("reopened") - F("added"))
+            .order_by("-need").values_list("done", "need").first()
         )
-        if most_done is not None:
+        if most is not None:
+            done, need = most
+            extra = f" ({done - need} of them on top of the pool's number)" if done > need else ""
             raise WorkspaceError(
-                f"An item of this pool has {most_done} annotations already: ask for at least {most_done}.",
+                f"An item of this pool has {done} annotations already{extra}: ask for at least {need}.",
                 field="annotations_per_item",
             )
         for field, value in settings.items():

@@ -223,6 +223,9 @@ class ItemQuota(models.Model):
     reopened = models.PositiveSmallIntegerField(
         default=0, help_text="Annotations wanted again because a checker flagged one: on top of the pool's number."
     )
+    added = models.PositiveSmallIntegerField(
+        default=0, help_text="Annotations the adaptive comparison mode added: on top of the pool's number."
+    )
 
     objects = ItemQuotaQuerySet.as_manager()
 

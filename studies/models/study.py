@@ -148,6 +148,11 @@ class CountryPool(models.Model):
         help_text="The language of the annotator's pages for this pool; blank for the study's language. "
         "Annotators may switch.",
     )
+    adaptive_budget = models.PositiveIntegerField(
+        "adaptive comparison budget", default=0,
+        help_text="Extra annotations the adaptive comparison mode may add to this pool's two-image comparison "
+        "items, on the pairs of models whose order is least certain; 0 = off, a fixed balanced design.",
+    )
 
     class Meta:
         constraints = [

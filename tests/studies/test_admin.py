@@ -81,7 +81,7 @@ def test_changing_a_pool_in_the_admin_creates_quotas_for_its_items(client, owner
     f.make_items(study, "BR", 2)  # imported before the pool existed: no quota yet
     login(client, owner).post(reverse("admin:studies_countrypool_add"), {
         "study": study.pk, "country": "BR", "country_name": "Brazil", "annotations_per_item": 2,
-        "min_distinct_annotators": 0, "require_born": "on",
+        "min_distinct_annotators": 0, "require_born": "on", "adaptive_budget": 0,  # the admin's form shows all
     })
     from studies.models import ItemQuota
 

@@ -111,7 +111,10 @@ def screen_out_register(offer: ScreenOutOffer, request: ScreenOutRequest) -> Non
 
 
 def screen_out_offer(annotator: Annotator) -> ScreenOut | None:
-    """The paid screen-out an annotator who was not eligible gets, or None (they are asked to return)."""
+    """The paid screen-out an annotator who was not eligible gets, or None (they are asked to return).
+    An annotator not saved (the researcher's path preview) has no submission anywhere: None."""
+    if annotator.pk is None:
+        return None
     for offer, _ in _screen_outs:
         found = offer(annotator)
         if found is not None:

@@ -84,10 +84,11 @@ def _study_page(request, study, form: LaunchForm, *, status: int = 200):
     sees_participants = may_see_participants(study)
     if not sees_participants:
         actions = actions.exclude(kind__in=ACTIONS_ON_PARTICIPANTS)
+    pools = selectors.prolific_pools(study=study)
     context = {
         "study": study,
         "form": form,
-        "pools": selectors.prolific_pools(study=study),
+        "pools": pools,
         "budget": selectors.study_budget(study=study),
         "token": tokens.token_state(user=request.user),
         "refusal": services.launch_refusal(),
@@ -101,7 +102,7 @@ def _study_page(request, study, form: LaunchForm, *, status: int = 200):
         "webhook_url": services.webhook_target_url(),
         # issue 28, part 2
         "outcomes": outcome_table(),
-        "message_form": MessageForm(pools=study.pools.all()) if sees_participants else None,
+        "message_form": MessageForm(pools=[p.pool for p in pools]) if sees_participants else None,
     }
     return render(request, "recruitment/study.html", context, status=status)
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from studies.models import CountryPool
 
-    from .models import Session
+    from .models import Annotator, Session
 
 
 @dataclass(frozen=True)
@@ -79,3 +79,63 @@ def recruitment_facts_register(reader: RecruitmentFacts) -> None:
 def recruitment_facts(study_id: int) -> list[dict]:
     """Every registered reader's facts about the study's recruitment, in registration order."""
     return [fact for reader in _recruitment_facts for fact in reader(study_id)]
+
+
+# --- paid screen-outs and extra entry parameters (issue 28, part 2) ---------------------------
+#
+# **Screen-outs** (``screen_out_register``): where an eligibility "no" ends in the recruiting
+# platform's paid screen-out instead of a return. ``offer`` answers, for an annotator who was not
+# eligible, the fixed reward they are paid (as money, for the end page), or None where the pool does
+# not pay screen-outs; ``request`` asks the platform to screen them out (once; it may queue a job).
+#
+# **Entry parameters** (``entry_param_register``): names of further query parameters the entry link
+# passes on to the entry checks (e.g. the signed token of Prolific's secured study URL); the callable
+# is asked at each entry, so a setting may name the parameter.
+
+
+@dataclass(frozen=True)
+class ScreenOut:
+    reward: str  # the fixed reward, as money ("£0.10")
+
+
+ScreenOutOffer = Callable[["Annotator"], "ScreenOut | None"]
+ScreenOutRequest = Callable[["Annotator"], None]
+
+_screen_outs: list[tuple[ScreenOutOffer, ScreenOutRequest]] = []
+_entry_params: list[Callable[[], str]] = []
+
+
+def screen_out_register(offer: ScreenOutOffer, request: ScreenOutRequest) -> None:
+    if (offer, request) not in _screen_outs:
+        _screen_outs.append((offer, request))
+
+
+def screen_out_offer(annotator: Annotator) -> ScreenOut | None:
+    """The paid screen-out an annotator who was not eligible gets, or None (they are asked to return).
+    An annotator not saved (the researcher's path preview) has no submission anywhere: None."""
+    if annotator.pk is None:
+        return None
+    for offer, _ in _screen_outs:
+        found = offer(annotator)
+        if found is not None:
+            return found
+    return None
+
+
+def screen_out_request(annotator: Annotator) -> bool:
+    """Ask the first registered platform that offers the annotator a screen-out to screen them out."""
+    for offer, request in _screen_outs:
+        if offer(annotator) is not None:
+            request(annotator)
+            return True
+    return False
+
+
+def entry_param_register(name: Callable[[], str]) -> None:
+    if name not in _entry_params:
+        _entry_params.append(name)
+
+
+def entry_params() -> list[str]:
+    """The further entry-link parameters the registered checks read."""
+    return [n for n in (name() for name in _entry_params) if n]

@@ -15,12 +15,14 @@ from studies.models import CountryPool, ItemQuota
 
 from .browser import BrowserKey, code_shown, hash_matches, key_loads, secret_hash
 from .compiled import CompiledQuery
+from .extensions import screen_out_offer
 from .models import Annotator, Assignment, Session
 
 SESSION_KEY = "tessera_session_id"  # where the annotator's session was kept before the cookie (still read)
 ANNOTATOR_COOKIE = "tessera_annotator"
 ANNOTATOR_COOKIE_SALT = "tessera.annotator-session"
 PROLIFIC_COMPLETE_URL = "https://app.prolific.com/submissions/complete?cc={code}"
+PROLIFIC_SUBMISSIONS_URL = "https://app.prolific.com/submissions"  # a screened-out participant's way back
 END_COUNTDOWN = 10  # seconds: long enough to copy the completion code
 
 
@@ -272,9 +274,12 @@ class Ending:
     title: str
     message: str
     returns: bool = False
+    screened_out: bool = False  # screened out and paid by the platform: no code, no return
 
     @property
     def url(self) -> str:
+        if self.screened_out:
+            return PROLIFIC_SUBMISSIONS_URL
         return PROLIFIC_COMPLETE_URL.format(code=self.code)
 
     @property
@@ -303,6 +308,15 @@ def ending_for(annotator: Annotator, session: Session) -> Ending | None:
                 "No problem: please return the study on Prolific; you will not be penalised. Thank you for your time."
             ),
             returns=outcome in RETURNING,
+        )
+    if outcome == Annotator.Outcome.NOT_ELIGIBLE and (screen_out := screen_out_offer(annotator)) is not None:
+        return Ending(
+            "",
+            gettext("You have been screened out"),
+            gettext("This study is for people with a different background, so it ends here. You are screened "
+                    "out and paid {reward} for your time: Prolific shows it in your submissions. You do not need "
+                    "to return the study.").format(reward=screen_out.reward),
+            screened_out=True,
         )
     if outcome == Annotator.Outcome.NOT_ELIGIBLE:
         return Ending(

@@ -280,6 +280,11 @@ PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com/api/v1/
 PROLIFIC_API_TOKEN = env_str("PROLIFIC_API_TOKEN")
 PROLIFIC_API_TIMEOUT = env_int("PROLIFIC_API_TIMEOUT", 15)
 PROLIFIC_API_RETRIES = env_int("PROLIFIC_API_RETRIES", 2)
+# Prolific's secured study URL (issue 28, part 2): the query parameter carrying its signed token, and
+# the audience the token must name. Prolific's docs read so far do not name either: the parameter is
+# "prolific_token" unless set, the audience the pool's Prolific study id unless set (docs/prolific.md).
+PROLIFIC_ENTRY_TOKEN_PARAM = env_str("PROLIFIC_ENTRY_TOKEN_PARAM", "prolific_token")
+PROLIFIC_ENTRY_TOKEN_AUDIENCE = env_str("PROLIFIC_ENTRY_TOKEN_AUDIENCE")
 # Researchers' Prolific tokens are encrypted at rest with Fernet. TESSERA_ENCRYPTION_KEY: one or more
 # Fernet keys, comma-separated (the first encrypts, every one decrypts: list a new key first to
 # rotate). Unset: a key derived from SECRET_KEY with HKDF, so changing SECRET_KEY makes stored tokens

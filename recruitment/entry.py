@@ -34,6 +34,7 @@ from studies.models import CountryPool
 from .models import ProlificStudy, ProlificSubmission
 from .prolific import ProlificError
 from .prolific import Submission as RemoteSubmission
+from .signed_entry import KeysUnavailable, TokenRefused, entry_token_param, entry_token_verify
 from .tokens import ProlificNotConfigured, client_for
 
 REFUSAL_TTL = 300  # seconds a refusal is remembered (no row is created for it)
@@ -45,14 +46,15 @@ ENDED = frozenset({"RETURNED", "REJECTED", "SCREENED OUT"})
 
 
 def prolific_entry_check(pool: CountryPool, params: dict[str, str]) -> EntryVerdict | None:
-    found = ProlificStudy.objects.filter(pool_id=pool.pk).exclude(prolific_id="").values_list("pk", "prolific_id")
+    found = ProlificStudy.objects.filter(pool_id=pool.pk).exclude(prolific_id="").values_list(
+        "pk", "prolific_id", "secured_entry"
+    )
     row = found.first()
     if row is None:
         return None  # not recruited on Prolific: annotation's own check applies
-    prolific_study_pk, prolific_id = row
-    accepted = {prolific_id, pool.study.prolific_study_id} - {""}
-    if params["STUDY_ID"] not in accepted:
-        return EntryVerdict("refuse", "wrong_study")
+    prolific_study_pk, prolific_id, secured = row
+    if (refusal := _link_refusal(pool, params, prolific_id, secured=secured)) is not None:
+        return refusal
     known = ProlificSubmission.objects.filter(prolific_id=params["SESSION_ID"]).first()
     if known is not None:
         return _verdict_of_row(known, prolific_study_pk, params)
@@ -78,6 +80,24 @@ def prolific_entry_check(pool: CountryPool, params: dict[str, str]) -> EntryVerd
     if remote.status != ProlificSubmission.Status.ACTIVE:
         return _refuse(refusal_key, "not_active", _status_text(remote.status))
     return EntryVerdict("allow", entered=_recorder(prolific_study_pk, params, remote))
+
+
+def _link_refusal(pool: CountryPool, params: dict[str, str], prolific_id: str, *, secured: bool) -> EntryVerdict | None:
+    """The link's STUDY_ID, and with Prolific's secured study URL its signed token (``signed_entry``):
+    a refusal, or None when they let in."""
+    accepted = {prolific_id, pool.study.prolific_study_id} - {""}
+    if params["STUDY_ID"] not in accepted:
+        return EntryVerdict("refuse", "wrong_study")
+    if not secured:
+        return None
+    try:
+        entry_token_verify(token=params.get(entry_token_param(), ""), params=params, audience=prolific_id,
+                           user=pool.study.owner)
+    except TokenRefused as exc:
+        return EntryVerdict("refuse", "bad_token", str(exc))
+    except KeysUnavailable:
+        return None  # the keys cannot be had now: the submission check asks Prolific itself
+    return None
 
 
 def prolific_refused(exc: ProlificError) -> bool:

@@ -56,6 +56,19 @@ class LaunchForm(forms.Form):
     auto_approve = forms.BooleanField(
         label="Let Prolific approve completed submissions (otherwise you review them here)", required=False
     )
+    # issue 28, part 2
+    screen_out_reward = forms.DecimalField(
+        label="Pay screen-outs (fixed reward)", required=False, min_value=Decimal("0.01"), max_digits=5,
+        decimal_places=2,
+        help_text="Empty: a participant who answers 'no' to an eligibility question is asked to return the study. "
+        "An amount (at least £0.10 or $0.14, Prolific's minimum): they are screened out and paid it instead. "
+        "Prolific offers paid screen-outs to some workspaces only.",
+    )
+    secured_entry = forms.BooleanField(
+        label="Prolific's secured study URL: check the signed token on every entry link", required=False,
+        help_text="Turn it on for Prolific's study too; a link whose token is missing, expired or badly signed is "
+        "refused.",
+    )
     description = forms.CharField(
         label="Public description", required=False, widget=forms.Textarea(attrs={"rows": 3}),
         help_text="Empty: a short description with the number of items and the time.",
@@ -77,7 +90,27 @@ class LaunchForm(forms.Form):
             filter_picks=data["filters"],
             auto_approve=data["auto_approve"],
             description=data["description"],
+            screen_out_reward=int(data["screen_out_reward"] * 100) if data.get("screen_out_reward") else None,
+            secured_entry=bool(data.get("secured_entry")),
         )
+
+
+# --- messages (issue 28, part 2) -------------------------------------------------------------
+
+
+class MessageForm(forms.Form):
+    """A message to one participant of a pool's study, or to all of them (the rules: services.messages)."""
+
+    pool = forms.TypedChoiceField(label="Pool", coerce=int)
+    participant = forms.CharField(
+        label="Participant (Prolific id)", required=False, max_length=64,
+        help_text="Empty: every participant of the pool's study.",
+    )
+    body = forms.CharField(label="Message", widget=forms.Textarea(attrs={"rows": 4}), strip=True)
+
+    def __init__(self, *args, pools=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["pool"].choices = [(p.pk, p.country_name) for p in pools]
 
 
 class PolicyForm(forms.Form):

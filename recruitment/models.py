@@ -71,6 +71,18 @@ class ProlificStudy(models.Model):
         null=True, blank=True, editable=False, help_text="A launch holds the right to create until then."
     )
     last_error = models.TextField(blank=True)
+    # issue 28, part 2: paid screen-outs and the secured entry URL, chosen at launch
+    screen_out_reward = models.PositiveIntegerField(
+        null=True, blank=True,
+        help_text="Paid screen-outs: the fixed reward (minor units) of a participant screened out by an eligibility "
+        "answer; empty: they are asked to return instead.",
+    )
+    secured_entry = models.BooleanField(
+        default=False, help_text="The entry link carries Prolific's signed token (secured study URL), checked at entry."
+    )
+    test_participant_id = models.CharField(
+        max_length=64, blank=True, help_text="The researcher's Prolific test participant, when one was made."
+    )
     workspace_id = models.CharField(
         max_length=64, blank=True, editable=False,
         help_text="The Prolific workspace holding the study: only its webhook secret may act on it.",
@@ -124,6 +136,11 @@ class ProlificAction(models.Model):
         RETURN = "return", "Request a return"
         BONUS_SETUP = "bonus_setup", "Set up bonuses"
         BONUS_PAY = "bonus_pay", "Pay bonuses"
+        # issue 28, part 2
+        SCREEN_OUT = "screen_out", "Screen out (paid)"
+        MESSAGE = "message", "Message a participant"
+        MESSAGE_BULK = "message_bulk", "Message a pool"
+        TEST_STUDY = "test_study", "Test as a participant"
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="prolific_actions")
     prolific_study = models.ForeignKey(
@@ -272,7 +289,9 @@ class ProlificJob(Job):
     # The kinds a repeat leaves harmless: reads, submission transitions and bulk approval are
     # idempotent on Prolific. A bonus set-up or payment is never sent twice by the platform.
     REPEATABLE = (ProlificAction.Kind.SUBMISSIONS, ProlificAction.Kind.APPROVE, ProlificAction.Kind.BULK_APPROVE,
-                  ProlificAction.Kind.REJECT, ProlificAction.Kind.RETURN)
+                  ProlificAction.Kind.REJECT, ProlificAction.Kind.RETURN,
+                  # a screen-out reads the submission first and is sent only while it is active
+                  ProlificAction.Kind.SCREEN_OUT)
     LOST_WHILE_PAYING = (
         "The worker running it stopped (lost at {lost}) while paying. Prolific may or may not have paid: the "
         "platform will not send this payment again. Check the participants' bonuses on Prolific before paying "

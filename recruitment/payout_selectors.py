@@ -24,7 +24,8 @@ PAGE_SIZE = 50
 # The review's calls to Prolific: their targets and errors name a participant's submission, so the
 # study's Prolific page lists them only to whoever may see the participants.
 ACTIONS_ON_PARTICIPANTS = tuple(
-    ProlificAction.Kind[name] for name in ("APPROVE", "BULK_APPROVE", "REJECT", "RETURN", "BONUS_SETUP", "BONUS_PAY")
+    ProlificAction.Kind[name] for name in ("APPROVE", "BULK_APPROVE", "REJECT", "RETURN", "BONUS_SETUP", "BONUS_PAY",
+                                             "SCREEN_OUT", "MESSAGE", "MESSAGE_BULK", "TEST_STUDY")
 )
 PARTICIPANTS_OWNER_ONLY = (
     "Only the study's owner sees its Prolific participants: their Prolific ids beside the annotators' "

@@ -30,6 +30,7 @@ import httpx
 from .prolific_answers import (
     BonusSetup,
     Filter,
+    Message,
     ProlificAuthError,
     ProlificError,
     ProlificRateLimited,
@@ -48,6 +49,7 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "BonusSetup",
     "Filter",
+    "Message",
     "ProlificAuthError",
     "ProlificError",
     "ProlificRateLimited",
@@ -343,3 +345,64 @@ class ProlificClient:
         return self._request(
             "POST", f"hooks/subscriptions/{subscription_id}/", json={"secret": secret}, retry=True
         ).json()
+
+    # --- messages, screen-outs, secured entry, test participants (issue 28, part 2) ------------
+    # Sources: docs.prolific.com/api-reference/messages/{send-message,bulk-message-participants,
+    # get-messages,get-unread-messages}; the spec's BulkScreenOutRequest (``submission_ids``,
+    # ``bonus_per_submission`` in major units, ``increase_places``); well-known-endpoints/get-study-jwks;
+    # users/create-test-participant-for-researcher and studies/create-test-study.
+
+    def message_send(self, *, recipient_id: str, study_id: str, body: str) -> None:
+        """One message to a participant about a study (204). Never retried: a repeat is a second message."""
+        payload = {"recipient_id": recipient_id, "study_id": study_id, "body": body}
+        self._request("POST", "messages/", json=payload, retry=False, expect=(200, 201, 204))
+
+    def messages_bulk_send(self, *, participant_ids: list[str], study_id: str, body: str) -> None:
+        """One message to many participants of a study (``POST /messages/bulk/``, 204). Never retried."""
+        if not participant_ids:
+            raise ValueError("no participant to message")
+        payload = {"ids": participant_ids, "study_id": study_id, "body": body}
+        self._request("POST", "messages/bulk/", json=payload, retry=False, expect=(200, 201, 204))
+
+    def messages(self, *, created_after: str | None = None, user_id: str | None = None) -> Iterator[Message]:
+        """Messages received and sent, newest Prolific keeps (30 days), page by page. Prolific needs
+        one of ``user_id`` (a conversation with one user) or ``created_after`` (ISO 8601)."""
+        if not (created_after or user_id):
+            raise ValueError("give created_after or user_id")
+        params = {k: v for k, v in (("created_after", created_after), ("user_id", user_id)) if v}
+        for raw in self._paginate("messages/", params):
+            yield Message.parse(raw)
+
+    def messages_unread(self) -> list[Message]:
+        return [Message.parse(raw) for raw in self._paginate("messages/unread/")]
+
+    def screen_out(self, study_id: str, submission_ids: list[str], *, reward: int,
+                   increase_places: bool = False) -> dict[str, Any]:
+        """Paid screen-out of active submissions (a workspace-restricted feature; the study must be
+        created with ``is_custom_screening``). ``reward`` in minor units, sent as Prolific's
+        ``bonus_per_submission`` in major units. Not retried here: the caller reads the submission
+        back before trying again (a screened-out submission cannot be screened out twice)."""
+        if not submission_ids:
+            raise ValueError("no submission to screen out")
+        body = {"submission_ids": submission_ids, "bonus_per_submission": float(major_units(reward)),
+                "increase_places": increase_places}
+        answer = self._request("POST", f"studies/{study_id}/screen-out-submissions/", json=body, retry=False,
+                               expect=(200, 201, 202, 204))
+        return answer.json() if answer.content else {}
+
+    def study_jwks(self) -> dict[str, Any]:
+        """Prolific's public keys for the secured study URL's tokens, at the API host's
+        ``/.well-known/study/jwks.json`` (no token needed; sent anyway, to the same host only)."""
+        origin = urlsplit(self.base_url)
+        return self._get(f"{origin.scheme}://{origin.netloc}/.well-known/study/jwks.json")
+
+    def test_participant_create(self, email: str) -> str:
+        """A test participant account for this researcher (workspace-restricted beta): its id."""
+        answer = self._request("POST", "researchers/participants/", json={"email": email}, retry=False,
+                               expect=(200, 201)).json()
+        return str(answer.get("participant_id") or answer.get("id") or "")
+
+    def study_test_create(self, study_id: str) -> dict[str, Any]:
+        """A test copy of a draft study, published to the workspace's test participants only:
+        ``{study_id, study_url}``."""
+        return self._request("POST", f"studies/{study_id}/test-study/", retry=False, expect=(200, 201)).json()

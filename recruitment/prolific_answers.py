@@ -223,3 +223,35 @@ def _flat(value: Any) -> str:
     if isinstance(value, dict):
         return "; ".join(f"{k}: {_flat(v)}" for k, v in value.items())
     return str(value)
+
+
+# --- messages, screen-outs, test participants (issue 28, part 2) -------------------------------
+
+
+@dataclass(frozen=True)
+class Message:
+    """A message from ``GET /messages/`` (``results[{id, sender_id, body, datetime_created,
+    channel_id, data{study_id, category}}]``; older answers say ``sent_at`` and ``sender``)."""
+
+    id: str
+    sender_id: str
+    body: str
+    sent_at: datetime | None
+    channel_id: str
+    study_id: str
+    category: str
+    raw: dict[str, Any] = field(repr=False, compare=False)
+
+    @classmethod
+    def parse(cls, raw: dict[str, Any]) -> Message:
+        data = raw.get("data") or {}
+        return cls(
+            id=str(raw.get("id") or ""),
+            sender_id=str(raw.get("sender_id") or raw.get("sender") or ""),
+            body=str(raw.get("body") or ""),
+            sent_at=answer_time(raw.get("datetime_created") or raw.get("sent_at")),
+            channel_id=str(raw.get("channel_id") or ""),
+            study_id=str(data.get("study_id") or "") if isinstance(data, dict) else "",
+            category=str(data.get("category") or "") if isinstance(data, dict) else "",
+            raw=raw,
+        )

@@ -10,6 +10,8 @@ from urllib.parse import urlsplit
 # Prolific's minimum reward per hour, in minor units of the currency it pays in
 # (researcher help: "the minimum pay allowed is £6.00 / $8.00 per hour").
 MIN_HOURLY_REWARD = {"GBP": 600, "USD": 800}
+# Prolific's least fixed screen-out reward, minor units (its BulkScreenOutRequest: "Minimum £0.10 or $0.14").
+MIN_SCREEN_OUT_REWARD = {"GBP": 10, "USD": 14}
 CURRENCY_SIGNS = {"GBP": "£", "USD": "$"}
 
 
@@ -175,3 +177,16 @@ def bonus_lines(text: str) -> list[tuple[str, int]]:
     if len(out) > BONUS_LINE_MAX:
         raise RuleBroken(f"at most {BONUS_LINE_MAX} bonuses at once (got {len(out)}); split the list")
     return out
+
+
+def screen_out_reward_check(*, reward: int, currency: str) -> None:
+    """Refuse a screen-out reward under Prolific's minimum (issue 28, part 2), with the figures."""
+    least = MIN_SCREEN_OUT_REWARD.get(currency)
+    if least is None:
+        raise RuleBroken(
+            f"Prolific's minimum screen-out reward is known for GBP and USD only, not {currency or 'no currency'}"
+        )
+    if reward < least:
+        raise RuleBroken(
+            f"a screen-out reward of {money(reward, currency)} is under Prolific's minimum of {money(least, currency)}"
+        )

@@ -201,6 +201,9 @@ MATRIX: dict[str, Route] = {
     "recruitment:pool-country": route(POST=STUDY_OWNER),
     "recruitment:review": route(GET=STUDY_OWNER),
     "recruitment:review-refresh": route(POST=STUDY_OWNER),
+    # issue 28, part 2: messages name participants' Prolific ids and use the owner's token
+    "recruitment:messages": route(GET=STUDY_OWNER),
+    "recruitment:message-send": route(POST=STUDY_OWNER),
     "recruitment:review-approve": route(POST=STUDY_OWNER),
     "recruitment:review-reject": route(GET=STUDY_OWNER, POST=STUDY_OWNER),
     "recruitment:review-return": route(GET=STUDY_OWNER, POST=STUDY_OWNER),

@@ -20,6 +20,7 @@ from .views import (
     practice,
     preset_preview,
     prolific,
+    prolific_messages,
     protocol,
     protocol_preview,
     seeding,
@@ -111,6 +112,9 @@ prolific_pages = [
     path("studies/<int:pk>/review/bonuses/", payouts.bonus_new, name="bonus-new"),
     path("studies/<int:pk>/review/bonuses/<int:bonus_pk>/", payouts.bonus_page, name="bonus"),
     path("studies/<int:pk>/review/bonuses/<int:bonus_pk>/<str:step>/", payouts.bonus_send, name="bonus-send"),
+    # issue 28, part 2
+    path("studies/<int:pk>/messages/", prolific_messages.messages_received, name="messages"),
+    path("studies/<int:pk>/messages/send/", prolific_messages.message_send, name="message-send"),
     path("studies/<int:pk>/<str:verb>/", prolific.study_transition, name="study-transition"),
 ]
 recruitment_urls = [

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from studies.models import MockQuestion
 
+from ..extensions import screen_out_request
 from ..models import Annotator, MockAttempt
 
 
@@ -55,10 +56,13 @@ def screen_apply(annotator: Annotator, *, answers: dict[str, bool], now: datetim
 
 
 def annotator_screen(*, annotator: Annotator, answers: dict[str, bool], now: datetime | None = None) -> bool:
-    """Record the eligibility answers; any "no" to a question the pool asks ends the study politely."""
+    """Record the eligibility answers; any "no" to a question the pool asks ends the study politely
+    (with a paid screen-out where the recruiting platform offers one: ``extensions.screen_out_request``)."""
     changed = screen_apply(annotator, answers=answers, now=now or timezone.now())
     if changed:
         annotator.save(update_fields=changed)
+        if annotator.outcome == Annotator.Outcome.NOT_ELIGIBLE:
+            screen_out_request(annotator)
     return annotator.eligible_at is not None
 
 

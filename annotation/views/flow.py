@@ -16,6 +16,7 @@ from studies.translations import shown_study
 
 from .. import services
 from ..browser import code_shown
+from ..extensions import entry_params
 from ..languages import annotator_language, in_annotator_language, language_response
 from ..selectors import (
     NoAnnotatorSession,
@@ -84,6 +85,13 @@ ENTRY_PROBLEMS = {
         ),
     ),
     "blocked": BLOCKED,
+    "bad_token": (
+        gettext_lazy("This link's signature is not valid"),
+        gettext_lazy(
+            "Prolific signs the link to this study, and this one's signature could not be confirmed ({detail}). "
+            "Please open the study again from Prolific."
+        ),
+    ),
     "wrong_pool": (
         gettext_lazy("You already take part in this study"),
         gettext_lazy("You joined through the link for {detail}. Please use that link, from Prolific."),
@@ -173,6 +181,7 @@ def entry(request, key):
 
 def _entry(request, pool):
     params = {name: request.GET.get(name, "").strip() for name in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")}
+    params.update({name: request.GET.get(name, "").strip() for name in entry_params()})  # e.g. a signed token
     try:
         admission = services.annotator_arrive(pool=pool, params=params, browser=browser_key(request))
     except services.EntryRefused as refused:

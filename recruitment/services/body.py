@@ -23,6 +23,7 @@ from ..rules import (
     least_maximum_minutes,
     places_for,
     reward_check,
+    screen_out_reward_check,
     site_url_problem,
 )
 
@@ -73,6 +74,28 @@ OUTCOMES = (
             "reviewed here: the researcher may reject with the pre-filled reason (never automatically)"),
 )
 
+# issue 28, part 2: where a launch pays screen-outs, "not eligible" ends without a code: the server
+# screens the submission out (``POST /studies/{id}/screen-out-submissions/``) and Prolific pays the
+# fixed reward. The code above stays configured, for a participant who submits it anyway.
+SCREEN_OUT_ENDING = {
+    "key": "not_eligible",
+    "label": "not eligible, where the launch pays screen-outs",
+    "code_type": "none (no code: the server screens the submission out)",
+    "action": "POST /studies/{id}/screen-out-submissions/ with the fixed reward (bonus_per_submission)",
+    "why": "Prolific's paid screen-out: the study is created with is_custom_screening, and a participant who "
+           "does not qualify is paid a fixed amount for their time instead of being asked to return",
+}
+
+
+def outcome_table(*, auto_approve: bool = False) -> list[dict[str, str]]:
+    """Every ending with its code type, what Prolific then does, and why: for the docs and the page."""
+    rows = []
+    for outcome in OUTCOMES:
+        actions = (APPROVE,) if outcome.key == "completed" and auto_approve else outcome.actions
+        rows.append({"key": outcome.key, "label": outcome.key.replace("_", " "), "code_type": outcome.code_type,
+                     "action": ", ".join(a["action"] for a in actions), "why": outcome.why})
+    return [*rows, SCREEN_OUT_ENDING]
+
 
 @dataclass(frozen=True)
 class FilterPick:
@@ -103,6 +126,10 @@ class LaunchOptions:
     filter_picks: tuple[FilterPick, ...] = ()
     auto_approve: bool = False  # completed submissions approved by Prolific, else reviewed here
     description: str = ""
+    # issue 28, part 2: an eligibility "no" ends in Prolific's paid screen-out at this fixed reward
+    # (minor units; None: a return, as before); the entry link carries Prolific's signed token
+    screen_out_reward: int | None = None
+    secured_entry: bool = False
 
 
 @dataclass
@@ -254,6 +281,11 @@ def launch_plan(
         "submissions_config": {"max_submissions_per_participant": 1},
         "metadata": reference,
     }
+    if options.screen_out_reward is not None:
+        # Prolific's paid screen-out (workspace-restricted): the study says it screens its own
+        # participants, and each one screened out is paid the fixed reward (services.screenouts).
+        screen_out_reward_check(reward=options.screen_out_reward, currency=currency)
+        body["is_custom_screening"] = True
     return LaunchPlan(
         places=places, open_slots=open_slots, currency=currency, maximum_allowed_minutes=maximum,
         filters=filters, body=body,

@@ -172,6 +172,8 @@ def _row_claim(
         "devices": list(options.devices),
         "filter_picks": [p.as_json() for p in options.filter_picks],
         "filters": plan.filters,
+        "screen_out_reward": options.screen_out_reward,  # issue 28, part 2
+        "secured_entry": options.secured_entry,
     }
     row, fresh = ProlificStudy.objects.get_or_create(
         pool=pool,

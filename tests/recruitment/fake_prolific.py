@@ -31,10 +31,12 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from . import fake_prolific_rules as rules
+from .fake_prolific_messages import MessagesScreenOutsTesting
 from .fake_prolific_rules import FEE_RATE, Answer, error_body, new_id, sign
 from .fake_prolific_work import SubmissionsBonusesHooks
 
 API = "/api/v1/"
+JWKS_PATH = "/.well-known/study/jwks.json"
 __all__ = ["FakeProlific", "sign"]
 
 
@@ -61,7 +63,7 @@ class Fault:
     times: int = 1
 
 
-class FakeProlific(SubmissionsBonusesHooks):
+class FakeProlific(SubmissionsBonusesHooks, MessagesScreenOutsTesting):
     def __init__(self, *, page_size: int = 2, currency: str = "GBP", balance: int = 1_000_000):
         self.token = "fake-prolific-token-" + secrets.token_hex(16)
         self.tokens = {self.token}
@@ -117,6 +119,9 @@ class FakeProlific(SubmissionsBonusesHooks):
             ("POST", r"hooks/subscriptions/", self.r_subscribe),
             ("POST", r"hooks/subscriptions/(?P<hid>[0-9a-f]{24})/", self.r_confirm),
         ]
+        # issue 28, part 2: messages, screen-outs, test participants (fake_prolific_messages)
+        self.messages_init()
+        self.routes += self.messages_routes()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -244,6 +249,8 @@ class FakeProlific(SubmissionsBonusesHooks):
             payload = fault.body if fault.body is not None else error_body(
                 fault.status, "Error", f"Injected failure {fault.status}")
             return fault.status, payload, fault.headers
+        if method == "GET" and full_path == JWKS_PATH:  # public: no token (issue 28, part 2)
+            return 200, self.jwks, {}
         try:
             if not full_path.startswith(API):
                 raise Answer(404, "Not found.")

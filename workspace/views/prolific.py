@@ -13,11 +13,12 @@ from django.views.decorators.debug import sensitive_post_parameters, sensitive_v
 from django.views.decorators.http import require_GET, require_POST
 
 from recruitment import selectors, services, tokens
-from recruitment.forms import LaunchForm, PolicyForm, TokenForm
+from recruitment.forms import LaunchForm, MessageForm, PolicyForm, TokenForm
 from recruitment.models import ProlificStudy
 from recruitment.payout_selectors import ACTIONS_ON_PARTICIPANTS, may_see_participants
 from recruitment.prolific import ProlificAuthError, ProlificError
 from recruitment.rules import RuleBroken
+from recruitment.services.body import outcome_table
 from studies.selectors import study_for_user
 
 
@@ -83,10 +84,11 @@ def _study_page(request, study, form: LaunchForm, *, status: int = 200):
     sees_participants = may_see_participants(study)
     if not sees_participants:
         actions = actions.exclude(kind__in=ACTIONS_ON_PARTICIPANTS)
+    pools = selectors.prolific_pools(study=study)
     context = {
         "study": study,
         "form": form,
-        "pools": selectors.prolific_pools(study=study),
+        "pools": pools,
         "budget": selectors.study_budget(study=study),
         "token": tokens.token_state(user=request.user),
         "refusal": services.launch_refusal(),
@@ -98,6 +100,9 @@ def _study_page(request, study, form: LaunchForm, *, status: int = 200):
         "policy_form": PolicyForm(initial={"count_returned": selectors.count_returned_of(study=study)}),
         "webhooks": selectors.webhooks_set_up(),
         "webhook_url": services.webhook_target_url(),
+        # issue 28, part 2
+        "outcomes": outcome_table(),
+        "message_form": MessageForm(pools=[p.pool for p in pools]) if sees_participants else None,
     }
     return render(request, "recruitment/study.html", context, status=status)
 

@@ -107,17 +107,20 @@ class ParticipantGroups:
         self._group(gid)
         return 200, self._member_list(gid, query), {}
 
+    def _members_answer(self, gid: str) -> dict[str, Any]:
+        return {"results": [{"participant_id": p, "datetime_created": w} for p, w in self.members[gid].items()]}
+
     def r_group_add(self, body, query, gid):
         self._group(gid)
         for pid in self._ids(body):
             self.members[gid].setdefault(pid, "2026-11-25T10:00:00Z")
-        return 200, {"results": [{"participant_id": p, "datetime_created": w} for p, w in self.members[gid].items()]}, {}
+        return 200, self._members_answer(gid), {}
 
     def r_group_remove(self, body, query, gid):
         self._group(gid)
         for pid in self._ids(body):
             self.members[gid].pop(pid, None)
-        return 200, {"results": [{"participant_id": p, "datetime_created": w} for p, w in self.members[gid].items()]}, {}
+        return 200, self._members_answer(gid), {}
 
     # --- the filters ---------------------------------------------------------------------------
 

@@ -2,8 +2,10 @@
 list, and the filters a launch sends (block list always; groups and earlier studies resolved)."""
 
 import pytest
+from django.http import Http404
 
 from recruitment.models import BlockedParticipant, ParticipantGroup, ProlificStudy
+from recruitment.prolific import ProlificServerError, ProlificUnavailable
 from recruitment.services import (
     LaunchOptions,
     RecruitmentRefused,
@@ -60,7 +62,7 @@ def test_invite_back_again_duplicates_nothing(fake_prolific, owner, study):
 
 def test_invite_back_resumes_after_a_failure_half_way(fake_prolific, owner, study):
     fake_prolific.fail_next("POST", r"participant-groups/[0-9a-f]+/participants/", 500, times=2)
-    with pytest.raises(Exception):
+    with pytest.raises(ProlificServerError):
         _invite(study, owner)
     group = ParticipantGroup.objects.get()
     assert group.prolific_id and not group.members.filter(added_at__isnull=False).exists()
@@ -70,7 +72,7 @@ def test_invite_back_resumes_after_a_failure_half_way(fake_prolific, owner, stud
 
 def test_invite_back_finds_a_group_prolific_made_before_the_answer_was_lost(fake_prolific, owner, study):
     fake_prolific.hang_next("POST", r"participant-groups/", 3, after_processing=True)
-    with pytest.raises(Exception):
+    with pytest.raises(ProlificUnavailable):
         _invite(study, owner)
     _invite(study, owner)
     assert len(fake_prolific.groups) == 1
@@ -91,7 +93,7 @@ def test_it_refuses_an_invite_back_nobody_meets(fake_prolific, owner, study):
 def test_another_researcher_neither_sees_nor_uses_my_groups(fake_prolific, owner, other_researcher, study):
     group = _invite(study, owner)
     assert not rounds.groups_of(user=other_researcher).exists()
-    with pytest.raises(Exception):
+    with pytest.raises(Http404):
         rounds.group_for_user(user=other_researcher, pk=group.pk)
     theirs = f.make_study(other_researcher, name="Theirs")
     pool = f.make_pool(theirs, "IN", "India")

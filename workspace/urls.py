@@ -22,6 +22,7 @@ from .views import (
     prolific,
     protocol,
     protocol_preview,
+    rounds,
     seeding,
     studies,
     study_items,
@@ -113,7 +114,15 @@ prolific_pages = [
     path("studies/<int:pk>/review/bonuses/<int:bonus_pk>/<str:step>/", payouts.bonus_send, name="bonus-send"),
     path("studies/<int:pk>/<str:verb>/", prolific.study_transition, name="study-transition"),
 ]
+# Rounds (invite back, groups, block list): before prolific_pages, whose studies/<pk>/<verb>/ would take them.
+rounds_pages = [
+    path("studies/<int:pk>/invite-back/", rounds.invite_back, name="rounds-invite-back"),
+    path("groups/", rounds.groups, name="rounds-groups"),
+    path("blocked/", rounds.blocked, name="rounds-blocked"),
+    path("blocked/remove/", rounds.unblock, name="rounds-unblock"),
+]
 recruitment_urls = [
+    path("prolific/", include(rounds_pages)),
     path("prolific/", include(prolific_pages)),
     # Removing a pool reaches its Prolific study and every app's rows; its address is the pool's.
     path("studies/<int:pk>/pools/<int:pool_pk>/remove", pool_removal.pool_remove, name="pool-remove"),

@@ -211,3 +211,36 @@ def test_the_fake_answers_prolifics_errors_for_groups(fake_prolific):
         assert client.participant_group_members(mine["id"]) == ["p1"]
         assert [g["name"] for g in client.participant_groups(fake_prolific.workspaces[0]["id"])] == ["G"]
         other.close()
+
+
+# --- manage.py prolific invite-back, groups, block, unblock, blocked ------------------------------
+
+
+def test_the_command_invites_back_blocks_and_lists(fake_prolific, owner, study, pool, items, monkeypatch):
+    from io import StringIO
+
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    monkeypatch.setattr(rounds, "_score_source", [lambda s: [ScoreRow(TOP[0], 0.9, 1.0, False),
+                                                             ScoreRow(REST, 0.2, 1.0, False)]])
+    out = StringIO()
+    call_command("prolific", "invite-back", str(study.pk), "--name", "Top", "--min-quality", "0.8", "--dry-run",
+                 stdout=out)
+    assert "1 of 2 annotators meet the bar" in out.getvalue() and not fake_prolific.groups
+    call_command("prolific", "invite-back", str(study.pk), "--name", "Top", "--min-quality", "0.8", stdout=out)
+    assert list(fake_prolific.members[ParticipantGroup.objects.get().prolific_id]) == [TOP[0]]
+    with pytest.raises(CommandError, match="between 0 and 1"):
+        call_command("prolific", "invite-back", str(study.pk), "--name", "X", "--min-gold", "7")
+    call_command("prolific", "block", REST, "--reason", "copied answers", "--as", owner.username, stdout=out)
+    call_command("prolific", "blocked", "--as", owner.username, stdout=out)
+    call_command("prolific", "groups", "--as", owner.username, stdout=out)
+    assert REST in out.getvalue() and "Top" in out.getvalue()
+    call_command("prolific", "launch", str(study.pk), "--reward", "150", "--minutes", "10", "--pool", "IN",
+                 "--only-group", "Top", stdout=out)
+    sent = fake_prolific.calls("POST", r"studies/")[-1].body["filters"]
+    assert [x["filter_id"] for x in sent] == [
+        "current-country-of-residence", "participant_group_allowlist", "participant_group_blocklist"]
+    call_command("prolific", "unblock", REST, "--as", owner.username, stdout=out)
+    with pytest.raises(CommandError, match="not on the block list"):
+        call_command("prolific", "unblock", REST, "--as", owner.username)

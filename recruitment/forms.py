@@ -66,7 +66,7 @@ class LaunchForm(forms.Form):
 
     def __init__(self, *args, user=None, study=None, **kwargs):
         super().__init__(*args, **kwargs)
-        groups = [(g.pk, f"{g.name} ({g.members.count()})") for g in rounds.groups_of(user=user)] if user else []
+        groups = [(g.pk, f"{g.name} ({g.members_n})") for g in rounds.groups_of(user=user)] if user else []
         earlier = [(s.pk, s.name) for s in rounds.previous_studies_of(user=user, exclude=study)] if user else []
         round_fields = {
             "allow_groups": (groups, "Restrict to participant group(s)",

@@ -26,6 +26,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.db.models import Count
 from django.http import Http404
 from django.utils import timezone
 
@@ -122,7 +123,7 @@ def study_score_rows(study: Study) -> list[ScoreRow]:
 def groups_of(*, user: AbstractBaseUser) -> Any:
     """The researcher's own invite-back groups (no one else's)."""
     return ParticipantGroup.objects.filter(owner=user, kind=ParticipantGroup.Kind.INVITE).select_related(
-        "source_study").order_by("-created_at", "-id")
+        "source_study").annotate(members_n=Count("members")).order_by("-created_at", "-id")
 
 
 def group_for_user(*, user: AbstractBaseUser, pk: int) -> ParticipantGroup:

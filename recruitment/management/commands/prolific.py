@@ -121,7 +121,7 @@ class Command(BaseCommand):
             raise CommandError(f"no user named {options['as_user']!r}")
         if subcommand == "groups":
             for g in rounds.groups_of(user=user):
-                self.stdout.write(f"{g.pk}\t{g.name}\t{g.members.count()} members\t{g.prolific_id or '-'}")
+                self.stdout.write(f"{g.pk}\t{g.name}\t{g.members_n} members\t{g.prolific_id or '-'}")
         elif subcommand == "blocked":
             for b in rounds.blocked_of(user=user):
                 self.stdout.write(f"{b.participant_id}\t{b.created_at:%Y-%m-%d}\t{b.reason}")

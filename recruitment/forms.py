@@ -7,7 +7,7 @@ from django import forms
 
 from .prolific import DEVICES
 from .rules import RuleBroken
-from .services import FilterPick, LaunchOptions
+from .services import FilterPick, LaunchOptions, rounds
 
 TOKEN_RE = re.compile(r"^[A-Za-z0-9._~+/=-]{20,500}$")
 
@@ -74,6 +74,27 @@ class LaunchForm(forms.Form):
         help_text="Empty: a short description with the number of items and the time.",
     )
 
+    # Rounds (services/rounds.py): present only when the researcher has groups or earlier studies on Prolific.
+    ROUND_FIELDS = ("allow_groups", "block_groups", "exclude_studies")
+
+    def __init__(self, *args, user=None, study=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        groups = [(g.pk, f"{g.name} ({g.members_n})") for g in rounds.groups_of(user=user)] if user else []
+        earlier = [(s.pk, s.name) for s in rounds.previous_studies_of(user=user, exclude=study)] if user else []
+        round_fields = {
+            "allow_groups": (groups, "Restrict to participant group(s)",
+                             "Only members of the groups ticked may take part (e.g. round 1's top annotators)."),
+            "block_groups": (groups, "Exclude participant group(s)", "Members of the groups ticked may not take part."),
+            "exclude_studies": (earlier, "Exclude participants of earlier studies",
+                                "Whoever took part in the studies ticked (on Prolific) may not take part."),
+        }
+        for name, (choices, label, help_text) in round_fields.items():
+            if choices:
+                self.fields[name] = forms.TypedMultipleChoiceField(
+                    label=label, choices=choices, coerce=int, required=False, help_text=help_text,
+                    widget=forms.CheckboxSelectMultiple,
+                )
+
     def clean_filters(self) -> tuple[FilterPick, ...]:
         try:
             return tuple(FilterPick.parse(line) for line in self.cleaned_data["filters"].splitlines() if line.strip())
@@ -92,6 +113,9 @@ class LaunchForm(forms.Form):
             description=data["description"],
             screen_out_reward=int(data["screen_out_reward"] * 100) if data.get("screen_out_reward") else None,
             secured_entry=bool(data.get("secured_entry")),
+            allow_groups=tuple(data.get("allow_groups") or ()),
+            block_groups=tuple(data.get("block_groups") or ()),
+            exclude_studies=tuple(data.get("exclude_studies") or ()),
         )
 
 
@@ -120,3 +144,41 @@ class PolicyForm(forms.Form):
         help_text="Off (the default): a returned participant's annotations are kept but left out of the quota (their "
         "slots reopen), the analysis and the export. Changing it applies to participants who returned already.",
     )
+
+
+class InviteBackForm(forms.Form):
+    """The bar a finished study's annotators must meet to be invited back, and the group's name."""
+
+    name = forms.CharField(label="Group name", max_length=rounds.NAME_MAX, strip=True,
+                           help_text="As it shows on Prolific, e.g. 'CulturalFrames round 1 top'.")
+    min_quality = forms.FloatField(
+        label="Least quality score (0–1)", required=False,
+        help_text="The annotator's competence (MACE) on the first scored question, from the latest analysis.",
+    )
+    min_gold = forms.FloatField(label="Least gold accuracy (0–1)", required=False,
+                                help_text="The share of gold items answered right.")
+    no_exclusions = forms.BooleanField(label="Only annotators never excluded or blocked", required=False, initial=True)
+
+    def bar(self) -> rounds.Bar:
+        data = self.cleaned_data
+        return rounds.Bar(min_quality=data.get("min_quality"), min_gold=data.get("min_gold"),
+                          no_exclusions=bool(data.get("no_exclusions")))
+
+    def clean(self):
+        data = super().clean()
+        if not self.errors:
+            for field, message in self.bar().problems().items():
+                self.add_error(field, message)
+        return data
+
+
+class BlockForm(forms.Form):
+    participant_id = forms.CharField(label="Prolific participant id", max_length=64, strip=True)
+    reason = forms.CharField(label="Why", max_length=rounds.REASON_MAX, strip=True,
+                             help_text="Kept with the entry: who blocked them, when, and why.")
+
+    def clean_participant_id(self) -> str:
+        value = self.cleaned_data["participant_id"]
+        if not value.isalnum():
+            raise forms.ValidationError("A Prolific participant id is letters and digits (24 characters, usually).")
+        return value

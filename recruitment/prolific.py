@@ -406,3 +406,37 @@ class ProlificClient:
         """A test copy of a draft study, published to the workspace's test participants only:
         ``{study_id, study_url}``."""
         return self._request("POST", f"studies/{study_id}/test-study/", retry=False, expect=(200, 201)).json()
+
+    # --- participant groups (rounds: invite back, exclude, block) ---------------------------------
+    # GET/POST /participant-groups/, GET/POST/DELETE /participant-groups/{id}/participants/
+    # [DOCS /api-reference/participant-groups/*; CLI client/client.go, model/participant_group.go]
+
+    def participant_groups(self, workspace_id: str) -> list[dict[str, Any]]:
+        """The workspace's participant groups: ``{id, name, workspace_id, participant_count, …}``."""
+        return list(self._paginate("participant-groups/", {"workspace_id": workspace_id}))
+
+    def participant_group_create(self, *, name: str, workspace_id: str, description: str = "") -> dict[str, Any]:
+        """A new, empty group in the workspace (Prolific needs a workspace or an organisation). Never
+        retried: a repeat is a second group; the caller looks for it by name first."""
+        body: dict[str, Any] = {"name": name, "workspace_id": workspace_id}
+        if description:
+            body["description"] = description
+        return self._request("POST", "participant-groups/", json=body, retry=False, expect=(200, 201)).json()
+
+    def participant_group_members(self, group_id: str) -> list[str]:
+        """The group's participant ids."""
+        return [
+            str(m.get("participant_id") or "") for m in self._paginate(f"participant-groups/{group_id}/participants/")
+        ]
+
+    def participant_group_add(self, group_id: str, participant_ids: list[str]) -> None:
+        """Add members; Prolific ignores those already in, so a repeat is harmless (retried)."""
+        if participant_ids:
+            body = {"participant_ids": participant_ids}
+            self._request("POST", f"participant-groups/{group_id}/participants/", json=body, retry=True)
+
+    def participant_group_remove(self, group_id: str, participant_ids: list[str]) -> None:
+        """Remove members (a repeat removes nothing more: retried)."""
+        if participant_ids:
+            body = {"participant_ids": participant_ids}
+            self._request("DELETE", f"participant-groups/{group_id}/participants/", json=body, retry=True)

@@ -212,6 +212,12 @@ MATRIX: dict[str, Route] = {
     "recruitment:bonus": route(GET=STUDY_OWNER),
     "recruitment:bonus-send": route(POST=STUDY_OWNER),
     "recruitment:study-transition": route(POST=STUDY_OWNER),
+    # rounds: the invite-back is the study owner's (their token; participants' ids); groups and the
+    # block list are each researcher's own (another's are never listed)
+    "recruitment:rounds-invite-back": route(GET=STUDY_OWNER, POST=STUDY_OWNER),
+    "recruitment:rounds-groups": route(GET="researcher"),
+    "recruitment:rounds-blocked": route(GET="researcher", POST="researcher"),
+    "recruitment:rounds-unblock": route(POST="researcher"),
     "recruitment:pool-remove": route(GET=STUDY_WRITE, POST=STUDY_WRITE),  # the pool stays while on Prolific
     "annotation:study-item": route(GET=STUDY_READ),
     "annotation:item-attention": route(POST=STUDY_WRITE),  # an item made a quality check, or ordinary again

@@ -23,6 +23,7 @@ from .views import (
     prolific_messages,
     protocol,
     protocol_preview,
+    rounds,
     seeding,
     studies,
     study_items,
@@ -117,7 +118,15 @@ prolific_pages = [
     path("studies/<int:pk>/messages/send/", prolific_messages.message_send, name="message-send"),
     path("studies/<int:pk>/<str:verb>/", prolific.study_transition, name="study-transition"),
 ]
+# Rounds (invite back, groups, block list): before prolific_pages, whose studies/<pk>/<verb>/ would take them.
+rounds_pages = [
+    path("studies/<int:pk>/invite-back/", rounds.invite_back, name="rounds-invite-back"),
+    path("groups/", rounds.groups, name="rounds-groups"),
+    path("blocked/", rounds.blocked, name="rounds-blocked"),
+    path("blocked/remove/", rounds.unblock, name="rounds-unblock"),
+]
 recruitment_urls = [
+    path("prolific/", include(rounds_pages)),
     path("prolific/", include(prolific_pages)),
     # Removing a pool reaches its Prolific study and every app's rows; its address is the pool's.
     path("studies/<int:pk>/pools/<int:pool_pk>/remove", pool_removal.pool_remove, name="pool-remove"),

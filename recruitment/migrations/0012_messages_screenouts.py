@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('recruitment', '0010_prolific_job_on_jobs'),
+        ('recruitment', '0011_rounds'),
     ]
 
     operations = [

@@ -130,6 +130,10 @@ class LaunchOptions:
     # (minor units; None: a return, as before); the entry link carries Prolific's signed token
     screen_out_reward: int | None = None
     secured_entry: bool = False
+    # rounds (services/rounds.py), by our ids: groups restricted to, groups and earlier studies excluded
+    allow_groups: tuple[int, ...] = ()
+    block_groups: tuple[int, ...] = ()
+    exclude_studies: tuple[int, ...] = ()
 
 
 @dataclass
@@ -239,7 +243,8 @@ def launch_refusal() -> str | None:
 
 
 def launch_plan(
-    *, pool: CountryPool, options: LaunchOptions, currency: str, catalogue: list[Filter], reference: str
+    *, pool: CountryPool, options: LaunchOptions, currency: str, catalogue: list[Filter], reference: str,
+    round_filters: list[dict[str, Any]] | None = None,
 ) -> LaunchPlan:
     """The create-study body for ``pool``, or RuleBroken saying which rule refuses it."""
     study = pool.study
@@ -264,7 +269,7 @@ def launch_plan(
     places = places_for(open_slots=open_slots, session_size=study.items_per_session)
     if places < 1:
         raise RuleBroken(f"the pool {pool.country_name} has no open slot: nobody to recruit")
-    filters = resolve_filters(catalogue=catalogue, pool=pool, picks=options.filter_picks)
+    filters = resolve_filters(catalogue=catalogue, pool=pool, picks=options.filter_picks) + list(round_filters or [])
     body = {
         "name": study.name,
         "internal_name": reference,

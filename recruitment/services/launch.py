@@ -101,9 +101,11 @@ def prolific_study_launch(
     with client_for(user=user) as client:
         currency = str(client.me().get("currency_code") or "GBP")
         reference = existing.reference if existing is not None else reference_for(pool)
+        extra = _round_filters(client, pool=pool, options=options, existing=existing)
         try:
             plan = launch_plan(
-                pool=pool, options=options, currency=currency, catalogue=client.filters(), reference=reference
+                pool=pool, options=options, currency=currency, catalogue=client.filters(), reference=reference,
+                round_filters=extra,
             )
         except ValueError as exc:  # RuleBroken
             raise RecruitmentRefused(f"{pool.country_name}: {exc}") from None
@@ -130,6 +132,28 @@ def prolific_study_launch(
             return LaunchResult(row, created=True, plan=plan)
         finally:
             ProlificStudy.objects.filter(pk=row.pk).update(creating_until=None)
+
+
+def _round_filters(
+    client: ProlificClient, *, pool: CountryPool, options: LaunchOptions, existing: ProlificStudy | None
+) -> list[dict[str, Any]]:
+    """The rounds' filters (services/rounds.py): the owner's block list always, and the groups and
+    earlier studies chosen, resolved to Prolific's ids."""
+    from . import rounds  # rounds builds on this module's errors
+
+    study = pool.study
+    known = existing.workspace_id if existing is not None else ""
+    choice = rounds.RoundChoice(options.allow_groups, options.block_groups, options.exclude_studies)
+    try:
+        return rounds.round_filters(client, study=study, owner=study.owner, choice=choice,
+                                   workspace_id=lambda: known or _workspace_of(client))
+    except RecruitmentRefused as exc:
+        raise RecruitmentRefused(f"{pool.country_name}: {exc}") from None
+
+
+def _workspace_of(client: ProlificClient) -> str:
+    workspaces = [str(w.get("id") or "") for w in client.workspaces()]
+    return workspaces[0] if workspaces else ""
 
 
 def prolific_studies_launch(

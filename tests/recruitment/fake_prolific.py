@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from . import fake_prolific_rules as rules
+from .fake_prolific_groups import ParticipantGroups
 from .fake_prolific_messages import MessagesScreenOutsTesting
 from .fake_prolific_rules import FEE_RATE, Answer, error_body, new_id, sign
 from .fake_prolific_work import SubmissionsBonusesHooks
@@ -63,7 +64,7 @@ class Fault:
     times: int = 1
 
 
-class FakeProlific(SubmissionsBonusesHooks, MessagesScreenOutsTesting):
+class FakeProlific(SubmissionsBonusesHooks, MessagesScreenOutsTesting, ParticipantGroups):
     def __init__(self, *, page_size: int = 2, currency: str = "GBP", balance: int = 1_000_000):
         self.token = "fake-prolific-token-" + secrets.token_hex(16)
         self.tokens = {self.token}
@@ -122,6 +123,7 @@ class FakeProlific(SubmissionsBonusesHooks, MessagesScreenOutsTesting):
         # issue 28, part 2: messages, screen-outs, test participants (fake_prolific_messages)
         self.messages_init()
         self.routes += self.messages_routes()
+        self.groups_init()  # participant groups (fake_prolific_groups)
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -327,7 +329,7 @@ class FakeProlific(SubmissionsBonusesHooks, MessagesScreenOutsTesting):
 
     def r_eligibility_count(self, body, query):
         body = self._need_object(body)
-        problems = rules.filter_errors(body.get("filters"))
+        problems = rules.filter_errors(body.get("filters")) + self.round_filter_errors(body.get("filters"))
         if problems:
             raise Answer(400, {"filters": problems})
         return 200, {"count": rules.eligible_count(body["filters"])}, {}
@@ -359,6 +361,8 @@ class FakeProlific(SubmissionsBonusesHooks, MessagesScreenOutsTesting):
 
     def r_study_create(self, body, query):
         problems = rules.study_errors(body, currency=self.user["currency_code"])
+        if round_problems := self.round_filter_errors(body.get("filters") if isinstance(body, dict) else None):
+            problems.setdefault("filters", []).extend(round_problems)
         if problems:
             raise Answer(400, problems)
         return 201, self.study_create_direct(body), {}

@@ -293,6 +293,14 @@ def _action_errors(actions: list) -> list[str]:
     return out
 
 
+# Filters on participant groups and earlier studies (not in the catalogue: their values are ids the
+# fake checks itself, ``fake_prolific_groups``); the allow-list may be given more than once (ANDed).
+ROUND_FILTER_IDS = {
+    "participant_group_allowlist", "participant_group_blocklist", "previous_studies_allowlist",
+    "previous_studies_blocklist",
+}
+
+
 def filter_errors(filters: Any) -> list[str]:
     if not isinstance(filters, list):
         return ["A list of filters is required."]
@@ -304,6 +312,8 @@ def filter_errors(filters: Any) -> list[str]:
             out.append("Each filter is an object with a filter_id.")
             continue
         fid = entry["filter_id"]
+        if fid in ROUND_FILTER_IDS:
+            continue
         known = catalogue.get(fid)
         if known is None:
             out.append(f"Unknown filter_id {fid!r}.")

@@ -44,6 +44,8 @@ class SubmissionsBonusesHooks:
                 raise ValueError(f"study {study_id} is {study['status']}")
             if study["places_taken"] >= study["total_available_places"]:
                 raise ValueError("no place left")
+            if problem := self.eligibility_problem(study, participant):  # type: ignore[attr-defined]
+                raise ValueError(f"participant {participant} is not eligible: {problem}")
             sub = {"id": new_id(), "participant": participant, "study_id": study_id, "status": "ACTIVE",
                    "started_at": "2026-11-25T10:00:00Z", "completed_at": None, "entered_code": None,
                    "return_requested": None, "bonus_payments": []}

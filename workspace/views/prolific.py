@@ -111,7 +111,7 @@ def _study_page(request, study, form: LaunchForm, *, status: int = 200):
 @require_GET
 def study_prolific(request, pk: int):
     study = study_for_user(request.user, pk)
-    return _study_page(request, study, LaunchForm())
+    return _study_page(request, study, LaunchForm(user=request.user, study=study))
 
 
 @login_required
@@ -119,7 +119,7 @@ def study_prolific(request, pk: int):
 def study_launch(request, pk: int):
     """Create the Prolific draft of every pool not on Prolific yet (or of the one posted)."""
     study = study_for_user(request.user, pk, owner_only=True)
-    form = LaunchForm(request.POST)
+    form = LaunchForm(request.POST, user=request.user, study=study)
     if not form.is_valid():
         return _study_page(request, study, form, status=400)
     pools = _pools_posted(request, study)

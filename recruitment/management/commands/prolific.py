@@ -7,6 +7,12 @@
   sync STUDY [--pool CODE]                       submissions recorded, leases of returned ones given back,
                                                  status and places in step (as the beat task does)
   webhooks STUDY [--rotate]                      the workspace's signing secret and status subscriptions
+  invite-back STUDY --name NAME [--min-quality X] [--min-gold Y] [--allow-excluded] [--dry-run]
+                                                 the annotators meeting the bar as a participant group
+  groups --as USERNAME                           the researcher's participant groups
+  block PID --reason R --as USERNAME | unblock PID --as USERNAME | blocked --as USERNAME
+                                                 the researcher's block list (applied to every launch)
+  (launch takes --only-group NAME, --exclude-group NAME, --exclude-study ID, each repeatable)
 
 Calls use the token of ``--as USERNAME`` (default: the study's owner), else PROLIFIC_API_TOKEN.
 Each subcommand is one function over the same services the pages call.
@@ -74,6 +80,90 @@ class Command(BaseCommand):
         hooks = sub.add_parser("webhooks", help="Set up Prolific's webhooks (secret and subscriptions) for SITE_URL.")
         self._common(hooks)
         hooks.add_argument("--rotate", action="store_true", help="Make a new signing secret (replaces Prolific's).")
+        self._rounds_arguments(sub, launch)
+
+    # --- rounds (services/rounds.py) ------------------------------------------------------------
+
+    ROUNDS = ("invite-back", "groups", "block", "unblock", "blocked")
+
+    def _rounds_arguments(self, sub, launch) -> None:
+        launch.add_argument("--only-group", action="append", default=[], metavar="NAME",
+                            help="Restrict to this participant group of yours (repeat: any of them).")
+        launch.add_argument("--exclude-group", action="append", default=[], metavar="NAME",
+                            help="Exclude this participant group of yours.")
+        launch.add_argument("--exclude-study", action="append", type=int, default=[], metavar="ID",
+                            help="Exclude whoever took part in this earlier study of yours on Prolific.")
+        invite = sub.add_parser("invite-back", help="The study's annotators meeting a bar as a Prolific group.")
+        self._common(invite)
+        invite.add_argument("--name", required=True, help="The group's name.")
+        invite.add_argument("--min-quality", type=float, default=None, help="Least quality score (0-1).")
+        invite.add_argument("--min-gold", type=float, default=None, help="Least gold accuracy (0-1).")
+        invite.add_argument("--allow-excluded", action="store_true", help="Also annotators excluded or blocked.")
+        invite.add_argument("--dry-run", action="store_true", help="Say how many meet the bar; change nothing.")
+        for name, text in (("groups", "Your participant groups."), ("blocked", "Your block list.")):
+            sub.add_parser(name, help=text).add_argument("--as", dest="as_user", required=True)
+        block = sub.add_parser("block", help="Block a participant from every launch of yours.")
+        block.add_argument("participant")
+        block.add_argument("--reason", required=True)
+        block.add_argument("--as", dest="as_user", required=True)
+        unblock = sub.add_parser("unblock", help="Take a participant off your block list.")
+        unblock.add_argument("participant")
+        unblock.add_argument("--as", dest="as_user", required=True)
+
+    def _rounds(self, subcommand: str, options) -> None:
+        from ...services import rounds
+
+        if subcommand == "invite-back":
+            self._invite_back(options)
+            return
+        user = get_user_model().objects.filter(username=options["as_user"]).first()
+        if user is None:
+            raise CommandError(f"no user named {options['as_user']!r}")
+        if subcommand == "groups":
+            for g in rounds.groups_of(user=user):
+                self.stdout.write(f"{g.pk}\t{g.name}\t{g.members_n} members\t{g.prolific_id or '-'}")
+        elif subcommand == "blocked":
+            for b in rounds.blocked_of(user=user):
+                self.stdout.write(f"{b.participant_id}\t{b.created_at:%Y-%m-%d}\t{b.reason}")
+        elif subcommand == "block":
+            rounds.participant_block(user=user, participant_id=options["participant"], reason=options["reason"])
+            self.stdout.write("blocked")
+        elif not rounds.participant_unblock(user=user, participant_id=options["participant"]):
+            raise CommandError("not on the block list")
+        else:
+            self.stdout.write("unblocked")
+
+    def _invite_back(self, options) -> None:
+        from ...services import rounds
+
+        study = Study.objects.filter(pk=options["study"]).select_related("owner").first()
+        if study is None:
+            raise CommandError(f"no study with id {options['study']}")
+        user = self._acting_user(study, options["as_user"])
+        if study.owner_id != user.pk:
+            raise CommandError("only the study's owner invites its annotators back")
+        bar = rounds.Bar(options["min_quality"], options["min_gold"], not options["allow_excluded"])
+        if problems := bar.problems():
+            raise CommandError("; ".join(f"--{k.replace('_', '-')}: {v}" for k, v in problems.items()))
+        preview = rounds.invite_preview(study=study, bar=bar)
+        self.stdout.write(f"{preview.count} of {preview.annotators} annotators meet the bar")
+        if not options["dry_run"]:
+            group = rounds.invite_back(study=study, bar=bar, name=options["name"], user=user,
+                                       participant_ids=preview.participant_ids)
+            self.stdout.write(f"group {group.name!r} on Prolific: {group.prolific_id} "
+                              f"({group.members.count()} members)")
+
+    @staticmethod
+    def _round_choice(study: Study, user, options) -> dict:
+        from ...services import rounds
+
+        mine = {g.name: g.pk for g in rounds.groups_of(user=user)}
+        unknown = [n for n in options["only_group"] + options["exclude_group"] if n not in mine]
+        if unknown:
+            raise CommandError(f"no participant group of yours named {unknown[0]!r}")
+        return {"allow_groups": tuple(mine[n] for n in options["only_group"]),
+                "block_groups": tuple(mine[n] for n in options["exclude_group"]),
+                "exclude_studies": tuple(options["exclude_study"])}
 
     @staticmethod
     def _common(parser):
@@ -83,7 +173,13 @@ class Command(BaseCommand):
             "--as", dest="as_user", default="", help="Whose Prolific token (default: the study's owner)."
         )
 
-    def handle(self, *args, subcommand: str, study: int, pool: str, as_user: str, **options):
+    def handle(self, *args, subcommand: str, **options):
+        if subcommand in self.ROUNDS:
+            try:
+                return self._rounds(subcommand, options)
+            except (ProlificNotConfigured, RecruitmentRefused, ProlificError) as exc:
+                raise CommandError(str(exc)) from None
+        study, pool, as_user = options.pop("study"), options.pop("pool"), options.pop("as_user")
         target = Study.objects.filter(pk=study).select_related("owner").first()
         if target is None:
             raise CommandError(f"no study with id {study}")
@@ -140,6 +236,7 @@ class Command(BaseCommand):
             filter_picks=picks,
             auto_approve=options["auto_approve"],
             description=options["description"],
+            **self._round_choice(pools[0].study, pools[0].study.owner, options),
         )
         results = prolific_studies_launch(study=pools[0].study, user=user, options=launch_options, pools=pools)
         for result in results:

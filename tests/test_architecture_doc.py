@@ -31,7 +31,7 @@ def modules_in_doc() -> set[str]:
     found = set()
     for line in DOC.read_text(encoding="utf-8").splitlines():
         folder = None
-        for name in re.findall(r"`([\w/.]+\.py)`", line):
+        for name in re.findall(r"`([\w/.-]+\.py)`", line):
             if "/" in name:
                 folder = name.rsplit("/", 1)[0]
                 found.add(name)

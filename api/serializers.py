@@ -9,6 +9,8 @@ from rest_framework import serializers
 from studies.forms import CODE_FIELDS
 from studies.models import CountryPool, ProtocolVersion, Study, panel_label
 
+from .prolific_serializers import Items
+
 STUDY_FIELDS = (
     "name", "instructions_md", "consent_md", "items_per_session", "lease_minutes", "max_skips_per_session",
     *CODE_FIELDS, "routing", "language",
@@ -79,8 +81,8 @@ class PoolSerializer(serializers.ModelSerializer):
 
 
 class PanelLinksSerializer(serializers.Serializer):
-    ids = serializers.ListField(child=serializers.CharField(max_length=64), min_length=1, max_length=5000,
-                                help_text="Participant ids: letters, digits, dots, dashes, underscores")
+    ids = Items(child=serializers.CharField(max_length=64), min_length=1, max_length=5000,
+                help_text="Participant ids: letters, digits, dots, dashes, underscores")
 
 
 class PanelLinkSerializer(serializers.Serializer):

@@ -132,3 +132,14 @@ def test_exports_record_each_pools_panel(owner, study, pool, other_pool, items, 
     f.annotate_pool(other_pool, annotators=1)
     rows = [row for chunk in export_rows(study=study, max_id=10**9, chunk_size=100) for row in chunk]
     assert {(r.pool_country, r.panel) for r in rows} == {("IN", "CloudResearch Connect"), ("JP", "Prolific")}
+
+
+def test_a_pool_on_prolific_stays_there(client, owner, pool):
+    from recruitment.models import ProlificStudy
+
+    ProlificStudy.objects.create(pool=pool, reference="ref-in", prolific_id="abc123", places=5, reward=100,
+                                 currency="GBP", estimated_minutes=10)
+    login(client, owner)
+    response = client.post(panel_url(pool), FORM)
+    assert response.status_code == 400 and "kind" in response.context["form"].errors
+    assert not PoolPanel.objects.filter(kind="url").exists()

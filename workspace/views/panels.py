@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.links import panel_shared_link, panel_signed_links
+from recruitment.models import ProlificStudy
 from studies.models import PoolPanel, panel_of
 from studies.panel_forms import LinksForm, PanelForm
 from studies.panel_services import PanelError, pool_panel_secret_rotate, pool_panel_set
@@ -23,7 +24,7 @@ def pool_panel(request, pk: int, pool_pk: int):
     pool = pool_for_user(request.user, pk, pool_pk, write=request.method == "POST")
     instance = PoolPanel.objects.filter(pool=pool).first() or PoolPanel(pool=pool)
     form = PanelForm(request.POST or None, instance=instance)
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST" and form.is_valid() and _prolific_kept(form, pool):
         try:
             panel = pool_panel_set(pool=pool, **form.settings())
         except PanelError as refused:
@@ -37,6 +38,19 @@ def pool_panel(request, pk: int, pool_pk: int):
         "shared_link": panel_shared_link(pool, panel) if panel is not None else "",
         "secret": panel.secret if panel is not None and pool.study.access.is_owner else "",
     }, status=400 if form.errors else 200)
+
+
+def _prolific_kept(form, pool) -> bool:
+    """A pool with a study on Prolific stays on Prolific (its participants arrive by Prolific's link):
+    moving it to another panel is refused next to the choice. (Here, where both apps are seen: studies,
+    which keeps the panel, sits below recruitment.)"""
+    if form.cleaned_data.get("kind") != PoolPanel.Kind.URL:
+        return True
+    if not ProlificStudy.objects.filter(pool=pool).exclude(prolific_id="").exists():
+        return True
+    form.add_error("kind", "This pool has a study on Prolific: it stays on Prolific. Add a pool for another "
+                           "panel instead, or stop the Prolific study and remove the pool first.")
+    return False
 
 
 @login_required

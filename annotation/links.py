@@ -1,4 +1,5 @@
-"""A pool's entry link: the one address annotators arrive at, as Prolific (or a demo) sends them."""
+"""A pool's entry link: the one address annotators arrive at, as Prolific (or a demo) sends them, or a URL
+panel's: one shared link, or a signed link per participant (``studies.panels``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from django.conf import settings
 from django.core import signing
 from django.urls import reverse
 
+from studies import panels
 from studies.models import CountryPool
 
 # The participant, study and session ids Prolific appends to the link, as its placeholders.
@@ -49,3 +51,26 @@ def item_image_name(assignment_pk: int, token: str) -> str | None:
     except (signing.BadSignature, ValueError, TypeError):
         return None
     return name if pk == assignment_pk and isinstance(name, str) and name else None
+
+
+def panel_entry_base(pool: CountryPool) -> str:
+    """The pool's entry address with no parameter: a URL panel's links add their own."""
+    return f"{settings.SITE_URL}{reverse('annotation:entry', args=[pool.entry_key])}"
+
+
+def panel_shared_link(pool: CountryPool, panel) -> str:
+    """A URL panel's one link (verification none), its parameters holding upper-case placeholders
+    for the researcher to replace by the panel's own (e.g. SONA's ``%SURVEY_CODE%``)."""
+    names = [(panel.participant_param, "PARTICIPANT_ID"), (panel.study_param, "STUDY_ID"),
+             (panel.session_param, "SESSION_ID")]
+    return panel_entry_base(pool) + "?" + "&".join(f"{name}={value}" for name, value in names if name)
+
+
+def panel_signed_links(pool: CountryPool, panel, ids: list[str]) -> list[tuple[str, str]]:
+    """(id, link) of each participant id: the pool's entry link with their id and their token."""
+    base = panel_entry_base(pool)
+    key = str(pool.entry_key)
+    return [(pid, panels.signed_link(
+        base=base, participant_param=panel.participant_param, participant_id=pid,
+        token=panels.token_for(secret=panel.secret, entry_key=key, participant_id=pid),
+    )) for pid in ids]

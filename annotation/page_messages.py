@@ -51,6 +51,7 @@ TEXTS = {
     "article_remove": gettext_noop("Remove article {n}"),
     # end.js
     "end_stopped": gettext_noop("{why} Use “Return to Prolific now” when you are ready."),
+    "end_stopped_panel": gettext_noop("{why} Use “Continue to {panel}” when you are ready."),
     "end_stay": gettext_noop("You stay on this page."),
     "end_copied": gettext_noop("Code copied; you stay on this page."),
     "copied": gettext_noop("Copied"),
@@ -62,6 +63,9 @@ COUNTED: dict[str, Callable[[int], str]] = {
     "words": lambda n: ngettext("{n} word", "{n} words", n),
     "countdown": lambda n: ngettext(
         "Taking you back to Prolific in {n} second.", "Taking you back to Prolific in {n} seconds.", n
+    ),
+    "countdown_panel": lambda n: ngettext(
+        "Taking you on to {panel} in {n} second.", "Taking you on to {panel} in {n} seconds.", n
     ),
     "boxes_at_most": lambda n: ngettext("At most {n} box: clear it first.", "At most {n} boxes: clear one first.", n),
 }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -11,7 +11,8 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.http import Http404
 from django.utils.translation import gettext
 
-from studies.models import CountryPool, ItemQuota
+from studies import panels
+from studies.models import CountryPool, ItemQuota, panel_of
 
 from .browser import BrowserKey, code_shown, hash_matches, key_loads, secret_hash
 from .compiled import CompiledQuery
@@ -275,9 +276,13 @@ class Ending:
     message: str
     returns: bool = False
     screened_out: bool = False  # screened out and paid by the platform: no code, no return
+    panel: str = ""  # a URL panel's name: the page leads to ``link``, the panel's completion link, not to Prolific
+    link: str = ""
 
     @property
     def url(self) -> str:
+        if self.panel:
+            return self.link
         if self.screened_out:
             return PROLIFIC_SUBMISSIONS_URL
         return PROLIFIC_COMPLETE_URL.format(code=self.code)
@@ -297,7 +302,26 @@ RETURNING = frozenset({
 
 
 def ending_for(annotator: Annotator, session: Session) -> Ending | None:
-    """The completion code the annotator leaves with, or None while there is work to do."""
+    """The completion code the annotator leaves with, or None while there is work to do; on a URL
+    panel's pool, with the panel's completion link of the ending (``studies.panels``): never a
+    Prolific address, and never none (a blank link falls back to the completed one)."""
+    ending = _prolific_ending(annotator, session)
+    panel = panel_of(annotator.pool) if ending is not None else None
+    if ending is None or panel is None:
+        return ending
+    template = panels.completion_template(panel.templates(), panels.ending_of(annotator.outcome))
+    link = panels.template_fill(template, {
+        "participant_id": annotator.prolific_pid, "study_id": session.prolific_study_id,
+        "session_id": session.prolific_session_id, "code": ending.code,
+        "outcome": annotator.outcome or "completed",
+    })
+    message = ending.message
+    if annotator.outcome == Annotator.Outcome.NO_CONSENT:
+        message = gettext("No problem: you will not be penalised. Thank you for your time.")
+    return replace(ending, message=message, returns=False, panel=panel.name, link=link)
+
+
+def _prolific_ending(annotator: Annotator, session: Session) -> Ending | None:
     study = annotator.study
     outcome = annotator.outcome
     if outcome == Annotator.Outcome.NO_CONSENT:

@@ -7,7 +7,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from studies.forms import CODE_FIELDS
-from studies.models import CountryPool, ProtocolVersion, Study
+from studies.models import CountryPool, ProtocolVersion, Study, panel_label
+
+from .prolific_serializers import Items
 
 STUDY_FIELDS = (
     "name", "instructions_md", "consent_md", "items_per_session", "lease_minutes", "max_skips_per_session",
@@ -67,11 +69,25 @@ class ProtocolVersionSerializer(serializers.ModelSerializer):
 
 class PoolSerializer(serializers.ModelSerializer):
     language = serializers.CharField(read_only=True, help_text="blank: the study's language; else en, hi, ja or ar")
+    panel = serializers.SerializerMethodField(help_text="Prolific, or the name of the URL panel the pool recruits on")
 
     class Meta:
         model = CountryPool
-        fields = ("id", "country", "country_name", *POOL_FIELDS)
+        fields = ("id", "country", "country_name", *POOL_FIELDS, "panel")
         read_only_fields = fields
+
+    def get_panel(self, pool: CountryPool) -> str:
+        return panel_label(pool)  # the lists select the panel with the pool: no query
+
+
+class PanelLinksSerializer(serializers.Serializer):
+    ids = Items(child=serializers.CharField(max_length=64), min_length=1, max_length=5000,
+                help_text="Participant ids: letters, digits, dots, dashes, underscores")
+
+
+class PanelLinkSerializer(serializers.Serializer):
+    participant_id = serializers.CharField()
+    link = serializers.CharField()
 
 
 class PoolSettingsSerializer(serializers.Serializer):

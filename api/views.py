@@ -14,10 +14,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from analysis.dashboard import dashboard_pools
-from studies import services
+from annotation.links import panel_signed_links
+from studies import panels, services
 from studies.countries import COUNTRY_NAMES
 from studies.forms import PoolForm, StudyForm
-from studies.models import CountryPool, ProtocolVersion, Study
+from studies.models import CountryPool, PoolPanel, ProtocolVersion, Study, panel_of
 from studies.protocol import SpecError, parse_spec
 from studies.selectors import pool_for_user, studies_for_user, study_for_user
 
@@ -131,7 +132,8 @@ class PoolList(generics.ListAPIView):
     pagination_class = OldestFirst
 
     def get_queryset(self):
-        return CountryPool.objects.filter(study=study_for_user(self.request.user, self.kwargs["pk"]))
+        return CountryPool.objects.filter(study=study_for_user(self.request.user, self.kwargs["pk"])).select_related(
+            "panel")
 
     @extend_schema(
         request=s.PoolCreateSerializer, responses={201: s.PoolSerializer},
@@ -168,6 +170,28 @@ class PoolDetail(generics.GenericAPIView):
         finally:
             pool.refresh_from_db()
         return Response(s.PoolSerializer(pool).data)
+
+
+class PanelLinks(generics.GenericAPIView):
+    serializer_class = s.PanelLinkSerializer
+    pagination_class = None
+
+    @extend_schema(request=s.PanelLinksSerializer, responses=s.PanelLinkSerializer(many=True))
+    def post(self, request: Request, pk: int, pool_id: int) -> Response:
+        """Signed entry links of a pool on a URL panel, one per participant id (the owner's and
+        editors'; the signing secret itself is never sent)."""
+        pool = pool_for_user(request.user, pk, pool_id, write=True)
+        given = typed(s.PanelLinksSerializer, request.data)
+        panel = panel_of(pool)
+        if panel is None or panel.verification != PoolPanel.Verification.SIGNED:
+            raise ValidationError({"non_field_errors": ["This pool has no signed links: it is not on a URL panel "
+                                                        "with signed links."]})
+        ids, bad = panels.ids_read("\n".join(given["ids"]))
+        if bad or len(ids) != len(set(given["ids"])):
+            raise ValidationError({"ids": [f"Not an id: {', '.join(bad[:5]) or 'an id with a space'}."]})
+        links = panel_signed_links(pool, panel, ids)
+        return Response(s.PanelLinkSerializer([{"participant_id": i, "link": link} for i, link in links],
+                                              many=True).data)
 
 
 class PoolProgressView(generics.GenericAPIView):

@@ -24,7 +24,8 @@ from stats.scores import DEFAULT_MAPPING, Scorer, scored_fields
 from stats.versions import ProtocolSet
 from studies.protocol import SKIP, Field, Protocol, cell_text
 
-ITEM_COLUMNS = ["item_id", "prompt", "model", "category", "item_country", "pool_country", "annotator"]
+# ``panel``: the pool's panel (Prolific, or a URL panel's name: ``studies.panels``)
+ITEM_COLUMNS = ["item_id", "prompt", "model", "category", "item_country", "pool_country", "panel", "annotator"]
 SKIP_COLUMN = "skipped"
 TRAILING_COLUMNS = ["surplus", "protocol_version", "time_spent_s", "started_at", "submitted_at", "review"]
 

@@ -23,7 +23,7 @@ from django.db import connection
 
 from annotation import bulk
 from annotation.models import Annotation, Annotator, Review, pseudonym_for
-from studies.models import CountryPool, Item, Study
+from studies.models import CountryPool, Item, Study, panel_label
 
 from .csv_layout import Moments
 from .formats.table import Chunk
@@ -143,6 +143,7 @@ def _items(cursor, pks: Iterable[int]) -> dict[int, tuple]:
 def export_rows(*, study: Study, max_id: int, chunk_size: int) -> Iterator[Chunk]:
     """The annotations an export ships, in id order, in chunks of ``chunk_size`` (never the whole
     study), each read column by column."""
+    panels = {pool.country: panel_label(pool) for pool in study.pools.select_related("panel")}
     names = {pk: pseudonym_for(public_id) for pk, public_id in Annotator.objects.filter(study=study).values_list(
         "pk", "public_id"
     ).iterator(chunk_size=10_000)}
@@ -155,4 +156,5 @@ def export_rows(*, study: Study, max_id: int, chunk_size: int) -> Iterator[Chunk
             item_pk, item_id, prompt, model, category, item_country, pool_country,
             list(map(names.__getitem__, annotator)), list(map(_answers, answers)), list(map(bool, surplus)),
             version, spent, _moments(started), _moments(submitted), review,
+            list(map(panels.__getitem__, pool_country)),
         ])

@@ -31,7 +31,7 @@ from annotation.models import Annotation, Annotator, Upload, pseudonym_for
 from stats.agreement.differences import REST, holds
 from stats.gold import gold_keys, study_gold
 from studies.files import stored_chunks
-from studies.models import Item, MockQuestion, Study
+from studies.models import Item, MockQuestion, Study, panel_label, panel_of
 from studies.protocol import Protocol
 
 from .comparisons import file_reader, image_preferences, image_rankings, item_images
@@ -81,10 +81,13 @@ def _upload_reader(study: Study):
 
 def _pools(study: Study, max_id: int) -> list[dict[str, Any]]:
     out = []
-    for pool in study.pools.order_by("country"):
+    for pool in study.pools.select_related("panel").order_by("country"):
         counted = Annotation.objects.counted().filter(pool=pool, id__lte=max_id)
+        panel = panel_of(pool)
         out.append({
             "country": pool.country, "country_name": pool.country_name,
+            "panel": panel_label(pool),
+            "panel_verified": panel is None or panel.verification == "signed",
             "annotators": counted.values("annotator_id").distinct().count(), "annotations": counted.count(),
             "annotations_per_item": pool.annotations_per_item,
             "min_distinct_annotators": pool.min_distinct_annotators,

@@ -19,7 +19,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Sum
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
-from .models import CountryPool, Item, ItemQuota, MockQuestion, ProtocolVersion, Role, Study, StudyMember
+from .models import CountryPool, Item, ItemQuota, MockQuestion, ProtocolVersion, Role, Study, StudyMember, panel_label
 from .protocol import Protocol, SpecError, parse_spec, text_problem
 
 
@@ -274,6 +274,11 @@ class PoolPlan:
     done: int
     added: int = 0
 
+    @property
+    def panel(self) -> str:
+        """The panel the pool recruits through (``pool.panel`` is selected with it)."""
+        return panel_label(self.pool)
+
 
 def pool_plans(study: Study) -> list[PoolPlan]:
     """Every pool of the study with its consequences (three queries)."""
@@ -284,7 +289,7 @@ def pool_plans(study: Study) -> list[PoolPlan]:
     for pool_id, n, a in sums.order_by():
         done[pool_id], added[pool_id] = n, a
     plans = []
-    for pool in study.pools.order_by("country_name"):
+    for pool in study.pools.select_related("panel").order_by("country_name"):
         routed = sum(n for country, n in by_country.items()
                      if study.routes(item_country=country, pool_country=pool.country))
         slots = routed * pool.annotations_per_item

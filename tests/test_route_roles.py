@@ -155,6 +155,11 @@ MATRIX: dict[str, Route] = {
     "studies:pool-add": route(GET=STUDY_READ, POST=STUDY_WRITE),
     "studies:pool-add-several": route(GET=STUDY_READ, POST=STUDY_WRITE),
     "studies:pool-edit": route(GET=STUDY_READ, POST=STUDY_WRITE),
+    # a pool's panel: read by members, changed by editors; the signing secret the owner's; signed links
+    # (credentials of participants) made by the owner and editors only
+    "studies:pool-panel": route(GET=STUDY_READ, POST=STUDY_WRITE),
+    "studies:pool-panel-secret": route(POST=STUDY_OWNER),
+    "studies:pool-panel-links": route(GET=STUDY_WRITE, POST=STUDY_WRITE),
     "studies:item-image": route(GET=STUDY_READ),
     "studies:members": route(GET=STUDY_READ),
     "studies:protocol-edit": route(GET=STUDY_READ, POST=STUDY_WRITE),
@@ -258,6 +263,7 @@ MATRIX: dict[str, Route] = {
     "api:pool-list": route(GET="api-read", POST="api-write"),
     "api:pool-detail": route(GET="api-read", args={"pool_id": "pool_pk"}),
     "api:pool-progress": route(GET="api-read", args={"pool_id": "pool_pk"}),
+    "api:pool-panel-links": route(POST="api-write", args={"pool_id": "pool_pk"}),
     # api: items and annotations
     "api:item-list": route(GET="api-read"),
     "api:item-detail": route(GET="api-read", args={"item_id": "item_pk"}),

@@ -13,6 +13,7 @@ from .views import (
     imports,
     invitations,
     members,
+    panels,
     path_preview,
     payouts,
     planner,
@@ -43,6 +44,9 @@ studies_urls = [
     path("<int:pk>/pools/new", studies.pool_add, name="pool-add"),
     path("<int:pk>/pools/new-several", studies.pool_add_several, name="pool-add-several"),
     path("<int:pk>/pools/<int:pool_pk>/edit", studies.pool_edit, name="pool-edit"),
+    path("<int:pk>/pools/<int:pool_pk>/panel", panels.pool_panel, name="pool-panel"),
+    path("<int:pk>/pools/<int:pool_pk>/panel/secret", panels.pool_panel_secret, name="pool-panel-secret"),
+    path("<int:pk>/pools/<int:pool_pk>/panel/links", panels.pool_panel_links, name="pool-panel-links"),
     path("<int:pk>/items/<int:item_pk>/image", studies.item_image, name="item-image"),
     # The protocol editor; the annotator's form beside it is annotation:protocol-preview (below).
     path("<int:pk>/protocol", protocol.protocol_edit, name="protocol-edit"),

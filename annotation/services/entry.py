@@ -1,19 +1,40 @@
-"""Entry: an annotator arrives by a Prolific entry link and gets their session."""
+"""Entry: an annotator arrives by a pool's entry link (Prolific's, or a URL panel's: ``studies.panels``)
+and gets their session."""
 
 from __future__ import annotations
 
 from django.db import IntegrityError
 from django.utils import timezone
 
-from studies.models import CountryPool, Study
+from studies import panels
+from studies.models import CountryPool, PoolPanel, Study, panel_of
 
 from ..browser import BrowserKey
 from ..extensions import EntryVerdict, entry_verdict
+from ..extensions import entry_params as extension_entry_params
 from ..models import Annotator, Session
 from ..quota import PROLIFIC_PARAM_RE
 from ..selectors import idle_newcomer_leases, quotas_open_to
 from .binding import Admission, session_admit
 from .checks import session_schedule_make
+
+PROLIFIC_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+
+
+def entry_params(*, pool: CountryPool, query) -> dict[str, str]:
+    """The entry link's parameters under the names the services use: Prolific's three, or a URL
+    panel's own (its participant id as PROLIFIC_PID, its study id as STUDY_ID, its session id, else
+    the participant's id, as SESSION_ID: one session per participant) and the signed link's token.
+    Prolific's parameters on a URL panel's link are ignored."""
+    panel = panel_of(pool)
+    if panel is None:
+        # Prolific's three, and what a registered check reads beside them (e.g. its signed token)
+        return {name: query.get(name, "").strip() for name in (*PROLIFIC_PARAMS, *extension_entry_params())}
+    participant = query.get(panel.participant_param, "").strip()
+    study = query.get(panel.study_param, "").strip() if panel.study_param else ""
+    session = query.get(panel.session_param, "").strip() if panel.session_param else ""
+    return {"PROLIFIC_PID": participant, "STUDY_ID": study, "SESSION_ID": session or participant,
+            "token": query.get(panels.TOKEN_PARAM, "").strip()}
 
 
 class EntryRefused(Exception):
@@ -30,7 +51,9 @@ def annotator_arrive(*, pool: CountryPool, params: dict[str, str], browser: Brow
     the browser the session is bound to, or the first one, is let in; another must give the resume
     code (or, where the site accepts it, be verified by Prolific's entry check)."""
     session, verdict = _enter(pool, params)
-    verified = verdict is not None and verdict.outcome == "allow"
+    # Only Prolific's check of a live submission may move a session to a new browser: a signed panel
+    # link is a standing credential, so another browser still needs the resume code.
+    verified = verdict is not None and verdict.outcome == "allow" and panel_of(pool) is None
     return session_admit(session=session, browser=browser, verified=verified)
 
 
@@ -56,7 +79,10 @@ def _enter(pool: CountryPool, params: dict[str, str]) -> tuple[Session, EntryVer
 def _entry_verdict(pool: CountryPool, params: dict[str, str]) -> EntryVerdict | None:
     """The link's parameters checked, the study open, and the entry check's verdict (None without one);
     raises EntryRefused for the first thing that keeps the link out."""
-    names = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+    panel = panel_of(pool)
+    if panel is not None:
+        return _panel_verdict(pool, panel, params)
+    names = PROLIFIC_PARAMS
     missing = [n for n in names if not params.get(n)]
     if missing:
         raise EntryRefused("missing", ", ".join(missing))
@@ -73,6 +99,27 @@ def _entry_verdict(pool: CountryPool, params: dict[str, str]) -> EntryVerdict | 
     elif not verdict.lets_in:
         raise EntryRefused(verdict.reason, verdict.detail)
     return verdict
+
+
+def _panel_verdict(pool: CountryPool, panel: PoolPanel, params: dict[str, str]) -> EntryVerdict:
+    """A URL panel's entry: its participant id present and well formed, the study open, and, for
+    signed links, the token the participant's for this pool (constant time). No registered check
+    (Prolific's) is asked, and no STUDY_ID rule applies."""
+    if not params.get("PROLIFIC_PID"):
+        raise EntryRefused("missing", panel.participant_param)
+    given = [(panel.participant_param, params["PROLIFIC_PID"]), (panel.study_param, params.get("STUDY_ID", "")),
+             (panel.session_param, params.get("SESSION_ID", ""))]
+    malformed = [name for name, value in given if value and not panels.PANEL_ID_RE.match(value)]
+    if malformed:
+        raise EntryRefused("malformed", ", ".join(malformed))
+    if not pool.study.is_open:
+        raise EntryRefused("closed")
+    if panel.verification == PoolPanel.Verification.NONE:
+        return EntryVerdict("unverified")
+    if not panels.token_matches(secret=panel.secret, entry_key=str(pool.entry_key),
+                                participant_id=params["PROLIFIC_PID"], token=params.get("token", "")):
+        raise EntryRefused("bad_token")
+    return EntryVerdict("allow")
 
 
 def _entry_annotator(pool: CountryPool, pid: str) -> Annotator:

@@ -10,13 +10,12 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
-from studies.models import CountryPool
+from studies.models import CountryPool, panel_of
 from studies.practice import attempt_questions, shown_feedback
 from studies.translations import shown_study
 
 from .. import services
 from ..browser import code_shown
-from ..extensions import entry_params
 from ..languages import annotator_language, in_annotator_language, language_response
 from ..selectors import (
     NoAnnotatorSession,
@@ -99,6 +98,45 @@ ENTRY_PROBLEMS = {
 }
 
 
+# A URL panel's pool (``studies.panels``): the same refusals, naming the panel instead of Prolific
+# (``{panel}``), and the signed link's own; the others are ENTRY_PROBLEMS'.
+PANEL_PROBLEMS = {
+    "missing": (
+        gettext_lazy("This link is incomplete"),
+        gettext_lazy("The link is missing {detail}. Please open the study again from {panel}."),
+    ),
+    "malformed": (
+        gettext_lazy("This link is not valid"),
+        gettext_lazy("The link's {detail} is not in the expected form. Please open the study again from {panel}."),
+    ),
+    "bad_token": (
+        gettext_lazy("This link is not valid"),
+        gettext_lazy(
+            "The link's signature does not match: it may be cut short, changed, or meant for someone else. "
+            "Please open the exact link you were given by {panel}."
+        ),
+    ),
+    "closed": (
+        gettext_lazy("This study is closed"),
+        gettext_lazy("It is not taking answers at the moment. Thank you for your interest."),
+    ),
+    "full": (
+        gettext_lazy("This study is full"),
+        gettext_lazy("Every item has enough answers already. Thank you for your interest."),
+    ),
+    "wrong_pool": (
+        gettext_lazy("You already take part in this study"),
+        gettext_lazy("You joined through the link for {detail}. Please use that link."),
+    ),
+}
+
+
+def entry_problem(reason: str, *, detail: str, panel) -> tuple[str, str]:
+    """The title and message of an entry refusal, in the active language."""
+    title, message = (PANEL_PROBLEMS.get(reason) if panel is not None else None) or ENTRY_PROBLEMS[reason]
+    return str(title), str(message).format(detail=detail, panel=panel.name if panel is not None else "Prolific")
+
+
 def annotator_required(step: str | None = None, *, assignment: str | None = None, switch: bool = False):
     """Load the browser's annotator session; send them to their current step if this is not it.
 
@@ -174,21 +212,19 @@ def blocked_page(request) -> HttpResponse:
 
 @require_http_methods(["GET"])
 def entry(request, key):
-    pool = get_object_or_404(CountryPool.objects.select_related("study"), entry_key=key)
+    pool = get_object_or_404(CountryPool.objects.select_related("study", "panel"), entry_key=key)
     with annotator_language(request, pool, pool.study) as code:  # the pool read once, for both
         return language_response(_entry(request, pool), code)
 
 
 def _entry(request, pool):
-    params = {name: request.GET.get(name, "").strip() for name in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")}
-    params.update({name: request.GET.get(name, "").strip() for name in entry_params()})  # e.g. a signed token
+    params = services.entry_params(pool=pool, query=request.GET)
     try:
         admission = services.annotator_arrive(pool=pool, params=params, browser=browser_key(request))
     except services.EntryRefused as refused:
-        title, message = ENTRY_PROBLEMS[refused.reason]
+        title, message = entry_problem(refused.reason, detail=refused.detail, panel=panel_of(pool))
         status = {"closed": 410, "full": 410, "blocked": 403}.get(refused.reason, 400)
-        return render(request, "annotation/problem.html", {
-            "title": title, "message": str(message).format(detail=refused.detail)}, status=status)
+        return render(request, "annotation/problem.html", {"title": title, "message": message}, status=status)
     if admission.key is None:
         return resume_page(request, admission.session.pk, taken_over=False)
     if admission.rebound:

@@ -209,10 +209,12 @@ def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license:
     out += [f"- `{c.name}`: splits {', '.join(f'`{s}`' for s in c.splits)}{f'. {c.note}' if c.note else ''}"
             for c in configs]
     out += [f"- `{name}`: not computed ({reason})" for name, reason in (missing or {}).items()]
-    out += ["", "## Who was asked and how", "", "| Country | Annotators | Annotations | Ratings wanted per item "
-            "| Eligibility (annotators said they…) |", "|---|---|---|---|---|"]
+    out += ["", "## Who was asked and how", "", "| Country | Panel | Annotators | Annotations "
+            "| Ratings wanted per item | Eligibility (annotators said they…) |", "|---|---|---|---|---|---|"]
     for p in sheet.get("pools", []):
-        out.append(f"| {_cell(p['country_name'])} ({_cell(p['country'])}) | {p['annotators']} | {p['annotations']} | "
+        panel = _cell(p.get("panel") or "Prolific") + ("" if p.get("panel_verified", True) else " (ids unverified)")
+        out.append(f"| {_cell(p['country_name'])} ({_cell(p['country'])}) | {panel} | {p['annotators']} | "
+                   f"{p['annotations']} | "
                    f"{p['annotations_per_item']} | {_cell('; '.join(p['eligibility'])) or 'no question asked'} |")
     practice = sheet.get("practice") or {}
     out += ["", f"Each session offered {sheet.get('items_per_session')} items. "

@@ -34,11 +34,11 @@ class CsvWriter:
         layout, protocols = self.layout, self.protocols
         if rows:
             (_, item_id, prompt, model, category, item_country, pool_country, annotator, answers,
-             surplus, version, spent, started, submitted, review) = columns_of(rows)
+             surplus, version, spent, started, submitted, review, panel) = columns_of(rows)
             def answer_cells(protocol, part):
                 return csv_layout.answer_cell_columns(layout, protocol, part)
 
-            text = [item_id, prompt, model, category, item_country, pool_country, annotator]
+            text = [item_id, prompt, model, category, item_country, pool_country, panel, annotator]
             text += by_version(protocols, version, answers, answer_cells)
             columns = [_safe(column) for column in text] + csv_layout.trailing_cell_columns(
                 surplus=surplus, protocol_version=version, time_spent_ms=spent, started_at=started,

@@ -52,6 +52,7 @@ class AnnotationRow(NamedTuple):
     started_at: datetime
     submitted_at: datetime
     review: str | None  # "accepted", or None when no checker reviewed it
+    panel: str = "Prolific"  # the pool's panel (a URL panel's name); written after pool_country
 
 
 class Chunk(Sequence[AnnotationRow]):
@@ -269,13 +270,13 @@ def typed_columns(tables: Tables, protocols: ProtocolSet, rows: Sequence[Annotat
     if not rows:
         return [[] for _ in tables.schema]
     (_, item_id, prompt, model, category, item_country, pool_country, annotator, answers,
-     surplus, version, spent, started, submitted, review) = columns_of(rows)
+     surplus, version, spent, started, submitted, review, panel) = columns_of(rows)
     answers_typed = by_version(
         protocols, version, answers, lambda protocol, part: answer_columns(tables, protocol, part)
     )
     return [
         list(item_id), list(prompt), list(model), list(category), list(item_country), list(pool_country),
-        list(annotator), *answers_typed,
+        list(panel), list(annotator), *answers_typed,
         list(map(bool, surplus)), list(version), [ms / 1000 for ms in spent], _column(started), _column(submitted),
         list(review),
     ]
@@ -289,8 +290,8 @@ def _column(values: Sequence[Any]) -> list[Any]:
 def row_values(tables: Tables, protocol: Protocol, row: AnnotationRow) -> list[Any]:
     """One annotation's typed values, in the schema's order."""
     return [
-        row.item_id, row.prompt, row.model, row.category, row.item_country, row.pool_country, row.annotator,
-        *answer_values(tables, protocol, row.answers),
+        row.item_id, row.prompt, row.model, row.category, row.item_country, row.pool_country, row.panel,
+        row.annotator, *answer_values(tables, protocol, row.answers),
         bool(row.surplus), row.protocol_version, row.time_spent_ms / 1000, row.started_at, row.submitted_at,
         row.review,
     ]

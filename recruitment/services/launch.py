@@ -22,7 +22,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Q
 from django.utils import timezone
 
-from studies.models import CountryPool, Study
+from studies.models import CountryPool, Study, panel_of
 
 from ..models import ProlificAction, ProlificStudy
 from ..prolific import ProlificClient, ProlificError, ProlificRequestError
@@ -92,6 +92,12 @@ def prolific_study_launch(
     reason; nothing was sent), or a ``ProlificError`` (Prolific refused or did not answer; nothing
     is recorded as created, and a retry is safe).
     """
+    panel = panel_of(pool)
+    if panel is not None:
+        raise RecruitmentRefused(
+            f"{pool.country_name}: this pool recruits through {panel.name}, not Prolific; its participants come "
+            "by the panel's own link (the pool's Panel page)."
+        )
     existing = ProlificStudy.objects.filter(pool=pool).select_related("pool").first()
     if existing is not None and existing.created:
         return LaunchResult(existing, created=False, plan=None)
@@ -162,8 +168,10 @@ def prolific_studies_launch(
     """Launch each pool (all of the study's by default), one result a pool: a pool that fails (a
     rule of ours, or Prolific's refusal or silence) says why and the others are launched all the
     same; a retry launches what failed and leaves the rest. What fails for every pool alike (no
-    token, this site's address) is raised before any is tried."""
-    chosen = pools if pools is not None else list(study.pools.order_by("country"))
+    token, this site's address) is raised before any is tried. By default the pools on another
+    panel (``studies.panels``) are left out; named in ``pools``, each is refused with its reason."""
+    everyone = study.pools.select_related("panel").order_by("country")
+    chosen = pools if pools is not None else [pool for pool in everyone if panel_of(pool) is None]
     problem = launch_refusal()
     if problem:
         raise RecruitmentRefused(problem)

@@ -1,6 +1,6 @@
 /* The completion page: a visible countdown before going back to Prolific with the code, stopped by
  * "Stay on this page" or by copying the code; a button copies it. Without JavaScript nothing moves:
- * the code and the "Return to Prolific now" button are on the page. */
+ * the code and the "Return to Prolific now" (a URL panel's "Continue to …") button are on the page. */
 (function () {
   "use strict";
   /* The page's words (annotation/page_messages.py, the JSON of id "ui-messages"); English without them. */
@@ -19,9 +19,12 @@
     return (forms && typeof forms === "object" && (forms[category] || forms.other)) || (n === 1 ? one : other);
   }
   /* "Taking you back to Prolific in <strong data-seconds>n</strong> seconds.", the sentence in n's form. */
-  function showSeconds(sentence, n) {
-    var parts = countedForm("countdown", n, "Taking you back to Prolific in {n} second.",
-      "Taking you back to Prolific in {n} seconds.").split("{n}");
+  function showSeconds(sentence, n, panel) {
+    var form = panel
+      ? countedForm("countdown_panel", n, "Taking you on to {panel} in {n} second.",
+        "Taking you on to {panel} in {n} seconds.").replace("{panel}", panel)
+      : countedForm("countdown", n, "Taking you back to Prolific in {n} second.", "Taking you back to Prolific in {n} seconds.");
+    var parts = form.split("{n}");
     var seconds = document.createElement("strong");
     seconds.dataset.seconds = "";
     seconds.textContent = n;
@@ -32,14 +35,17 @@
     var copy = document.getElementById("copy-code");
     if (!box) return;
     var left = +box.dataset.countdown, sentence = box.querySelector("[data-countdown-text]"), timer = null;
+    var panel = box.dataset.panel || "";
     function stop(why) {
       clearInterval(timer);
-      box.textContent = text("end_stopped", "{why} Use “Return to Prolific now” when you are ready.", { why: why });
+      box.textContent = panel
+        ? text("end_stopped_panel", "{why} Use “Continue to {panel}” when you are ready.", { why: why, panel: panel })
+        : text("end_stopped", "{why} Use “Return to Prolific now” when you are ready.", { why: why });
     }
     box.hidden = false;
     timer = setInterval(function () {
       left -= 1;
-      showSeconds(sentence, left);
+      showSeconds(sentence, left, panel);
       if (left <= 0) { clearInterval(timer); window.location.assign(box.dataset.url); }
     }, 1000);
     box.querySelector("[data-stop]").addEventListener("click", function () { stop(text("end_stay", "You stay on this page.")); });

@@ -20,13 +20,15 @@ from .items import (
 )
 from .jobs import ImportJob, StudyJob, import_upload_path
 from .members import Role, StudyInvitation, StudyMember
+from .panels import PoolPanel, panel_label, panel_of
 from .study import CountryPool, ProtocolVersion, Study, completion_code, parsed_protocol
 
 __all__ = [
     "MAX_ITEM_IMAGES", "STUDY_FILE_KINDS", "CheckKind", "CountryPool", "Document", "ImportJob", "Item", "ItemImage",
     "ItemQuerySet", "ItemQuota",
-    "ItemQuotaQuerySet", "MockQuestion", "ProtocolVersion", "Role", "Study", "StudyInvitation", "StudyJob",
-    "StudyMember", "completion_code", "import_upload_path", "item_image_path", "item_images_path", "parsed_protocol",
+    "ItemQuotaQuerySet", "MockQuestion", "PoolPanel", "ProtocolVersion", "Role", "Study", "StudyInvitation", "StudyJob",
+    "StudyMember", "completion_code", "import_upload_path", "item_image_path", "item_images_path",
+    "panel_label", "panel_of", "parsed_protocol",
     "random_name",
     "stored_name", "study_files_prefix",
 ]

@@ -87,7 +87,7 @@ def test_a_chunk_over_versions_reads_each_answer_with_its_own_spec():
     rows = rows_of(answers, versions)
     by_rows = [row_values(t, protocols.for_version(r.protocol_version), r) for r in rows]
     assert [list(r) for r in zip(*typed_columns(t, protocols, rows), strict=True)] == by_rows
-    assert by_rows[0][7:9] == [2.0, "a"] and by_rows[1][7:9] == [1.5, '["a","b"]']  # recast: a float, a text
+    assert by_rows[0][8:10] == [2.0, "a"] and by_rows[1][8:10] == [1.5, '["a","b"]']  # recast: a float, a text
     cells = by_version(protocols, versions, answers, lambda p, part: answer_cell_columns(t.layout, p, part))
     assert [list(r) for r in zip(*cells, strict=True)] == [
         answer_cells(t.layout, protocols.for_version(v), a) for a, v in zip(answers, versions, strict=True)

@@ -70,7 +70,7 @@ def test_it_exports_one_row_per_annotation(rated, owner, items):
     rows = read_csv(job)
     assert len(rows) == 4
     assert list(rows[0]) == [
-        "item_id", "prompt", "model", "category", "item_country", "pool_country", "annotator",
+        "item_id", "prompt", "model", "category", "item_country", "pool_country", "panel", "annotator",
         "alignment", "error_types", "words", "words_indices", "explanation", "stereotype",
         "stereotype_description", "quality", "overall",
         "surplus", "protocol_version", "time_spent_s", "started_at", "submitted_at", "review",
@@ -78,6 +78,7 @@ def test_it_exports_one_row_per_annotation(rated, owner, items):
     first = rows[0]
     assert first["item_id"] == items[0].external_id
     assert first["prompt"] == "A family sharing a meal at a festival"
+    assert first["panel"] == "Prolific"
     item = (first["model"], first["category"], first["item_country"], first["pool_country"])
     assert item == ("model-a", "festival", "IN", "IN")
     assert first["alignment"] == "0.5"

@@ -81,7 +81,7 @@ def test_it_streams_the_file(client, owner, exported, study):
     assert f'filename="culturalframes-rating_csv_{day}.csv"' in response["Content-Disposition"]
     body = b"".join(response.streaming_content).decode()
     lines = body.strip().splitlines()
-    assert lines[0].startswith("item_id,prompt,model,category,item_country,pool_country,annotator,alignment")
+    assert lines[0].startswith("item_id,prompt,model,category,item_country,pool_country,panel,annotator,alignment")
     assert len(lines) == 7
 
 

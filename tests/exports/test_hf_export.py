@@ -95,7 +95,8 @@ def test_the_datasheet_says_who_was_asked_how_and_what(caire, owner, tmp_path):
     ProlificStudy.objects.create(pool=study.pools.get(country="JP"), reference="ref-jp", places=5, reward=100,
                                  currency="GBP", estimated_minutes=15, status=ProlificStudy.Status.UNPUBLISHED)
     _, body = card_of(unzip(exported(study, owner, "hf"), tmp_path / "hf"))
-    pools = "| India (IN) | 2 | 4 | 3 | born in the country; holds its nationality; spent most of their first 18 years"
+    pools = ("| India (IN) | Prolific | 2 | 4 | 3 | born in the country; holds its nationality; spent most of their "
+             "first 18 years")
     assert pools in body
     assert "5 annotations by 3 annotators" in body  # the annotator whose every annotation was flagged is not counted
     assert "A practice test of 1 questions" in body

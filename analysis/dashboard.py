@@ -16,9 +16,9 @@ from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Least, TruncHour
 from django.utils import timezone
 
-from annotation.links import entry_link
+from annotation.links import entry_link, panel_shared_link
 from annotation.models import Annotation, Annotator, Assignment, Session
-from studies.models import CountryPool, ItemQuota, Study
+from studies.models import CountryPool, ItemQuota, PoolPanel, Study, panel_of
 
 from .plots.charts import Point, progress_line
 
@@ -31,7 +31,8 @@ PLOT_WINDOW = timedelta(hours=48)
 @dataclass
 class PoolProgress:
     pool: CountryPool
-    entry_link: str
+    entry_link: str  # Prolific's (its placeholders), a URL panel's one shared link, or "" (signed links only)
+    panel: PoolPanel | None = None  # a URL panel's settings; None: Prolific
     items: int = 0
     wanted: int = 0
     done: int = 0
@@ -81,10 +82,20 @@ class PoolProgress:
         return self.outcomes.get(Annotator.Outcome.NO_CONSENT, 0)
 
 
+def _progress(pool: CountryPool, now: datetime) -> PoolProgress:
+    """A pool's row before its counts: the link its annotators arrive by (a URL panel's signed links
+    are made per participant on its panel page, so it has no one link)."""
+    panel = panel_of(pool)
+    if panel is None:
+        return PoolProgress(pool=pool, entry_link=entry_link(pool), now=now)
+    signed = panel.verification == PoolPanel.Verification.SIGNED
+    return PoolProgress(pool=pool, entry_link="" if signed else panel_shared_link(pool, panel), panel=panel, now=now)
+
+
 def dashboard_pools(*, study: Study, now: datetime | None = None, hourly: bool = True) -> list[PoolProgress]:
     """Per pool progress in grouped queries: their number does not grow with the items or the annotations."""
     now = now or timezone.now()
-    rows = {p.pk: PoolProgress(pool=p, entry_link=entry_link(p), now=now) for p in study.pools.order_by("country")}
+    rows = {p.pk: _progress(p, now) for p in study.pools.select_related("panel").order_by("country")}
     if not rows:
         return []
     quotas = (

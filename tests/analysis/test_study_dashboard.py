@@ -76,6 +76,26 @@ def test_it_gives_the_prolific_entry_link_of_each_pool(client, owner, study, poo
         assert link in html
 
 
+def test_a_url_panels_pool_gets_its_own_link_never_prolifics(client, owner, study, pool, other_pool, settings):
+    """A signed panel has no one link (its page makes one per participant); an unsigned one has its
+    shared link with the panel's parameters; the Prolific pool beside them is unchanged."""
+    from studies.panel_services import pool_panel_set
+
+    settings.SITE_URL = "https://tessera.example.org"
+    common = {"kind": "url", "participant_param": "pid", "study_param": "", "session_param": "",
+              "url_completed": "https://panel.example/done?c={code}"}
+    pool_panel_set(pool=pool, name="SONA", verification="signed", **common)
+    client.force_login(owner)
+    html = client.get(url(study)).content.decode()
+    assert f"/join/{pool.entry_key}/?PROLIFIC_PID" not in html
+    assert reverse("studies:pool-panel-links", args=[study.pk, pool.pk]) in html and "SONA: signed links" in html
+    assert f"/join/{other_pool.entry_key}/?PROLIFIC_PID=" in html  # the Prolific pool
+    pool_panel_set(pool=pool, name="SONA", verification="none", **common)
+    html = client.get(url(study)).content.decode()
+    assert f"https://tessera.example.org/join/{pool.entry_key}/?pid=PARTICIPANT_ID" in html
+    assert "PROLIFIC_PID" not in html.split(f"/join/{pool.entry_key}/")[1].split('"')[0]
+
+
 # The login's session and user, the study, its pools, quotas, leases, annotations, annotators,
 # sessions, times per second, annotations per hour, the latest run.
 DASHBOARD_QUERIES = 12

@@ -26,7 +26,7 @@ import pytest
 
 from api.tokens import api_token_create
 from studies.models import Study
-from tests.recruitment.fake_prolific import FakeProlific
+from tests.recruitment.fake_prolific import fake_prolific_for
 from tests.route_world import build_world
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -68,13 +68,8 @@ def schemathesis_config(path: Path, values: dict[str, dict[str, int]]) -> Path:
 @pytest.fixture
 def prolific(settings):
     """Prolific, faked on a loopback port: the fuzzed actions never leave the machine."""
-    fake = FakeProlific().start()
-    settings.PROLIFIC_API_URL, settings.PROLIFIC_API_TOKEN = fake.url, fake.token
-    settings.PROLIFIC_API_TIMEOUT = settings.PROLIFIC_API_RETRIES = 1
-    try:
+    with fake_prolific_for(settings, site_url=settings.SITE_URL, timeout=1, checked=False) as fake:
         yield fake  # the built study's Prolific study is unknown to it: Prolific answers 404, as it would
-    finally:
-        fake.stop()
 
 
 def test_the_whole_schema_answers_as_it_says(live_server, prolific, settings, tmp_path):

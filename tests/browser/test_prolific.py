@@ -9,7 +9,7 @@ from django.test import Client
 
 from recruitment.models import ProlificBonus, ProlificStudy, ProlificSubmission
 from tests.browser.helpers import log_in, rate_by_mouse
-from tests.recruitment.fake_prolific import FakeProlific
+from tests.recruitment.fake_prolific import fake_prolific_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -18,19 +18,10 @@ PID = "6a1b2c3d4e5f6a7b8c9d0e1f"
 
 @pytest.fixture
 def prolific(settings, live_server):
-    fake = FakeProlific().start()
-    settings.PROLIFIC_API_URL = fake.url
-    settings.PROLIFIC_API_TOKEN = fake.token
-    settings.PROLIFIC_API_TIMEOUT = 2
-    settings.PROLIFIC_API_RETRIES = 1
     # The public address Prolific is given (its links, the webhooks' target, which must be https);
     # the participant's browser is sent to the live server's own address below, as a proxy would.
-    settings.SITE_URL = "https://tessera.test"
-    try:
+    with fake_prolific_for(settings, site_url="https://tessera.test") as fake:
         yield fake
-    finally:
-        fake.stop()
-    assert not fake.unrouted, f"calls to paths the fake Prolific does not serve: {fake.unrouted}"
 
 
 

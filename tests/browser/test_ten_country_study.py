@@ -26,7 +26,7 @@ from studies import tasks as studies_tasks
 from studies.importing.job import import_run
 from studies.models import Study
 from tests import factories as f
-from tests.recruitment.fake_prolific import FakeProlific
+from tests.recruitment.fake_prolific import fake_prolific_for
 from tests.recruitment.fake_prolific_rules import RESIDENCE_CHOICES
 from tests.recruitment.review_helpers import take_part
 
@@ -41,17 +41,9 @@ KOREA_PID = "6a1b2c3d4e5f6a7b8c9d0e1f"
 
 @pytest.fixture
 def prolific(settings, live_server):
-    fake = FakeProlific().start()
-    settings.PROLIFIC_API_URL = fake.url
-    settings.PROLIFIC_API_TOKEN = ""  # no deployment token: the new member stores their own
-    settings.PROLIFIC_API_TIMEOUT = 2
-    settings.PROLIFIC_API_RETRIES = 1
-    settings.SITE_URL = live_server.url  # http on loopback: fine against a Prolific on loopback
-    try:
+    # no deployment token: the new member stores their own; http on loopback: fine against a Prolific on loopback
+    with fake_prolific_for(settings, site_url=live_server.url, token=False) as fake:
         yield fake
-    finally:
-        fake.stop()
-    assert not fake.unrouted, f"calls to paths the fake Prolific does not serve: {fake.unrouted}"
 
 
 def items_files(tmp_path):

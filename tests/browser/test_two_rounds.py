@@ -10,7 +10,7 @@ from recruitment.services import rounds
 from recruitment.services.rounds import ScoreRow
 from tests import factories as f
 from tests.browser.helpers import log_in
-from tests.recruitment.fake_prolific import FakeProlific
+from tests.recruitment.fake_prolific import fake_prolific_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -19,17 +19,8 @@ TOP, OTHER, BLOCKED = "aa1b2c3d4e5f6a7b8c9d0e1f", "bb1b2c3d4e5f6a7b8c9d0e1f", "c
 
 @pytest.fixture
 def prolific(settings, live_server):
-    fake = FakeProlific().start()
-    settings.PROLIFIC_API_URL = fake.url
-    settings.PROLIFIC_API_TOKEN = fake.token
-    settings.PROLIFIC_API_TIMEOUT = 2
-    settings.PROLIFIC_API_RETRIES = 1
-    settings.SITE_URL = "https://tessera.test"
-    try:
+    with fake_prolific_for(settings, site_url="https://tessera.test") as fake:
         yield fake
-    finally:
-        fake.stop()
-    assert not fake.unrouted, f"calls to paths the fake Prolific does not serve: {fake.unrouted}"
 
 
 @pytest.fixture

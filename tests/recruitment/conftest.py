@@ -4,22 +4,13 @@ makes the client call a path the fake does not know fails (the client or the fak
 
 import pytest
 
-from .fake_prolific import FakeProlific
+from .fake_prolific import fake_prolific_for
 
 
 @pytest.fixture
 def fake_prolific(settings):
-    fake = FakeProlific().start()
-    settings.PROLIFIC_API_URL = fake.url
-    settings.PROLIFIC_API_TOKEN = fake.token
-    settings.PROLIFIC_API_TIMEOUT = 1
-    settings.PROLIFIC_API_RETRIES = 1
-    settings.SITE_URL = "http://testserver"
-    try:
+    with fake_prolific_for(settings, site_url="http://testserver", timeout=1) as fake:
         yield fake
-    finally:
-        fake.stop()
-    assert not fake.unrouted, f"calls to paths the fake Prolific does not serve: {fake.unrouted}"
 
 
 @pytest.fixture

@@ -24,6 +24,8 @@ import json
 import re
 import secrets
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -428,3 +430,24 @@ class FakeProlific(SubmissionsBonusesHooks, MessagesScreenOutsTesting, Participa
         with self.lock:
             return [r for r in self.requests if r.method == method and re.fullmatch(pattern, r.path)]
 
+
+
+@contextmanager
+def fake_prolific_for(settings, *, site_url: str, token: bool = True, timeout: float = 2,
+                      checked: bool = True) -> Iterator[FakeProlific]:
+    """A fake Prolific started on a loopback port and the settings pointed at it (``token``: the
+    deployment's token, else none: members store their own), the public address ``site_url``;
+    stopped at the end, and (``checked``) every call it was sent served: a path it does not serve
+    fails the test."""
+    fake = FakeProlific().start()
+    settings.PROLIFIC_API_URL = fake.url
+    settings.PROLIFIC_API_TOKEN = fake.token if token else ""
+    settings.PROLIFIC_API_TIMEOUT = timeout
+    settings.PROLIFIC_API_RETRIES = 1
+    settings.SITE_URL = site_url
+    try:
+        yield fake
+    finally:
+        fake.stop()
+    if checked:
+        assert not fake.unrouted, f"calls to paths the fake Prolific does not serve: {fake.unrouted}"

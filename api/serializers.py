@@ -7,7 +7,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from studies.forms import CODE_FIELDS
-from studies.models import CountryPool, ProtocolVersion, Study, panel_label
+from studies.models import CountryPool, PoolPanel, ProtocolVersion, Study, panel_label
+from studies.panel_services import PANEL_SETTINGS
 
 from .prolific_serializers import Items
 
@@ -78,6 +79,26 @@ class PoolSerializer(serializers.ModelSerializer):
 
     def get_panel(self, pool: CountryPool) -> str:
         return panel_label(pool)  # the lists select the panel with the pool: no query
+
+
+class PanelSerializer(serializers.ModelSerializer):
+    """Where a pool recruits: Prolific, or a URL-parameter panel with its link's parameters, its
+    completion link per ending and how entries are verified. Never the signing secret."""
+
+    class Meta:
+        model = PoolPanel
+        fields = PANEL_SETTINGS
+
+
+class PanelSettingsSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=PoolPanel.Kind.choices, required=False)
+    verification = serializers.ChoiceField(choices=PoolPanel.Verification.choices, required=False)
+
+    def get_fields(self):
+        fields = super().get_fields()
+        for name in PANEL_SETTINGS:  # the texts: names, parameters, completion links
+            fields.setdefault(name, serializers.CharField(required=False, allow_blank=True))
+        return fields
 
 
 class PanelLinksSerializer(serializers.Serializer):

@@ -20,6 +20,7 @@ urlpatterns = [
     path("api/v1/studies/<int:pk>/protocol-versions/", views.ProtocolVersionList.as_view(), name="protocol-versions"),
     path("api/v1/studies/<int:pk>/pools/", views.PoolList.as_view(), name="pool-list"),
     path("api/v1/studies/<int:pk>/pools/<int:pool_id>/", views.PoolDetail.as_view(), name="pool-detail"),
+    path("api/v1/studies/<int:pk>/pools/<int:pool_id>/panel/", views.PanelDetail.as_view(), name="pool-panel"),
     path("api/v1/studies/<int:pk>/pools/<int:pool_id>/panel/links/", views.PanelLinks.as_view(),
          name="pool-panel-links"),
     path(

@@ -15,10 +15,13 @@ from rest_framework.response import Response
 
 from analysis.dashboard import dashboard_pools
 from annotation.links import panel_signed_links
+from recruitment.selectors import panel_change_problem
 from studies import panels, services
 from studies.countries import COUNTRY_NAMES
 from studies.forms import PoolForm, StudyForm
 from studies.models import CountryPool, PoolPanel, ProtocolVersion, Study, panel_of
+from studies.panel_forms import PanelForm
+from studies.panel_services import PanelError, pool_panel_set
 from studies.protocol import SpecError, parse_spec
 from studies.selectors import pool_for_user, studies_for_user, study_for_user
 
@@ -170,6 +173,39 @@ class PoolDetail(generics.GenericAPIView):
         finally:
             pool.refresh_from_db()
         return Response(s.PoolSerializer(pool).data)
+
+
+class PanelDetail(generics.GenericAPIView):
+    serializer_class = s.PanelSerializer
+
+    def get(self, request: Request, pk: int, pool_id: int) -> Response:
+        """Where the pool recruits (a pool never set is on Prolific); never the signing secret."""
+        pool = pool_for_user(request.user, pk, pool_id)
+        return Response(s.PanelSerializer(PoolPanel.objects.filter(pool=pool).first() or PoolPanel(pool=pool)).data)
+
+    @extend_schema(
+        request=s.PanelSettingsSerializer, responses=s.PanelSerializer,
+        examples=[OpenApiExample("A pool on CloudResearch Connect", request_only=True, value={
+            "kind": "url", "name": "CloudResearch Connect", "participant_param": "participantId",
+            "verification": "none", "url_completed": "https://connect.cloudresearch.com/participant/complete?c={code}",
+        })],
+    )
+    def put(self, request: Request, pk: int, pool_id: int) -> Response:
+        """Set where the pool recruits (the panel page's checks and messages); a setting left out
+        keeps its value, and a pool with a study on Prolific stays on Prolific."""
+        pool = pool_for_user(request.user, pk, pool_id, write=True)
+        given = typed(s.PanelSettingsSerializer, request.data)
+        instance = PoolPanel.objects.filter(pool=pool).first() or PoolPanel(pool=pool)
+        form = PanelForm(form_data(instance, PanelForm, given), instance=instance)
+        cleaned = form_cleaned(form)
+        problem = panel_change_problem(pool=pool, kind=cleaned.get("kind") or "")
+        if problem:
+            raise ValidationError({"kind": [problem]})
+        try:
+            panel = pool_panel_set(pool=pool, **form.settings())
+        except PanelError as refused:
+            raise ValidationError({refused.field or "non_field_errors": [str(refused)]}) from refused
+        return Response(s.PanelSerializer(panel).data)
 
 
 class PanelLinks(generics.GenericAPIView):

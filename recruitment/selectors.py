@@ -13,7 +13,7 @@ from django.core.cache import cache
 from django.db.models import Count, F, Q, QuerySet, Sum
 
 from annotation.models import Checker, ReviewTarget
-from studies.models import CountryPool, ItemQuota, Study
+from studies.models import CountryPool, ItemQuota, PoolPanel, Study
 
 from .country_choices import RESIDENCE_FILTER_TITLE, CountryMatch, pool_country
 from .models import (
@@ -28,6 +28,17 @@ from .models import (
 from .prolific import Filter, ProlificClient, ProlificError
 from .rules import RuleBroken, money
 from .tokens import client_for
+
+
+def panel_change_problem(*, pool: CountryPool, kind: str) -> str:
+    """Why ``pool`` may not recruit through ``kind`` ("" when it may): a pool with a study on
+    Prolific stays on Prolific, its participants arriving by Prolific's link. Asked wherever a
+    panel is set (the pool's panel page, the API): studies, which keeps the panel, sits below
+    recruitment."""
+    if kind != PoolPanel.Kind.URL or not ProlificStudy.objects.filter(pool=pool).exclude(prolific_id="").exists():
+        return ""
+    return ("This pool has a study on Prolific: it stays on Prolific. Add a pool for another panel instead, "
+            "or stop the Prolific study and remove the pool first.")
 
 
 def prolific_studies_of(*, study: Study) -> QuerySet[ProlificStudy]:

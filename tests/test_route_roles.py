@@ -263,6 +263,7 @@ MATRIX: dict[str, Route] = {
     "api:pool-list": route(GET="api-read", POST="api-write"),
     "api:pool-detail": route(GET="api-read", args={"pool_id": "pool_pk"}),
     "api:pool-progress": route(GET="api-read", args={"pool_id": "pool_pk"}),
+    "api:pool-panel": route(GET="api-read", args={"pool_id": "pool_pk"}),  # its PUT: test_panels_pages
     "api:pool-panel-links": route(POST="api-write", args={"pool_id": "pool_pk"}),
     # api: items and annotations
     "api:item-list": route(GET="api-read"),

@@ -143,3 +143,50 @@ def test_a_pool_on_prolific_stays_there(client, owner, pool):
     response = client.post(panel_url(pool), FORM)
     assert response.status_code == 400 and "kind" in response.context["form"].errors
     assert not PoolPanel.objects.filter(kind="url").exists()
+
+
+def api_panel(pool):
+    return f"/api/v1/studies/{pool.study_id}/pools/{pool.pk}/panel/"
+
+
+def test_the_api_sets_and_reads_a_pools_panel_never_its_secret(client, owner, pool):
+    login(client, owner)
+    assert client.get(api_panel(pool)).json()["kind"] == "prolific"  # never set: on Prolific
+    response = client.put(api_panel(pool), {k: v for k, v in FORM.items() if v}, content_type="application/json")
+    assert response.status_code == 200, response.content
+    panel = PoolPanel.objects.get(pool=pool)
+    assert response.json()["name"] == "CloudResearch Connect" and panel.is_url
+    assert panel.secret not in response.content.decode() and "secret" not in response.json()
+    response = client.put(api_panel(pool), {"verification": "none"}, content_type="application/json")
+    assert response.status_code == 200 and response.json()["name"] == "CloudResearch Connect"  # the rest kept
+    assert PoolPanel.objects.get(pool=pool).verification == "none"
+
+
+@pytest.mark.parametrize("bad, field", [
+    ({"url_completed": "javascript:alert(1)"}, "url_completed"),
+    ({"participant_param": "bad name"}, "participant_param"),
+    ({"kind": "carrier-pigeon"}, "kind"),
+    ({"secret": "mine"}, "secret"),
+])
+def test_the_api_refuses_bad_settings_naming_the_field_and_changes_nothing(client, owner, pool, bad, field):
+    login(client, owner)
+    response = client.put(api_panel(pool), FORM | bad, content_type="application/json")
+    assert response.status_code == 400 and field in response.json(), response.content
+    assert not PoolPanel.objects.exists()
+
+
+def test_the_api_keeps_a_pool_on_prolific_and_refuses_others(client, owner, other_researcher, study, pool):
+    from recruitment.models import ProlificStudy
+
+    viewer = f.make_member(study, "vi", "viewer")
+    login(client, viewer)
+    assert client.get(api_panel(pool)).status_code == 200
+    assert client.put(api_panel(pool), FORM, content_type="application/json").status_code == 403
+    login(client, other_researcher)
+    assert client.get(api_panel(pool)).status_code == 404
+    ProlificStudy.objects.create(pool=pool, reference="ref-in", prolific_id="abc123", places=5, reward=100,
+                                 currency="GBP", estimated_minutes=10)
+    login(client, owner)
+    response = client.put(api_panel(pool), FORM, content_type="application/json")
+    assert response.status_code == 400 and "stays on Prolific" in response.json()["kind"][0]
+    assert not PoolPanel.objects.exists()

@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.links import panel_shared_link, panel_signed_links
-from recruitment.models import ProlificStudy
+from recruitment.selectors import panel_change_problem
 from studies.models import PoolPanel, panel_of
 from studies.panel_forms import LinksForm, PanelForm
 from studies.panel_services import PanelError, pool_panel_secret_rotate, pool_panel_set
@@ -41,16 +41,11 @@ def pool_panel(request, pk: int, pool_pk: int):
 
 
 def _prolific_kept(form, pool) -> bool:
-    """A pool with a study on Prolific stays on Prolific (its participants arrive by Prolific's link):
-    moving it to another panel is refused next to the choice. (Here, where both apps are seen: studies,
-    which keeps the panel, sits below recruitment.)"""
-    if form.cleaned_data.get("kind") != PoolPanel.Kind.URL:
-        return True
-    if not ProlificStudy.objects.filter(pool=pool).exclude(prolific_id="").exists():
-        return True
-    form.add_error("kind", "This pool has a study on Prolific: it stays on Prolific. Add a pool for another "
-                           "panel instead, or stop the Prolific study and remove the pool first.")
-    return False
+    """A pool with a study on Prolific stays on Prolific: moving it is refused next to the choice."""
+    problem = panel_change_problem(pool=pool, kind=form.cleaned_data.get("kind") or "")
+    if problem:
+        form.add_error("kind", problem)
+    return not problem
 
 
 @login_required

@@ -157,11 +157,18 @@ class InvitePreview:
 
 
 def invite_preview(*, study: Study, bar: Bar) -> InvitePreview:
+    """Who of the study meets the bar; never anyone on its owner's block list (whatever the bar: every
+    launch of theirs keeps them out anyway)."""
     problems = bar.problems()
     if problems:
         raise RecruitmentRefused("; ".join(problems.values()))
     rows = study_score_rows(study)
-    return InvitePreview(qualifying(rows, bar), len(rows))
+    return InvitePreview(_unblocked(qualifying(rows, bar), owner=study.owner), len(rows))
+
+
+def _unblocked(ids: list[str], *, owner: AbstractBaseUser) -> list[str]:
+    blocked = set(blocked_of(user=owner).filter(participant_id__in=ids).values_list("participant_id", flat=True))
+    return [pid for pid in ids if pid not in blocked]
 
 
 def invite_back(
@@ -177,6 +184,7 @@ def invite_back(
     if not name or len(name) > NAME_MAX:
         raise RecruitmentRefused(f"Give the group a name of 1 to {NAME_MAX} characters.")
     ids = participant_ids if participant_ids is not None else invite_preview(study=study, bar=bar).participant_ids
+    ids = _unblocked(ids, owner=user)
     if not ids:
         raise RecruitmentRefused("Nobody in this study meets the bar: lower it, or run the analysis first.")
     group = _group_row(study=study, bar=bar, name=name, user=user)

@@ -48,6 +48,8 @@ KINDS: dict[str, list[str]] = {k: row.split() for k, row in {
     "account":      "login       ok          ok          ok          ok          ok          login       login",
     # a researcher's page outside a study (staff accounts)
     "researcher":   "login       ok          ok          ok          ok          404         login       login",
+    # a researcher's own row outside any study (their participant group): anyone else's does not exist
+    "own-group":    "login       ok          404         404         404         404         login       login",
     # a study's pages: its members read, editors and the owner change, the owner alone manages
     "study-read":   "login       ok          404         ok          ok          404         login       login",
     "study-write":  "login       ok          404         403         ok          404         login       login",
@@ -218,6 +220,7 @@ MATRIX: dict[str, Route] = {
     # block list are each researcher's own (another's are never listed)
     "recruitment:rounds-invite-back": route(GET=STUDY_OWNER, POST=STUDY_OWNER),
     "recruitment:rounds-groups": route(GET="researcher"),
+    "recruitment:rounds-group-sync": route(POST="own-group", args={"group_pk": "group_pk"}),
     "recruitment:rounds-blocked": route(GET="researcher", POST="researcher"),
     "recruitment:rounds-unblock": route(POST="researcher"),
     "recruitment:pool-remove": route(GET=STUDY_WRITE, POST=STUDY_WRITE),  # the pool stays while on Prolific

@@ -197,6 +197,43 @@ def invite_back(
     return group
 
 
+@dataclass(frozen=True)
+class GroupSync:
+    """What a re-sync did: the participants added (newly meeting the bar) and the members who no
+    longer meet it (kept: a group never loses a member silently)."""
+
+    added: list[str]
+    no_longer: list[str]
+
+
+def group_sync(*, group: ParticipantGroup, user: AbstractBaseUser, dry_run: bool = False) -> GroupSync:
+    """An invite-back group brought up to date after a later round: its source study's annotators who
+    meet its bar now (the latest analysis) added, on Prolific too; nobody removed. Asks Prolific only
+    when there is someone to add (or a run that failed half-way to finish)."""
+    if group.owner_id != user.pk or group.kind != ParticipantGroup.Kind.INVITE:
+        raise RecruitmentRefused("Only your own invite-back groups can be brought up to date.")
+    study = group.source_study
+    if study is None:
+        raise RecruitmentRefused("The study this group was drawn from is gone: it cannot be brought up to date.")
+    if study.owner_id != user.pk:
+        raise RecruitmentRefused("Only the study's owner invites its annotators back.")
+    known = {k: v for k, v in (group.bar or {}).items() if k in Bar.__dataclass_fields__}
+    now = invite_preview(study=study, bar=Bar(**known)).participant_ids
+    have = set(group.members.values_list("participant_id", flat=True))
+    result = GroupSync(added=[pid for pid in now if pid not in have], no_longer=sorted(have - set(now)))
+    if dry_run:
+        return result
+    ParticipantGroupMember.objects.bulk_create(
+        [ParticipantGroupMember(group=group, participant_id=pid) for pid in result.added], ignore_conflicts=True
+    )
+    if group.prolific_id and not group.members.filter(added_at__isnull=True).exists():
+        return result
+    with client_for(user=user) as client:
+        _group_on_prolific(client, group, workspace_id=_workspace_for(client, study))
+        _members_push(client, group)
+    return result
+
+
 def _group_row(*, study: Study, bar: Bar, name: str, user: AbstractBaseUser) -> ParticipantGroup:
     try:
         with transaction.atomic():

@@ -237,3 +237,73 @@ def test_the_block_list_reads_on_a_phone(client, owner):
     assert re.search(r'<div class="workspace-scroll"><table>.*?</table></div>', html, re.S)
     assert f'<button type="submit" aria-label="Unblock {LOW}">Unblock</button>' in html
     assert '<th scope="col"><span class="visually-hidden">Action</span></th>' in html
+
+
+# --- a group brought up to date after a later round ------------------------------------------
+
+
+def test_bringing_a_group_up_to_date_adds_newcomers_and_removes_nobody(client, owner, study, fake_prolific,
+                                                                       monkeypatch):
+    group = rounds.invite_back(study=study, bar=rounds.Bar(min_quality=0.8), name="Top", user=owner)
+    later = [ScoreRow(TOP[0], 0.5, 1.0, False), ScoreRow(TOP[1], 0.85, 0.9, False),  # TOP[0] fell under the bar
+             ScoreRow(LOW, 0.82, 0.5, False), ScoreRow(OUT, 0.95, 1.0, True)]  # LOW now meets it; OUT excluded
+    monkeypatch.setattr(rounds, "_score_source", [lambda study: later])
+    client.force_login(owner)
+    response = client.post(reverse("recruitment:rounds-group-sync", args=[group.pk]), follow=True)
+    assert response.redirect_chain == [(reverse("recruitment:rounds-groups"), 302)]
+    assert ("&#x27;Top&#x27;: 1 participant(s) newly meeting the bar added. 1 member(s) no longer meet the bar: "
+            "kept (a group never loses anyone).") in response.content.decode()
+    assert sorted(group.members.values_list("participant_id", flat=True)) == sorted([*TOP, LOW])
+    assert sorted(fake_prolific.members[group.prolific_id]) == sorted([*TOP, LOW])
+    assert not fake_prolific.calls("DELETE", r"participant-groups/.*")
+    pushes = len(fake_prolific.calls("POST", r"participant-groups/[0-9a-f]+/participants/"))
+    client.post(reverse("recruitment:rounds-group-sync", args=[group.pk]))  # nothing new: Prolific not asked
+    assert len(fake_prolific.calls("POST", r"participant-groups/[0-9a-f]+/participants/")) == pushes
+
+
+def test_the_groups_page_offers_bringing_each_group_up_to_date(client, owner, study, fake_prolific):
+    group = rounds.invite_back(study=study, bar=rounds.Bar(min_quality=0.8), name="Top", user=owner)
+    client.force_login(owner)
+    html = client.get(reverse("recruitment:rounds-groups")).content.decode()
+    assert f'action="{reverse("recruitment:rounds-group-sync", args=[group.pk])}"' in html
+    assert '<button type="submit" aria-label="Bring Top up to date"' in html
+
+
+def test_another_researcher_cannot_bring_my_group_up_to_date(client, owner, other_researcher, study, fake_prolific,
+                                                              monkeypatch):
+    group = rounds.invite_back(study=study, bar=rounds.Bar(min_quality=0.8), name="Top", user=owner)
+    monkeypatch.setattr(rounds, "_score_source", [lambda study: [ScoreRow(LOW, 0.99, 1.0, False)]])
+    client.force_login(other_researcher)
+    assert client.post(reverse("recruitment:rounds-group-sync", args=[group.pk])).status_code == 404
+    assert group.members.count() == 2 and len(fake_prolific.members[group.prolific_id]) == 2
+
+
+def test_a_group_whose_study_is_gone_says_so(client, owner, study, fake_prolific):
+    group = rounds.invite_back(study=study, bar=rounds.Bar(min_quality=0.8), name="Top", user=owner)
+    ParticipantGroup.objects.filter(pk=group.pk).update(source_study=None)
+    client.force_login(owner)
+    response = client.post(reverse("recruitment:rounds-group-sync", args=[group.pk]), follow=True)
+    assert "The study this group was drawn from is gone" in response.content.decode()
+    assert group.members.count() == 2
+
+
+def test_the_command_brings_a_group_up_to_date(owner, study, fake_prolific, monkeypatch):
+    from io import StringIO
+
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    group = rounds.invite_back(study=study, bar=rounds.Bar(min_quality=0.8), name="Top", user=owner)
+    monkeypatch.setattr(rounds, "_score_source", [lambda study: [
+        ScoreRow(TOP[1], 0.85, 0.9, False), ScoreRow(LOW, 0.82, 0.5, False)]])
+    out = StringIO()
+    call_command("prolific", "invite-back", str(study.pk), "--name", "Top", "--sync", "--dry-run", stdout=out)
+    assert out.getvalue().strip() == "1 newly meeting the bar would be added; 1 no longer meet it (kept)"
+    assert group.members.count() == 2
+    call_command("prolific", "invite-back", str(study.pk), "--name", "Top", "--sync", stdout=out)
+    assert "1 newly meeting the bar added; 1 no longer meet it (kept)" in out.getvalue()
+    assert sorted(fake_prolific.members[group.prolific_id]) == sorted([*TOP, LOW])
+    with pytest.raises(CommandError, match="keeps the group's own bar"):
+        call_command("prolific", "invite-back", str(study.pk), "--name", "Top", "--sync", "--min-quality", "0.1")
+    with pytest.raises(CommandError, match="no participant group of yours named 'Nope'"):
+        call_command("prolific", "invite-back", str(study.pk), "--name", "Nope", "--sync")

@@ -130,6 +130,8 @@ class GroupList(Refusals, generics.ListAPIView):
         responses={
             200: OpenApiResponse(PreviewSerializer, description="`preview`: how many meet the bar."),
             201: GroupDetailSerializer, **REFUSED,
+            404: OpenApiResponse({"$ref": "#/components/schemas/Error"},  # api/schema.py's
+                                 description="`study` is not one of yours (nor one you may see)."),
         },
     )
     def post(self, request: Request) -> Response:

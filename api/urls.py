@@ -2,6 +2,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from . import analyses, annotations, exports, items, prolific, reviews, token_views, views
+from . import rounds as rounds_api  # rounds: participant groups and the block list
 
 app_name = "api"
 
@@ -33,6 +34,8 @@ urlpatterns = [
     *exports.urlpatterns,
     *reviews.urlpatterns,
     *prolific.urlpatterns,
+    # rounds: the researcher's participant groups and block list (api/rounds.py)
+    *rounds_api.urlpatterns,
     # any other address under api/: a JSON 404, never the site's HTML page
     re_path(r"^api/", views.nowhere, name="nowhere"),
 ]

@@ -14,7 +14,15 @@ from analysis.models import AnalysisRun, MetricUpload
 from annotation.models import Checker, ReviewTarget
 from api.tokens import api_token_create
 from exports.models import ExportJob
-from recruitment.models import ProlificAction, ProlificBonus, ProlificJob, ProlificStudy, ProlificSubmission
+from recruitment.models import (
+    BlockedParticipant,
+    ParticipantGroup,
+    ProlificAction,
+    ProlificBonus,
+    ProlificJob,
+    ProlificStudy,
+    ProlificSubmission,
+)
 from studies.members import invitation_create
 from studies.models import ImportJob, StudyMember
 from studies.services import RESEARCHER_GROUP
@@ -115,6 +123,10 @@ def build_world(media: str) -> World:
         "study": study.pk,
         "others_study": others_study.pk,
         "api_token": api_token_create(user=owner, name="a script")[0].pk,
+        # rounds: the owner's participant group and a participant on their block list
+        "group_pk": ParticipantGroup.objects.create(owner=owner, name="Round 1 top", source_study=study).pk,
+        "blocked_pid": BlockedParticipant.objects.create(
+            owner=owner, participant_id="PID9", reason="spam").participant_id,
         # the object of each admin model
         "studies.study": study.pk,
         "studies.countrypool": pool.pk,

@@ -48,6 +48,8 @@ KINDS: dict[str, list[str]] = {k: row.split() for k, row in {
     "account":      "login       ok          ok          ok          ok          ok          login       login",
     # a researcher's page outside a study (staff accounts)
     "researcher":   "login       ok          ok          ok          ok          404         login       login",
+    # a researcher's own row outside any study (their participant group): anyone else's does not exist
+    "own-group":    "login       ok          404         404         404         404         login       login",
     # a study's pages: its members read, editors and the owner change, the owner alone manages
     "study-read":   "login       ok          404         ok          ok          404         login       login",
     "study-write":  "login       ok          404         403         ok          404         login       login",
@@ -84,6 +86,8 @@ KINDS: dict[str, list[str]] = {k: row.split() for k, row in {
     "api-foreign":  "401         404         404         404         404         403         401         401",
     # the owner's alone (Prolific: their token, their money): a member's is a 403
     "api-owner":    "401         ok          404         403         403         403         401         401",
+    # a row of the researcher's own outside any study (a participant group, their block list's entry)
+    "api-own":      "401         ok          404         404         404         403         401         401",
     "api-nowhere":  "404         404         404         404         404         404         404         404",
     "own-token":    "login       ok          404         404         404         404         login       login",
 }.items()}
@@ -221,6 +225,7 @@ MATRIX: dict[str, Route] = {
     # block list are each researcher's own (another's are never listed)
     "recruitment:rounds-invite-back": route(GET=STUDY_OWNER, POST=STUDY_OWNER),
     "recruitment:rounds-groups": route(GET="researcher"),
+    "recruitment:rounds-group-sync": route(POST="own-group", args={"group_pk": "group_pk"}),
     "recruitment:rounds-blocked": route(GET="researcher", POST="researcher"),
     "recruitment:rounds-unblock": route(POST="researcher"),
     "recruitment:pool-remove": route(GET=STUDY_WRITE, POST=STUDY_WRITE),  # the pool stays while on Prolific
@@ -308,6 +313,12 @@ MATRIX: dict[str, Route] = {
     "api:prolific-bonuses": route(GET="api-owner", POST="api-owner"),
     "api:prolific-bonus": route(GET="api-owner", args={"bonus_id": "bonus_pk"}),
     "api:prolific-bonus-send": route(POST="api-owner", args={"bonus_id": "bonus_pk"}),
+    # api: rounds (the researcher's own groups and block list; a form's encoding: 415; DELETE in
+    # tests/api/test_rounds_api.py)
+    "api:participant-groups": route(GET="api-account", POST="api-account"),
+    "api:participant-group": route(GET="api-own", args={"group_id": "group_pk"}),
+    "api:blocked-participants": route(GET="api-account", POST="api-account"),
+    "api:blocked-participant": route(GET="api-own", args={"participant_id": "blocked_pid"}),
 
     "api:nowhere": route(GET="api-nowhere", POST="api-nowhere", path="/api/v2/studies/"),  # a JSON 404
     # --- the admin's own pages --------------------------------------------------------------------

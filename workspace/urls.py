@@ -126,6 +126,7 @@ prolific_pages = [
 rounds_pages = [
     path("studies/<int:pk>/invite-back/", rounds.invite_back, name="rounds-invite-back"),
     path("groups/", rounds.groups, name="rounds-groups"),
+    path("groups/<int:group_pk>/sync/", rounds.group_sync, name="rounds-group-sync"),
     path("blocked/", rounds.blocked, name="rounds-blocked"),
     path("blocked/remove/", rounds.unblock, name="rounds-unblock"),
 ]

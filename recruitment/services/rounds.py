@@ -157,11 +157,18 @@ class InvitePreview:
 
 
 def invite_preview(*, study: Study, bar: Bar) -> InvitePreview:
+    """Who of the study meets the bar; never anyone on its owner's block list (whatever the bar: every
+    launch of theirs keeps them out anyway)."""
     problems = bar.problems()
     if problems:
         raise RecruitmentRefused("; ".join(problems.values()))
     rows = study_score_rows(study)
-    return InvitePreview(qualifying(rows, bar), len(rows))
+    return InvitePreview(_unblocked(qualifying(rows, bar), owner=study.owner), len(rows))
+
+
+def _unblocked(ids: list[str], *, owner: AbstractBaseUser) -> list[str]:
+    blocked = set(blocked_of(user=owner).filter(participant_id__in=ids).values_list("participant_id", flat=True))
+    return [pid for pid in ids if pid not in blocked]
 
 
 def invite_back(
@@ -177,6 +184,7 @@ def invite_back(
     if not name or len(name) > NAME_MAX:
         raise RecruitmentRefused(f"Give the group a name of 1 to {NAME_MAX} characters.")
     ids = participant_ids if participant_ids is not None else invite_preview(study=study, bar=bar).participant_ids
+    ids = _unblocked(ids, owner=user)
     if not ids:
         raise RecruitmentRefused("Nobody in this study meets the bar: lower it, or run the analysis first.")
     group = _group_row(study=study, bar=bar, name=name, user=user)
@@ -187,6 +195,43 @@ def invite_back(
         _group_on_prolific(client, group, workspace_id=_workspace_for(client, study))
         _members_push(client, group)
     return group
+
+
+@dataclass(frozen=True)
+class GroupSync:
+    """What a re-sync did: the participants added (newly meeting the bar) and the members who no
+    longer meet it (kept: a group never loses a member silently)."""
+
+    added: list[str]
+    no_longer: list[str]
+
+
+def group_sync(*, group: ParticipantGroup, user: AbstractBaseUser, dry_run: bool = False) -> GroupSync:
+    """An invite-back group brought up to date after a later round: its source study's annotators who
+    meet its bar now (the latest analysis) added, on Prolific too; nobody removed. Asks Prolific only
+    when there is someone to add (or a run that failed half-way to finish)."""
+    if group.owner_id != user.pk or group.kind != ParticipantGroup.Kind.INVITE:
+        raise RecruitmentRefused("Only your own invite-back groups can be brought up to date.")
+    study = group.source_study
+    if study is None:
+        raise RecruitmentRefused("The study this group was drawn from is gone: it cannot be brought up to date.")
+    if study.owner_id != user.pk:
+        raise RecruitmentRefused("Only the study's owner invites its annotators back.")
+    known = {k: v for k, v in (group.bar or {}).items() if k in Bar.__dataclass_fields__}
+    now = invite_preview(study=study, bar=Bar(**known)).participant_ids
+    have = set(group.members.values_list("participant_id", flat=True))
+    result = GroupSync(added=[pid for pid in now if pid not in have], no_longer=sorted(have - set(now)))
+    if dry_run:
+        return result
+    ParticipantGroupMember.objects.bulk_create(
+        [ParticipantGroupMember(group=group, participant_id=pid) for pid in result.added], ignore_conflicts=True
+    )
+    if group.prolific_id and not group.members.filter(added_at__isnull=True).exists():
+        return result
+    with client_for(user=user) as client:
+        _group_on_prolific(client, group, workspace_id=_workspace_for(client, study))
+        _members_push(client, group)
+    return result
 
 
 def _group_row(*, study: Study, bar: Bar, name: str, user: AbstractBaseUser) -> ParticipantGroup:

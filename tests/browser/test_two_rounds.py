@@ -68,7 +68,7 @@ def test_a_second_round_is_restricted_to_the_first_rounds_top_annotators(
     page.locator("#invite-preview").filter(has_text="1 of 3").wait_for()
     assert not prolific.groups  # a preview creates nothing
     page.get_by_role("button", name="Create the group on Prolific").click()
-    page.get_by_role("cell", name="Round 1 top").wait_for()
+    page.get_by_role("cell", name="Round 1 top", exact=True).wait_for()
     group = ParticipantGroup.objects.get(kind="invite")
     assert list(prolific.members[group.prolific_id]) == [TOP]
 

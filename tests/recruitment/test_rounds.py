@@ -31,13 +31,34 @@ def test_the_bar_keeps_who_meets_every_part_of_it():
     assert "excl" in qualifying(rows, Bar(min_quality=0.8, no_exclusions=False))
 
 
-@pytest.mark.parametrize("bar, field", [
-    (Bar(min_quality=1.5), "min_quality"), (Bar(min_gold=-0.1), "min_gold"),
-    (Bar(min_quality=float("nan")), "min_quality"), (Bar(no_exclusions=False), "min_quality"),
+BETWEEN = "Give a number between 0 and 1 (e.g. 0.8), or leave it empty."
+NO_BAR = "Set at least one part of the bar: a least quality score, a least gold accuracy, or no exclusions."
+
+
+@pytest.mark.parametrize("bar, problems", [
+    (Bar(min_quality=1.5), {"min_quality": BETWEEN}),
+    (Bar(min_quality=-0.01), {"min_quality": BETWEEN}),
+    (Bar(min_gold=-0.1), {"min_gold": BETWEEN}),
+    (Bar(min_gold=1.01), {"min_gold": BETWEEN}),
+    (Bar(min_quality=float("nan")), {"min_quality": BETWEEN}),
+    (Bar(min_gold=float("inf")), {"min_gold": BETWEEN}),
+    (Bar(min_quality=2, min_gold=-1), {"min_quality": BETWEEN, "min_gold": BETWEEN}),
+    (Bar(no_exclusions=False), {"min_quality": NO_BAR}),
 ])
-def test_it_refuses_a_bad_bar_with_a_message_under_the_field(bar, field):
-    assert field in bar.problems() and "between 0 and 1" in bar.problems().get(field, "") or "at least one" in \
-        bar.problems().get(field, "")
+def test_it_refuses_a_bad_bar_with_its_message_under_the_field_and_changes_nothing(
+    fake_prolific, owner, study, bar, problems
+):
+    assert bar.problems() == problems
+    with pytest.raises(RecruitmentRefused) as refused:
+        rounds.invite_back(study=study, bar=bar, name="Round 1 top", user=owner)
+    assert str(refused.value) == "; ".join(problems.values())
+    assert not ParticipantGroup.objects.exists() and not fake_prolific.groups and not fake_prolific.requests
+
+
+@pytest.mark.parametrize("bar", [Bar(), Bar(min_quality=0), Bar(min_gold=1), Bar(min_quality=1, min_gold=0),
+                                 Bar(min_quality=0.5, no_exclusions=False)])
+def test_a_bar_within_bounds_has_no_problem(bar):
+    assert bar.problems() == {}
 
 
 def _invite(study, owner, ids=TOP, name="Round 1 top"):

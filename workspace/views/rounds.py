@@ -54,6 +54,23 @@ def groups(request):
     return render(request, "recruitment/rounds_groups.html", {"groups": rounds.groups_of(user=request.user)})
 
 
+@login_required
+@require_POST
+def group_sync(request, group_pk: int):
+    """An invite-back group brought up to date after a later round: newcomers added, nobody removed."""
+    _researcher(request)
+    group = rounds.group_for_user(user=request.user, pk=group_pk)
+    try:
+        done = rounds.group_sync(group=group, user=request.user)
+    except FAILURES as exc:
+        messages.error(request, f"{group.name!r} was not brought up to date: {exc}")
+        return redirect("recruitment:rounds-groups")
+    kept = (f" {len(done.no_longer)} member(s) no longer meet the bar: kept (a group never loses anyone)."
+            if done.no_longer else "")
+    messages.success(request, f"{group.name!r}: {len(done.added)} participant(s) newly meeting the bar added.{kept}")
+    return redirect("recruitment:rounds-groups")
+
+
 def _blocked_page(request, form: BlockForm, *, status: int = 200):
     return render(request, "recruitment/rounds_blocked.html", {
         "form": form, "blocked": rounds.blocked_of(user=request.user),

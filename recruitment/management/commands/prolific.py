@@ -9,6 +9,9 @@
   webhooks STUDY [--rotate]                      the workspace's signing secret and status subscriptions
   invite-back STUDY --name NAME [--min-quality X] [--min-gold Y] [--allow-excluded] [--dry-run]
                                                  the annotators meeting the bar as a participant group
+  invite-back STUDY --name NAME --sync [--dry-run]
+                                                 that group brought up to date after a later round (its
+                                                 bar's newcomers added; nobody removed)
   groups --as USERNAME                           the researcher's participant groups
   block PID --reason R --as USERNAME | unblock PID --as USERNAME | blocked --as USERNAME
                                                  the researcher's block list (applied to every launch)
@@ -100,6 +103,8 @@ class Command(BaseCommand):
         invite.add_argument("--min-gold", type=float, default=None, help="Least gold accuracy (0-1).")
         invite.add_argument("--allow-excluded", action="store_true", help="Also annotators excluded or blocked.")
         invite.add_argument("--dry-run", action="store_true", help="Say how many meet the bar; change nothing.")
+        invite.add_argument("--sync", action="store_true",
+                            help="Bring the group NAME up to date with its own bar: add newcomers, remove nobody.")
         for name, text in (("groups", "Your participant groups."), ("blocked", "Your block list.")):
             sub.add_parser(name, help=text).add_argument("--as", dest="as_user", required=True)
         block = sub.add_parser("block", help="Block a participant from every launch of yours.")
@@ -142,6 +147,9 @@ class Command(BaseCommand):
         user = self._acting_user(study, options["as_user"])
         if study.owner_id != user.pk:
             raise CommandError("only the study's owner invites its annotators back")
+        if options["sync"]:
+            self._group_sync(study, user, options)
+            return
         bar = rounds.Bar(options["min_quality"], options["min_gold"], not options["allow_excluded"])
         if problems := bar.problems():
             raise CommandError("; ".join(f"--{k.replace('_', '-')}: {v}" for k, v in problems.items()))
@@ -152,6 +160,19 @@ class Command(BaseCommand):
                                        participant_ids=preview.participant_ids)
             self.stdout.write(f"group {group.name!r} on Prolific: {group.prolific_id} "
                               f"({group.members.count()} members)")
+
+    def _group_sync(self, study: Study, user, options) -> None:
+        from ...services import rounds
+
+        if options["min_quality"] is not None or options["min_gold"] is not None or options["allow_excluded"]:
+            raise CommandError("--sync keeps the group's own bar: give no --min-quality, --min-gold, --allow-excluded")
+        group = rounds.groups_of(user=user).filter(name=options["name"], source_study=study).first()
+        if group is None:
+            raise CommandError(f"no participant group of yours named {options['name']!r} drawn from this study")
+        done = rounds.group_sync(group=group, user=user, dry_run=options["dry_run"])
+        verb = "would be added" if options["dry_run"] else "added"
+        self.stdout.write(f"{len(done.added)} newly meeting the bar {verb}; "
+                          f"{len(done.no_longer)} no longer meet it (kept)")
 
     @staticmethod
     def _round_choice(study: Study, user, options) -> dict:

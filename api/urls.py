@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from . import analyses, annotations, exports, items, prolific, reviews, token_views, views
+from . import analyses, annotations, exports, items, prolific, prolific_messages, reviews, token_views, views
 
 app_name = "api"
 
@@ -29,6 +29,7 @@ urlpatterns = [
     *analyses.urlpatterns,
     *exports.urlpatterns,
     *reviews.urlpatterns,
+    *prolific_messages.urlpatterns,  # before prolific's …/prolific/<verb>/
     *prolific.urlpatterns,
     # any other address under api/: a JSON 404, never the site's HTML page
     re_path(r"^api/", views.nowhere, name="nowhere"),

@@ -295,6 +295,7 @@ MATRIX: dict[str, Route] = {
     "api:prolific-bonuses": route(GET="api-owner", POST="api-owner"),
     "api:prolific-bonus": route(GET="api-owner", args={"bonus_id": "bonus_pk"}),
     "api:prolific-bonus-send": route(POST="api-owner", args={"bonus_id": "bonus_pk"}),
+    "api:prolific-messages": route(GET="api-owner", POST="api-owner"),
 
     "api:nowhere": route(GET="api-nowhere", POST="api-nowhere", path="/api/v2/studies/"),  # a JSON 404
     # --- the admin's own pages --------------------------------------------------------------------

@@ -204,6 +204,7 @@ MATRIX: dict[str, Route] = {
     # issue 28, part 2: messages name participants' Prolific ids and use the owner's token
     "recruitment:messages": route(GET=STUDY_OWNER),
     "recruitment:message-send": route(POST=STUDY_OWNER),
+    "recruitment:trial-study": route(POST=STUDY_OWNER),
     "recruitment:review-approve": route(POST=STUDY_OWNER),
     "recruitment:review-reject": route(GET=STUDY_OWNER, POST=STUDY_OWNER),
     "recruitment:review-return": route(GET=STUDY_OWNER, POST=STUDY_OWNER),

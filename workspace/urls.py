@@ -21,6 +21,7 @@ from .views import (
     preset_preview,
     prolific,
     prolific_messages,
+    prolific_trials,
     protocol,
     protocol_preview,
     seeding,
@@ -115,6 +116,7 @@ prolific_pages = [
     # issue 28, part 2
     path("studies/<int:pk>/messages/", prolific_messages.messages_received, name="messages"),
     path("studies/<int:pk>/messages/send/", prolific_messages.message_send, name="message-send"),
+    path("studies/<int:pk>/pools/<int:pool_pk>/test-study/", prolific_trials.trial_study, name="trial-study"),
     path("studies/<int:pk>/<str:verb>/", prolific.study_transition, name="study-transition"),
 ]
 recruitment_urls = [

@@ -16,6 +16,11 @@ from .binding import Admission, session_admit
 from .checks import session_schedule_make
 
 
+class EntryIsTrial(Exception):
+    """The entry check says this is a researcher's test entry (``annotation.trial_entry``): nothing is
+    created; the entry view sends the browser to the pool's path preview."""
+
+
 class EntryRefused(Exception):
     """An entry link that cannot start or resume work; ``reason`` picks the page shown."""
 
@@ -70,6 +75,8 @@ def _entry_verdict(pool: CountryPool, params: dict[str, str]) -> EntryVerdict | 
     if verdict is None:
         if study.prolific_study_id and params["STUDY_ID"] != study.prolific_study_id:
             raise EntryRefused("wrong_study")
+    elif verdict.outcome == "test":
+        raise EntryIsTrial()
     elif not verdict.lets_in:
         raise EntryRefused(verdict.reason, verdict.detail)
     return verdict

@@ -23,14 +23,16 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class EntryVerdict:
-    outcome: Literal["allow", "refuse", "unverified"]
+    # "test": a researcher's test entry (e.g. Prolific's test study): walked in the path preview,
+    # nothing stored (``annotation.trial_entry``)
+    outcome: Literal["allow", "refuse", "unverified", "test"]
     reason: str = ""  # for "refuse": a key of the entry problems page (e.g. "wrong_participant")
     detail: str = ""
     entered: Callable[[Session], None] | None = None
 
     @property
     def lets_in(self) -> bool:
-        return self.outcome != "refuse"
+        return self.outcome in ("allow", "unverified")
 
 
 EntryCheck = Callable[["CountryPool", dict[str, str]], "EntryVerdict | None"]

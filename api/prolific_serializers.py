@@ -183,3 +183,36 @@ class ProlificJobSerializer(JobSerializer):
 
 class JobsStartedSerializer(serializers.Serializer):
     jobs = ProlificJobSerializer(many=True, help_text="One job a pool: poll each one's url.")
+
+
+# --- messages (issue 28, part 2: api/prolific_messages.py) -----------------------------------
+
+
+class MessageSendSerializer(serializers.Serializer):
+    """A message to one participant of a pool's study, or to every participant of it (the page's
+    MessageForm checks it, with its messages)."""
+
+    pool = serializers.IntegerField(help_text="A pool of the study on Prolific.", **ID)
+    participant = serializers.CharField(
+        required=False, allow_blank=True, max_length=64,
+        help_text="A participant's Prolific id (PROLIFIC_PID) with a submission in the pool's study; left out or "
+        "empty: every participant of it.",
+    )
+    body = serializers.CharField(help_text="The message: not empty, at most 5,000 characters.")
+
+
+class MessageSentSerializer(serializers.Serializer):
+    sent = serializers.IntegerField(help_text="Participants messaged.")
+    calls = serializers.IntegerField(help_text="Calls to Prolific (a bulk message goes in chunks of 4,000).")
+    summary = serializers.CharField(help_text="As the page says it.")
+
+
+class MessageSerializer(serializers.Serializer):
+    """A message of the last 30 days about one of the study's Prolific studies, as Prolific lists it."""
+
+    id = serializers.CharField()
+    sender_id = serializers.CharField(help_text="The sender's Prolific id.")
+    body = serializers.CharField()
+    sent_at = serializers.DateTimeField(allow_null=True)
+    study_id = serializers.CharField(help_text="The Prolific study it is about.")
+    category = serializers.CharField()

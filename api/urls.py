@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from . import analyses, annotations, exports, items, prolific, reviews, token_views, views
+from . import analyses, annotations, exports, items, prolific, prolific_messages, reviews, token_views, views
 from . import rounds as rounds_api  # rounds: participant groups and the block list
 
 app_name = "api"
@@ -33,6 +33,7 @@ urlpatterns = [
     *analyses.urlpatterns,
     *exports.urlpatterns,
     *reviews.urlpatterns,
+    *prolific_messages.urlpatterns,  # before prolific's …/prolific/<verb>/
     *prolific.urlpatterns,
     # rounds: the researcher's participant groups and block list (api/rounds.py)
     *rounds_api.urlpatterns,

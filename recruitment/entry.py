@@ -47,13 +47,13 @@ ENDED = frozenset({"RETURNED", "REJECTED", "SCREENED OUT"})
 
 def prolific_entry_check(pool: CountryPool, params: dict[str, str]) -> EntryVerdict | None:
     found = ProlificStudy.objects.filter(pool_id=pool.pk).exclude(prolific_id="").values_list(
-        "pk", "prolific_id", "secured_entry"
+        "pk", "prolific_id", "secured_entry", "test_study_id"
     )
     row = found.first()
     if row is None:
         return None  # not recruited on Prolific: annotation's own check applies
-    prolific_study_pk, prolific_id, secured = row
-    if (refusal := _link_refusal(pool, params, prolific_id, secured=secured)) is not None:
+    prolific_study_pk, prolific_id, secured, test_study_id = row
+    if (refusal := _link_refusal(pool, params, prolific_id, secured=secured, test_study_id=test_study_id)):
         return refusal
     known = ProlificSubmission.objects.filter(prolific_id=params["SESSION_ID"]).first()
     if known is not None:
@@ -82,9 +82,14 @@ def prolific_entry_check(pool: CountryPool, params: dict[str, str]) -> EntryVerd
     return EntryVerdict("allow", entered=_recorder(prolific_study_pk, params, remote))
 
 
-def _link_refusal(pool: CountryPool, params: dict[str, str], prolific_id: str, *, secured: bool) -> EntryVerdict | None:
+def _link_refusal(
+    pool: CountryPool, params: dict[str, str], prolific_id: str, *, secured: bool, test_study_id: str = ""
+) -> EntryVerdict | None:
     """The link's STUDY_ID, and with Prolific's secured study URL its signed token (``signed_entry``):
-    a refusal, or None when they let in."""
+    a refusal, or None when they let in. The STUDY_ID of the pool's Prolific test study (``services.trials``)
+    is a test entry: walked in the path preview, nothing stored."""
+    if test_study_id and params["STUDY_ID"] == test_study_id:
+        return EntryVerdict("test")
     accepted = {prolific_id, pool.study.prolific_study_id} - {""}
     if params["STUDY_ID"] not in accepted:
         return EntryVerdict("refuse", "wrong_study")

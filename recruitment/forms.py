@@ -8,6 +8,7 @@ from django import forms
 from .prolific import DEVICES
 from .rules import RuleBroken
 from .services import FilterPick, LaunchOptions, rounds
+from .services.messages import MessageRefused, message_body_clean
 
 TOKEN_RE = re.compile(r"^[A-Za-z0-9._~+/=-]{20,500}$")
 
@@ -135,6 +136,13 @@ class MessageForm(forms.Form):
     def __init__(self, *args, pools=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["pool"].choices = [(p.pk, p.country_name) for p in pools]
+
+    def clean_body(self) -> str:
+        """The service's own rule on a body (``message_body_clean``), said next to the field."""
+        try:
+            return message_body_clean(self.cleaned_data["body"])
+        except MessageRefused as refused:
+            raise forms.ValidationError(str(refused)) from None
 
 
 class PolicyForm(forms.Form):

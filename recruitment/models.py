@@ -83,6 +83,11 @@ class ProlificStudy(models.Model):
     test_participant_id = models.CharField(
         max_length=64, blank=True, help_text="The researcher's Prolific test participant, when one was made."
     )
+    test_study_id = models.CharField(
+        max_length=64, blank=True,
+        help_text="Prolific's test copy of the draft, for test participants: its entries are walked in the path "
+        "preview, never stored.",
+    )
     workspace_id = models.CharField(
         max_length=64, blank=True, editable=False,
         help_text="The Prolific workspace holding the study: only its webhook secret may act on it.",

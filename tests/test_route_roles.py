@@ -213,6 +213,7 @@ MATRIX: dict[str, Route] = {
     # issue 28, part 2: messages name participants' Prolific ids and use the owner's token
     "recruitment:messages": route(GET=STUDY_OWNER),
     "recruitment:message-send": route(POST=STUDY_OWNER),
+    "recruitment:trial-study": route(POST=STUDY_OWNER),
     "recruitment:review-approve": route(POST=STUDY_OWNER),
     "recruitment:review-reject": route(GET=STUDY_OWNER, POST=STUDY_OWNER),
     "recruitment:review-return": route(GET=STUDY_OWNER, POST=STUDY_OWNER),
@@ -319,6 +320,7 @@ MATRIX: dict[str, Route] = {
     "api:participant-group": route(GET="api-own", args={"group_id": "group_pk"}),
     "api:blocked-participants": route(GET="api-account", POST="api-account"),
     "api:blocked-participant": route(GET="api-own", args={"participant_id": "blocked_pid"}),
+    "api:prolific-messages": route(GET="api-owner", POST="api-owner"),
 
     "api:nowhere": route(GET="api-nowhere", POST="api-nowhere", path="/api/v2/studies/"),  # a JSON 404
     # --- the admin's own pages --------------------------------------------------------------------

@@ -22,6 +22,9 @@ ALLOWED_UP = {
     ("studies/admin.py", "studies:item-image"),
     # An invitation's mail carries the link to its page (the service mails it, the page accepts it).
     ("annotation/members.py", "annotation:invitation"),
+    # A researcher's test entry (the site-signed test link, Prolific's test study) arrives at the pool's
+    # entry link and is walked in the workspace's path preview, which stores nothing (annotation/trial_entry.py).
+    ("annotation/views/flow.py", "annotation:path-preview"),
 }
 
 

@@ -22,6 +22,7 @@ from .views import (
     preset_preview,
     prolific,
     prolific_messages,
+    prolific_trials,
     protocol,
     protocol_preview,
     rounds,
@@ -120,6 +121,7 @@ prolific_pages = [
     # issue 28, part 2
     path("studies/<int:pk>/messages/", prolific_messages.messages_received, name="messages"),
     path("studies/<int:pk>/messages/send/", prolific_messages.message_send, name="message-send"),
+    path("studies/<int:pk>/pools/<int:pool_pk>/test-study/", prolific_trials.trial_study, name="trial-study"),
     path("studies/<int:pk>/<str:verb>/", prolific.study_transition, name="study-transition"),
 ]
 # Rounds (invite back, groups, block list): before prolific_pages, whose studies/<pk>/<verb>/ would take them.

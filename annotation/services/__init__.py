@@ -9,7 +9,7 @@ progress), ``submit`` (storing an annotation) and ``uploads`` (an annotator's im
 
 from .binding import RESUME_LOCK, RESUME_TRIES, Admission, ResumeRefused, session_admit, session_resume
 from .blocking import annotator_block, annotator_unblock
-from .entry import EntryRefused, annotator_arrive, annotator_enter, entry_params, pool_has_room
+from .entry import EntryIsTrial, EntryRefused, annotator_arrive, annotator_enter, entry_params, pool_has_room
 from .exclusion import ExclusionRefused, annotator_exclude, annotator_include
 from .leases import (
     DraftRefused,
@@ -34,7 +34,8 @@ from .withdrawal import session_annotations_withdraw
 
 __all__ = [
     "RESUME_LOCK", "RESUME_TRIES",
-    "Admission", "DraftRefused", "EntryRefused", "ResumeRefused", "annotator_arrive", "session_admit", "session_resume",
+    "Admission", "DraftRefused", "EntryIsTrial", "EntryRefused", "ResumeRefused", "annotator_arrive", "session_admit",
+    "session_resume",
     "ExclusionRefused", "SubmitResult", "UploadRefused", "annotator_exclude", "annotator_include",
     "annotation_submit", "annotator_block", "annotator_consent", "annotator_enter", "annotator_read_instructions",
     "entry_params",

@@ -37,6 +37,11 @@ def entry_params(*, pool: CountryPool, query) -> dict[str, str]:
             "token": query.get(panels.TOKEN_PARAM, "").strip()}
 
 
+class EntryIsTrial(Exception):
+    """The entry check says this is a researcher's test entry (``annotation.trial_entry``): nothing is
+    created; the entry view sends the browser to the pool's path preview."""
+
+
 class EntryRefused(Exception):
     """An entry link that cannot start or resume work; ``reason`` picks the page shown."""
 
@@ -96,6 +101,8 @@ def _entry_verdict(pool: CountryPool, params: dict[str, str]) -> EntryVerdict | 
     if verdict is None:
         if study.prolific_study_id and params["STUDY_ID"] != study.prolific_study_id:
             raise EntryRefused("wrong_study")
+    elif verdict.outcome == "test":
+        raise EntryIsTrial()
     elif not verdict.lets_in:
         raise EntryRefused(verdict.reason, verdict.detail)
     return verdict

@@ -29,6 +29,7 @@ from ..selectors import (
     path_step,
     session_for_request,
 )
+from ..trial_entry import TRIAL_PARAM, TrialLinkRefused, trial_link_check
 
 BLOCKED = (
     gettext_lazy("You can no longer take part in this study"),
@@ -89,6 +90,13 @@ ENTRY_PROBLEMS = {
         gettext_lazy(
             "Prolific signs the link to this study, and this one's signature could not be confirmed ({detail}). "
             "Please open the study again from Prolific."
+        ),
+    ),
+    "bad_test_link": (
+        gettext_lazy("This test link is not valid"),
+        gettext_lazy(
+            "A researcher's test link must be made by this site, for this pool, and is good for a week; "
+            "this one is not ({detail}). Make a new one on the study's Prolific page."
         ),
     ),
     "wrong_pool": (
@@ -220,11 +228,16 @@ def entry(request, key):
 def _entry(request, pool):
     params = services.entry_params(pool=pool, query=request.GET)
     try:
+        if TRIAL_PARAM in request.GET:  # a researcher's test link: checked, then walked without a trace
+            trial_link_check(pool, params, request.GET[TRIAL_PARAM])
+            raise services.EntryIsTrial()
         admission = services.annotator_arrive(pool=pool, params=params, browser=browser_key(request))
+    except services.EntryIsTrial:
+        return redirect("annotation:path-preview", pool.study_id, pool.pk)
+    except TrialLinkRefused as refused:
+        return _entry_problem(request, services.EntryRefused("bad_test_link", str(refused)), pool)
     except services.EntryRefused as refused:
-        title, message = entry_problem(refused.reason, detail=refused.detail, panel=panel_of(pool))
-        status = {"closed": 410, "full": 410, "blocked": 403}.get(refused.reason, 400)
-        return render(request, "annotation/problem.html", {"title": title, "message": message}, status=status)
+        return _entry_problem(request, refused, pool)
     if admission.key is None:
         return resume_page(request, admission.session.pk, taken_over=False)
     if admission.rebound:
@@ -234,6 +247,12 @@ def _entry(request, pool):
         response = step_redirect(admission.session.annotator)
     annotator_cookie_set(response, admission.key.joined(browser_key(request)))  # its other studies kept
     return response
+
+
+def _entry_problem(request, refused: services.EntryRefused, pool: CountryPool) -> HttpResponse:
+    title, message = entry_problem(refused.reason, detail=refused.detail, panel=panel_of(pool))
+    status = {"closed": 410, "full": 410, "blocked": 403}.get(refused.reason, 400)
+    return render(request, "annotation/problem.html", {"title": title, "message": message}, status=status)
 
 
 RESUME_SALT = "tessera.annotation.resume"

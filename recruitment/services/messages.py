@@ -37,7 +37,12 @@ RECEIVED_DAYS = 30  # Prolific's messages list goes back 30 days
 
 
 class MessageRefused(RecruitmentRefused):
-    """A message that breaks a rule: nothing was sent."""
+    """A message that breaks a rule: nothing was sent. ``field``: the input it is about (``body``,
+    ``participant``), empty when the study's state refuses it (a pool not on Prolific, nobody in it)."""
+
+    def __init__(self, message: str, *, field: str = ""):
+        super().__init__(message)
+        self.field = field
 
 
 @dataclass(frozen=True)
@@ -53,9 +58,10 @@ class MessageResult:
 def message_body_clean(body: str) -> str:
     text = (body or "").strip()
     if not text:
-        raise MessageRefused("The message is empty: write what you want to tell the participants.")
+        raise MessageRefused("The message is empty: write what you want to tell the participants.", field="body")
     if len(text) > MESSAGE_MAX:
-        raise MessageRefused(f"The message is {len(text)} characters long; at most {MESSAGE_MAX} can be sent.")
+        raise MessageRefused(f"The message is {len(text)} characters long; at most {MESSAGE_MAX} can be sent.",
+                             field="body")
     return text
 
 
@@ -75,7 +81,8 @@ def prolific_message_send(
     known = ProlificSubmission.objects.filter(prolific_study=row)
     if participant_id:
         if not known.filter(participant_id=participant_id).exists():
-            raise MessageRefused(f"{participant_id} took no part in {pool.country_name}'s study: not messaged.")
+            raise MessageRefused(f"{participant_id} took no part in {pool.country_name}'s study: not messaged.",
+                                 field="participant")
         recipients = [participant_id]
     else:
         recipients = sorted(set(known.values_list("participant_id", flat=True)))

@@ -21,6 +21,8 @@ from recruitment.rules import RuleBroken
 from recruitment.services.body import outcome_table
 from studies.selectors import study_for_user
 
+from .prolific_trials import trial_rows
+
 
 def _page(request, form: TokenForm, *, status: int = 200):
     state = tokens.token_state(user=request.user)
@@ -103,6 +105,7 @@ def _study_page(request, study, form: LaunchForm, *, status: int = 200):
         # issue 28, part 2
         "outcomes": outcome_table(),
         "message_form": MessageForm(pools=[p.pool for p in pools]) if sees_participants else None,
+        "trials": trial_rows(pools) if sees_participants else [],
     }
     return render(request, "recruitment/study.html", context, status=status)
 

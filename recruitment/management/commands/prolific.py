@@ -16,6 +16,9 @@
   block PID --reason R --as USERNAME | unblock PID --as USERNAME | blocked --as USERNAME
                                                  the researcher's block list (applied to every launch)
   (launch takes --only-group NAME, --exclude-group NAME, --exclude-study ID, each repeatable)
+  message STUDY --pool CODE [--participant PID] --body TEXT
+                                                 a message to one participant of the pool's study, or all
+  messages STUDY                                 the messages of the last 30 days about the study
 
 Calls use the token of ``--as USERNAME`` (default: the study's owner), else PROLIFIC_API_TOKEN.
 Each subcommand is one function over the same services the pages call.
@@ -42,6 +45,7 @@ from ...services import (
     prolific_study_transition,
     prolific_webhooks_setup,
 )
+from ...services.messages import prolific_message_send, prolific_messages_received
 from ...tokens import ProlificNotConfigured
 
 VERBS = ("publish", "pause", "resume", "stop")
@@ -84,6 +88,7 @@ class Command(BaseCommand):
         self._common(hooks)
         hooks.add_argument("--rotate", action="store_true", help="Make a new signing secret (replaces Prolific's).")
         self._rounds_arguments(sub, launch)
+        self._messages_parsers(sub)
 
     # --- rounds (services/rounds.py) ------------------------------------------------------------
 
@@ -186,6 +191,33 @@ class Command(BaseCommand):
                 "block_groups": tuple(mine[n] for n in options["exclude_group"]),
                 "exclude_studies": tuple(options["exclude_study"])}
 
+    # --- messages (issue 28, part 2): kept apart from the subcommands above -------------------
+
+    def _messages_parsers(self, sub) -> None:
+        message = sub.add_parser(
+            "message", help="Message one participant of a pool's study (--participant), or every participant of it."
+        )
+        self._common(message)
+        message.add_argument("--participant", default="", help="A participant's Prolific id; default: all of them.")
+        message.add_argument("--body", required=True, help="The message (at most 5,000 characters).")
+        self._common(sub.add_parser("messages", help="The messages of the last 30 days about the study."))
+
+    def _message(self, pools: list[CountryPool], user, *, pool_named: str, participant: str, body: str) -> None:
+        if not pool_named:
+            raise CommandError("--pool is required: the pool whose participants are messaged")
+        result = prolific_message_send(pool=pools[0], user=user, body=body, participant_id=participant.strip())
+        self.stdout.write(f"{pools[0].country_name} ({pools[0].country}): {result.summary}")
+
+    def _messages(self, study: Study, user) -> None:
+        received = prolific_messages_received(study=study, user=user)
+        if not received:
+            self.stdout.write("No message about this study's Prolific studies in the last 30 days.")
+        for m in received:
+            when = m.sent_at.strftime("%Y-%m-%d %H:%M") if m.sent_at else "?"
+            self.stdout.write(f"{when}  {m.sender_id}  (study {m.study_id})\n  {m.body}")
+
+    # --- end of messages --------------------------------------------------------------------
+
     @staticmethod
     def _common(parser):
         parser.add_argument("study", type=int, help="The study's id.")
@@ -217,6 +249,10 @@ class Command(BaseCommand):
                 self._sync(target, pools, user)
             elif subcommand == "webhooks":
                 self._webhooks(user, rotate=options["rotate"])
+            elif subcommand == "message":
+                self._message(pools, user, pool_named=pool, participant=options["participant"], body=options["body"])
+            elif subcommand == "messages":
+                self._messages(target, user)
             else:
                 self._transition(target, pools, user, subcommand)
         except (ProlificNotConfigured, RecruitmentRefused, ProlificError) as exc:

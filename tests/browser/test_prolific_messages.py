@@ -8,7 +8,7 @@ import pytest
 from recruitment.services import LaunchOptions, prolific_study_launch, prolific_study_transition
 from recruitment.services.sync import prolific_study_sync
 from tests.browser.helpers import log_in
-from tests.recruitment.fake_prolific import FakeProlific
+from tests.recruitment.fake_prolific import fake_prolific_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -17,17 +17,9 @@ PID = "6a1b2c3d4e5f6a7b8c9d0e1f"
 
 @pytest.fixture
 def prolific(settings, live_server):
-    fake = FakeProlific().start()
-    settings.PROLIFIC_API_URL = fake.url
-    settings.PROLIFIC_API_TOKEN = fake.token
-    settings.PROLIFIC_API_TIMEOUT = 2
-    settings.PROLIFIC_API_RETRIES = 1
-    settings.SITE_URL = "https://tessera.test"  # the participant's browser goes to the live server instead
-    try:
+    # the participant's browser goes to the live server instead
+    with fake_prolific_for(settings, site_url="https://tessera.test") as fake:
         yield fake
-    finally:
-        fake.stop()
-    assert not fake.unrouted, f"calls to paths the fake Prolific does not serve: {fake.unrouted}"
 
 
 def published(owner, pool, **options):

@@ -176,6 +176,7 @@ class ProlificLaunch(Refusals, generics.GenericAPIView):
         study = owned_study(request, pk)
         given = typed(s.LaunchSerializer, request.data)
         pools = pool_chosen(study, given.pop("pool", None))
+        reward = given.get("screen_out_reward")
         form = LaunchForm({
             "reward": str(given["reward"]),
             "minutes": given["minutes"],
@@ -184,8 +185,14 @@ class ProlificLaunch(Refusals, generics.GenericAPIView):
             "filters": "\n".join(given.get("filters", [])),
             "auto_approve": given.get("auto_approve", False),
             "description": given.get("description", ""),
-        })
-        form_cleaned(form)
+            "screen_out_reward": "" if reward is None else str(reward),
+            "secured_entry": given.get("secured_entry", False),
+            **{name: given[name] for name in LaunchForm.ROUND_FIELDS if name in given},
+        }, user=request.user, study=study)
+        # a round choice the form does not offer (no group, no earlier study of the user's) is refused,
+        # never dropped: a launch meant to be restricted must not go out open to everyone
+        form_cleaned(form, {name: ["You have nothing to choose here: no participant group or earlier study of yours."]
+                            for name in LaunchForm.ROUND_FIELDS if given.get(name) and name not in form.fields})
         results = services.prolific_studies_launch(study=study, user=request.user, options=form.options(),
                                                    pools=pools)
         failed = [r for r in results if not r.ok]

@@ -76,6 +76,19 @@ class LaunchSerializer(serializers.Serializer):
     )
     auto_approve = serializers.BooleanField(required=False)
     description = serializers.CharField(required=False, allow_blank=True)
+    screen_out_reward = serializers.DecimalField(
+        max_digits=None, decimal_places=None, required=False, allow_null=True,
+        help_text="Pay screen-outs this fixed reward (major units, at least 0.10 GBP or 0.14 USD); null: an "
+        "eligibility 'no' returns the study.",
+    )
+    secured_entry = serializers.BooleanField(
+        required=False, help_text="Check Prolific's signed token on every entry link (its secured study URL).")
+    allow_groups = Items(child=serializers.IntegerField(), required=False,
+                         help_text="Restrict to these participant groups of yours (ids).")
+    block_groups = Items(child=serializers.IntegerField(), required=False,
+                         help_text="Exclude these participant groups of yours (ids).")
+    exclude_studies = Items(child=serializers.IntegerField(), required=False,
+                            help_text="Exclude the participants of these earlier studies of yours on Prolific (ids).")
     pool = serializers.IntegerField(required=False, help_text="One pool of the study; left out: every pool.", **ID)
 
 

@@ -191,3 +191,35 @@ def test_a_maximum_time_of_zero_is_refused_as_on_the_page(fake_prolific, owner, 
 def test_the_actions_of_a_study_not_on_prolific_are_a_409(owner, study, pool, as_user, rest, body):
     response = as_user(owner).post(url(study, rest), body, format="json")
     assert response.status_code == 409 and response.json() == {"detail": "No pool of this study is on Prolific yet."}
+
+
+def test_the_api_launch_takes_the_pages_screen_out_secured_entry_and_round_choices(
+    fake_prolific, owner, study, pool, items, as_user  # noqa: F811
+):
+    from recruitment.services import rounds
+    from recruitment.services.rounds import Bar
+
+    group = rounds.invite_back(study=study, bar=Bar(min_quality=0.8), name="Round 1 top", user=owner,
+                               participant_ids=["aa1b2c3d4e5f6a7b8c9d0e1f"])
+    body = {**LAUNCH, "screen_out_reward": "0.10", "secured_entry": True, "allow_groups": [group.pk]}
+    response = as_user(owner).post(url(study, "launch/"), body, format="json")
+    assert response.status_code == 200, response.json()
+    row = ProlificStudy.objects.get(pool=pool)
+    assert (row.screen_out_reward, row.secured_entry) == (10, True)
+    sent = fake_prolific.calls("POST", r"studies/")[-1].body
+    assert sent["is_custom_screening"] is True
+    assert {"filter_id": "participant_group_allowlist", "selected_values": [group.prolific_id]} in sent["filters"]
+
+
+@pytest.mark.parametrize("body, field", [
+    ({**LAUNCH, "allow_groups": [1]}, "allow_groups"),  # no group of the user's: refused, never dropped
+    ({**LAUNCH, "exclude_studies": [1]}, "exclude_studies"),
+    ({**LAUNCH, "allow_groups": "1"}, "allow_groups"),
+    ({**LAUNCH, "screen_out_reward": "nope"}, "screen_out_reward"),
+])
+def test_a_launch_choice_the_user_cannot_make_is_a_400_and_nothing_is_sent(
+    fake_prolific, owner, study, pool, items, as_user, body, field  # noqa: F811
+):
+    response = as_user(owner).post(url(study, "launch/"), body, format="json")
+    assert response.status_code == 400 and field in response.json(), response.json()
+    assert fake_prolific.requests == [] and not ProlificStudy.objects.exists()

@@ -91,3 +91,16 @@ def test_launch_goes_on_past_a_pool_that_fails_then_says_which(fake_prolific, st
                      stderr=StringIO())
     assert "Japan (JP): created as a draft" in out.getvalue()
     assert "India (IN): created as a draft" in run("launch", study.pk, "--reward", 150, "--minutes", 10)
+
+
+def test_launch_pays_screen_outs_and_checks_the_signed_entry_when_asked(fake_prolific, study, pool, items):
+    run("launch", study.pk, "--reward", 150, "--minutes", 10, "--screen-out-reward", 10, "--secured-entry")
+    row = ProlificStudy.objects.get(pool=pool)
+    assert (row.screen_out_reward, row.secured_entry) == (10, True)
+    assert fake_prolific.calls("POST", r"studies/")[-1].body["is_custom_screening"] is True
+
+
+def test_launch_refuses_a_screen_out_reward_under_prolifics_minimum(fake_prolific, study, pool, items):
+    with pytest.raises(CommandError, match="screen-out reward of £0.05 is under Prolific's minimum of £0.10"):
+        run("launch", study.pk, "--reward", 150, "--minutes", 10, "--screen-out-reward", 5)
+    assert not ProlificStudy.objects.exclude(prolific_id="").exists()

@@ -61,6 +61,13 @@ class Command(BaseCommand):
         launch.add_argument("--reward", type=int, required=True, help="Per participant, in pence or cents.")
         launch.add_argument("--minutes", type=int, required=True, help="Estimated completion time in minutes.")
         launch.add_argument(
+            "--screen-out-reward", type=int, default=None, metavar="MINOR",
+            help="Pay screen-outs this fixed reward, in pence or cents (Prolific's minimum: 10p or 14c); "
+            "default: an eligibility 'no' returns the study.",
+        )
+        launch.add_argument("--secured-entry", action="store_true",
+                            help="Check Prolific's signed token on every entry link (its secured study URL).")
+        launch.add_argument(
             "--max-minutes", type=int, default=None, help="Maximum allowed time (default: the least Prolific accepts)."
         )
         launch.add_argument(
@@ -293,6 +300,8 @@ class Command(BaseCommand):
             filter_picks=picks,
             auto_approve=options["auto_approve"],
             description=options["description"],
+            screen_out_reward=options["screen_out_reward"],
+            secured_entry=options["secured_entry"],
             **self._round_choice(pools[0].study, pools[0].study.owner, options),
         )
         results = prolific_studies_launch(study=pools[0].study, user=user, options=launch_options, pools=pools)

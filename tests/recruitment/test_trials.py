@@ -193,3 +193,24 @@ def test_no_one_but_the_owner_makes_a_test_study(client, request, study, pool, d
     assert response.status_code == (403 if who in ("viewer", "editor") else 404)
     assert not fake_prolific.test_participants and not fake_prolific.calls("POST", r"studies/.*/test-study/")
 
+
+
+def test_the_command_gives_the_test_link_and_makes_prolifics_test_study(owner, study, pool, draft, fake_prolific):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    owner.email = "owner@example.org"
+    owner.save()
+    out, err = StringIO(), StringIO()
+    call_command("prolific", "test-study", str(study.pk), "--pool", "IN", stdout=out, stderr=err)
+    draft.refresh_from_db()
+    assert f"{TRIAL_PARAM}=" in out.getvalue() and f"Prolific's test study {draft.test_study_id}" in out.getvalue()
+    assert err.getvalue() == "" and len(fake_prolific.test_participants) == 1
+    owner.email = ""
+    owner.save()
+    call_command("prolific", "test-study", str(study.pk), "--pool", "IN", stdout=(out := StringIO()), stderr=err)
+    assert f"{TRIAL_PARAM}=" in out.getvalue()
+    assert "no test study on Prolific: Your account has no email" in err.getvalue()
+    with pytest.raises(CommandError, match="--pool is required"):
+        call_command("prolific", "test-study", str(study.pk), stdout=StringIO())

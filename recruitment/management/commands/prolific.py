@@ -208,6 +208,9 @@ class Command(BaseCommand):
         message.add_argument("--participant", default="", help="A participant's Prolific id; default: all of them.")
         message.add_argument("--body", required=True, help="The message (at most 5,000 characters).")
         self._common(sub.add_parser("messages", help="The messages of the last 30 days about the study."))
+        self._common(sub.add_parser(
+            "test-study", help="Walk a pool as Prolific sends it: your test participant and a test copy of its "
+            "draft on Prolific (where the workspace allows), and the test link that walks it here."))
 
     def _message(self, pools: list[CountryPool], user, *, pool_named: str, participant: str, body: str) -> None:
         if not pool_named:
@@ -222,6 +225,24 @@ class Command(BaseCommand):
         for m in received:
             when = m.sent_at.strftime("%Y-%m-%d %H:%M") if m.sent_at else "?"
             self.stdout.write(f"{when}  {m.sender_id}  (study {m.study_id})\n  {m.body}")
+
+    def _test_study(self, pools: list[CountryPool], user, *, pool_named: str) -> None:
+        from annotation.trial_entry import trial_link
+
+        from ...services.trials import prolific_test_study_create
+
+        if not pool_named:
+            raise CommandError("--pool is required: the pool to walk")
+        pool = pools[0]
+        self.stdout.write(f"{pool.country_name} ({pool.country}): test link (walks it here, counted nowhere): "
+                          f"{trial_link(pool)}")
+        try:
+            made = prolific_test_study_create(pool=pool, user=user)
+        except (RecruitmentRefused, ProlificNotConfigured, ProlificError) as exc:
+            self.stderr.write(f"no test study on Prolific: {exc}")
+            return
+        self.stdout.write(f"Prolific's test study {made.study_id} for your test participant {made.participant_id}: "
+                          f"{made.study_url or 'open it on Prolific'}")
 
     # --- end of messages --------------------------------------------------------------------
 
@@ -245,23 +266,19 @@ class Command(BaseCommand):
             raise CommandError(f"no study with id {study}")
         pools = self._pools_named(target, pool)
         user = self._acting_user(target, as_user)
+        actions = {
+            "launch": lambda: self._launch(pools, user, options),
+            "status": lambda: self._status(target, pools, user),
+            "places": lambda: self._places(target, pools, user),
+            "sync": lambda: self._sync(target, pools, user),
+            "webhooks": lambda: self._webhooks(user, rotate=options["rotate"]),
+            "message": lambda: self._message(pools, user, pool_named=pool, participant=options["participant"],
+                                             body=options["body"]),
+            "messages": lambda: self._messages(target, user),
+            "test-study": lambda: self._test_study(pools, user, pool_named=pool),
+        }
         try:
-            if subcommand == "launch":
-                self._launch(pools, user, options)
-            elif subcommand == "status":
-                self._status(target, pools, user)
-            elif subcommand == "places":
-                self._places(target, pools, user)
-            elif subcommand == "sync":
-                self._sync(target, pools, user)
-            elif subcommand == "webhooks":
-                self._webhooks(user, rotate=options["rotate"])
-            elif subcommand == "message":
-                self._message(pools, user, pool_named=pool, participant=options["participant"], body=options["body"])
-            elif subcommand == "messages":
-                self._messages(target, user)
-            else:
-                self._transition(target, pools, user, subcommand)
+            actions.get(subcommand, lambda: self._transition(target, pools, user, subcommand))()
         except (ProlificNotConfigured, RecruitmentRefused, ProlificError) as exc:
             raise CommandError(str(exc)) from None
 

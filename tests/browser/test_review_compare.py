@@ -37,8 +37,9 @@ def test_a_checker_sees_the_pair_side_by_side_and_accepts(browser, live_server, 
     assert cards.count() == 2
     assert [cards.nth(n).locator(".compare-label").inner_text() for n in range(2)] == [
         f"Image {shown[0]}, shown left", f"Image {shown[1]}, shown right"]
-    for n in range(2):  # each image loaded (served to the checker), none broken
-        assert cards.nth(n).locator("img").evaluate("img => img.complete && img.naturalWidth > 0")
+    for n in range(2):  # each image loads (served to the checker), none broken: waited for, not sampled
+        image = cards.nth(n).locator("img").element_handle()
+        page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image, timeout=10_000)
     left, right = (cards.nth(n).bounding_box() for n in range(2))
     assert left["y"] == right["y"] and left["x"] + left["width"] <= right["x"] + 1
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width

@@ -429,10 +429,10 @@ def start_gunicorn(env: dict, args, log_path: str):
 
     for _ in range(300):
         try:
-            with urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as r:
+            with urlopen(f"http://127.0.0.1:{port}/healthz", timeout=30) as r:
                 if r.status == 200:
                     return server, f"http://127.0.0.1:{port}"
-        except (URLError, ConnectionError):
+        except (URLError, OSError):  # not listening yet, or its first request still loading the code
             time.sleep(0.1)
     server.kill()
     raise SystemExit(f"gunicorn did not start; see {log_path}")

@@ -109,6 +109,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# The annotator's hot queries run as prepared statements of each PostgreSQL connection, planned once
+# per connection (annotation/compiled.py). Turn off (0) behind a pooler in transaction mode
+# (PgBouncer's default), which does not keep a connection's prepared statements between transactions.
+TESSERA_PREPARED_STATEMENTS = env_bool("TESSERA_PREPARED_STATEMENTS", True)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -26,6 +26,7 @@ from ..selectors import (
 )
 from .checks import check_lease, check_relet
 from .locks import assignment_lock, session_lock
+from .round_trips import lease_take, one_round_trip
 
 
 def assignments_expire(*, now: datetime | None = None, pool: CountryPool | None = None, limit: int = 1000) -> int:
@@ -142,6 +143,25 @@ def assignment_next(*, session: Session, now: datetime | None = None) -> Assignm
         # Not renewed: the item is full, or a late submit of it just landed (then the batch may be done).
         if session_submitted_count(session, fresh=True) >= session.items_target:
             return None
+    lease = _tried_twice(lambda: _lease_next(session, now, position))
+    if lease is NO_ROOM:
+        return None  # the annotator took as many items as the pool allows them
+    # Nothing open to the annotator: the pool's lapsed leases are swept (Celery beat also does it every
+    # minute) and an idle newcomer's lease may yield, then the lease is tried again. Never under the
+    # session's lock: the sweep locks other annotators' assignments, then their quotas, one short
+    # transaction each, as their submits do; held in the lock's transaction with a quota taken,
+    # it waited on a submit that waited on it (a deadlock, seen with a crowd on PostgreSQL).
+    # Tried again whatever this sweep freed: a double click's other request may have swept first,
+    # the slot it freed still open (take it, or find the lease that other request took with it).
+    if lease is None:
+        _slots_free(session.annotator, now)
+        lease = _tried_twice(lambda: _lease_again(session, now, position))
+    return None if lease is NO_ROOM else lease
+
+
+def _lease_next(session: Session, now: datetime, position: int):
+    """The session's next lease, decided under its row's lock: its open one, a check item planned
+    at this place, or a new lease of an open quota (None: none is open; NO_ROOM: the cap)."""
     with transaction.atomic():
         # A double click's two requests decide the session's next item one after the other: the
         # second, once the first has leased, shows the first's item. Without the lock it could find
@@ -152,23 +172,23 @@ def assignment_next(*, session: Session, now: datetime | None = None) -> Assignm
         lease = _session_open_lease(session, now)
         if lease is None and session.schedule:  # an attention check or a gold item planned here
             lease = check_lease(session=session, position=position, now=now, lease_until=_lease_until(session, now))
-        if lease is None:
-            lease = _lease_in_room(session, now, position)
-            if lease is NO_ROOM:
-                return None  # the annotator took as many items as the pool allows them
-    # Nothing open to the annotator: the pool's lapsed leases are swept (Celery beat also does it every
-    # minute) and an idle newcomer's lease may yield, then the lease is tried again. Never under the
-    # session's lock: the sweep locks other annotators' assignments, then their quotas, one short
-    # transaction each, as their submits do; held in the lock's transaction with a quota taken,
-    # it waited on a submit that waited on it (a deadlock, seen with a crowd on PostgreSQL).
-    # Tried again whatever this sweep freed: a double click's other request may have swept first,
-    # the slot it freed still open (take it, or find the lease that other request took with it).
-    if lease is None:
-        _slots_free(session.annotator, now)
-        with transaction.atomic():
-            session_lock(session.pk)
-            lease = _session_open_lease(session, now) or _lease_in_room(session, now, position)
-    return None if lease is NO_ROOM else lease
+        return lease if lease is not None else _lease_in_room(session, now, position)
+
+
+def _lease_again(session: Session, now: datetime, position: int):
+    with transaction.atomic():
+        session_lock(session.pk)
+        return _session_open_lease(session, now) or _lease_in_room(session, now, position)
+
+
+def _tried_twice(lease):
+    """Run ``lease`` (a transaction of its own) again once when its insert broke a unique constraint:
+    another session of the annotator took the same item at the same moment, and the transaction was
+    rolled back whole; the second try sees that lease (and no longer offers its item)."""
+    try:
+        return lease()
+    except IntegrityError:
+        return lease()
 
 
 NO_ROOM = object()  # ``_lease_in_room``: the annotator may take no more of the pool's items
@@ -270,38 +290,41 @@ def _newcomer_lease_yield(*, annotator: Annotator, pool: CountryPool, now: datet
 def _lease_open_quota(*, session: Session, now: datetime, position: int, room: int | None) -> Assignment | None:
     """Lease one of the open quotas, fewest done first. The candidates read tell how many items are
     still open to the annotator (all of them, when fewer than a lease reads): with ``room``, the
-    session's total the page counts, kept on the lease (no query more)."""
-    annotator, pool = session.annotator, session.annotator.pool
-    candidates = lease_candidates(annotator=annotator)
+    session's total the page counts, kept on the lease (no query more).
+
+    No savepoint per try: a try whose insert breaks a unique constraint (another session of this
+    annotator took the item at the same moment) raises IntegrityError, which rolls back the caller's
+    whole transaction (``assignment_next`` tries again once, seeing that lease)."""
+    candidates = lease_candidates(annotator=session.annotator)
     open_items = len(candidates) if len(candidates) < LEASE_CANDIDATES else None
     # Fewest done first; ties in random order so parallel annotators spread over items.
     rng = random.Random()
     candidates.sort(key=lambda c: (c.done, rng.random()))
+    until = _lease_until(session, now)
     for tried, quota in enumerate(candidates):
-        try:
-            with transaction.atomic():
-                if not ItemQuota.objects.with_room().filter(pk=quota.pk).update(leased=F("leased") + 1):
-                    continue
-                lease = Assignment.objects.create(
-                    session=session,
-                    annotator=annotator,
-                    item=quota.item,
-                    pool=pool,
-                    position=position,
-                    leased_at=now,
-                    expires_at=_lease_until(session, now),
-                    session_total=session_total(
-                        target=session.items_target, submitted=session_submitted_count(session),
-                        open_items=None if open_items is None else open_items - tried, room=room,
-                    ),
-                )
-                return with_session_objects(lease, session)
-        except IntegrityError:
-            # Another tab of this annotator leased at the same moment: use what it got.
-            current = session.assignments.filter(status=Assignment.Status.LEASED).order_by("-position").first()
-            if current is not None:
-                return current
+        total = session_total(
+            target=session.items_target, submitted=session_submitted_count(session),
+            open_items=None if open_items is None else open_items - tried, room=room,
+        )
+        lease = _lease_take(session, quota, position=position, now=now, until=until, total=total)
+        if lease is not None:
+            return with_session_objects(lease, session)
     return None
+
+
+def _lease_take(session: Session, quota: ItemQuota, *, position: int, now: datetime, until: datetime,
+                total: int) -> Assignment | None:
+    """A slot of ``quota`` and the lease holding it, or None when the quota filled meanwhile."""
+    annotator = session.annotator
+    fields = {"session": session, "annotator": annotator, "item": quota.item, "pool_id": quota.pool_id,
+              "position": position, "leased_at": now, "expires_at": until, "session_total": total}
+    if one_round_trip():  # the slot and the lease in one statement (round_trips.py)
+        pk = lease_take(quota_pk=quota.pk, session_pk=session.pk, annotator_pk=annotator.pk, pool_pk=quota.pool_id,
+                        position=position, now=now, until=until, session_total=total)
+        return None if pk is None else Assignment(pk=pk, status=Assignment.Status.LEASED, draft={}, **fields)
+    if not ItemQuota.objects.with_room().filter(pk=quota.pk).update(leased=F("leased") + 1):
+        return None
+    return Assignment.objects.create(**fields)
 
 
 class DraftRefused(Exception):

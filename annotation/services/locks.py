@@ -17,6 +17,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.db import connection
+
+from ..compiled import run_prepared
 from ..models import Annotator, Assignment, Session
 
 
@@ -29,12 +32,24 @@ def annotator_lock(annotator_id: int) -> datetime | None:
 def session_lock(session_id: int) -> None:
     """Lock the session's row until the transaction ends (after the annotator's, before any
     assignment's)."""
-    Session.objects.select_for_update().filter(pk=session_id).values_list("pk").first()
+    run_prepared("default", "tessera_session_lock",
+                 _SESSION_LOCK.format(table=Session._meta.db_table, lock=_for_update()), [session_id])
+
+
+# What ``select_for_update().filter(pk=…)`` sends, as prepared statements of the hot path
+# (``compiled.run_prepared``); SQLite has no row lock (its transactions take the database's).
+_SESSION_LOCK = "SELECT id FROM {table} WHERE id = %s{lock}"
+_ASSIGNMENT_LOCK = "SELECT status FROM {table} WHERE id = %s{lock}"
+
+
+def _for_update() -> str:
+    return " FOR UPDATE" if connection.features.has_select_for_update else ""
 
 
 def assignment_lock(assignment: Assignment) -> str | None:
     """Lock the assignment's row until the transaction ends and return its status as stored (None
     when it is gone). Every change of an assignment and its quota locks the assignment first, then
     the quota, so two of them never wait on each other (a deadlock)."""
-    rows = Assignment.objects.select_for_update().filter(pk=assignment.pk).values_list("status", flat=True)
-    return rows.first()
+    rows = run_prepared("default", "tessera_assignment_lock",
+                        _ASSIGNMENT_LOCK.format(table=Assignment._meta.db_table, lock=_for_update()), [assignment.pk])
+    return rows[0][0] if rows else None

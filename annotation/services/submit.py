@@ -18,6 +18,7 @@ from ..models import Annotation, Assignment, CheckAnswer
 from .checks import CheckResult, check_submit
 from .leases import DraftRefused, assignment_save_draft
 from .locks import assignment_lock, session_lock
+from .round_trips import claim_and_store, one_round_trip
 
 
 @dataclass
@@ -58,10 +59,36 @@ def annotation_submit(*, assignment: Assignment, data, now: datetime | None = No
             duplicate=checked.duplicate, check=checked,
         )
     capped = validation.skipped and study.max_skips_per_session is not None
+    time_spent_ms = max(0, int((now - assignment.leased_at).total_seconds() * 1000))
+    if not capped and one_round_trip():  # the lock, then claim, quota and annotation in one statement
+        with transaction.atomic():
+            was = assignment_lock(assignment)
+            annotation = claim_and_store(
+                assignment=assignment, was=was, study=study, answers=validation.answers, skipped=validation.skipped,
+                time_spent_ms=time_spent_ms,
+            ) if was in (Assignment.Status.LEASED, Assignment.Status.EXPIRED) else None
+        claimed = annotation is not None
+    else:
+        claimed, annotation = _claim_and_store_orm(assignment, study, validation, time_spent_ms, capped=capped)
+        if isinstance(annotation, SubmitResult):
+            return annotation  # the session's skip cap refused it
+    if not claimed:  # a concurrent request submitted it first; its annotation is the one kept
+        annotation = Annotation.objects.get(assignment=assignment)
+        return SubmitResult(validation=Validation(answers=annotation.answers), annotation=annotation, duplicate=True)
+    assignment.status = Assignment.Status.SUBMITTED
+    return SubmitResult(validation=validation, annotation=annotation)
+
+
+def _claim_and_store_orm(assignment: Assignment, study, validation: Validation, time_spent_ms: int, *,
+                         capped: bool) -> tuple[bool, Annotation | SubmitResult | None]:
+    """What ``claim_and_store`` does in one statement, through the ORM in one transaction (on SQLite,
+    and with the session's skip cap to check first): (claimed, the annotation or None), or
+    (False, a refusal) when the session may skip no more."""
+    annotation = None
     with transaction.atomic():
         if capped and _skip_cap_reached(assignment, study):
             cap = study.max_skips_per_session
-            return SubmitResult(validation=Validation(errors={SKIP: (
+            return False, SubmitResult(validation=Validation(errors={SKIP: (
                 ngettext(
                     "You have skipped {cap} item, the most this study allows in one session: please answer this one.",
                     "You have skipped {cap} items, the most this study allows in one session: please answer this one.",
@@ -73,21 +100,17 @@ def annotation_submit(*, assignment: Assignment, data, now: datetime | None = No
             annotation = Annotation.objects.create(
                 assignment=assignment,
                 study=study,
-                item=item,
+                item_id=assignment.item_id,
                 pool_id=assignment.pool_id,
                 annotator_id=assignment.annotator_id,
                 answers=validation.answers,
                 skipped=validation.skipped,
                 protocol_version=study.protocol_version,
                 surplus=surplus,
-                time_spent_ms=max(0, int((now - assignment.leased_at).total_seconds() * 1000)),
+                time_spent_ms=time_spent_ms,
                 started_at=assignment.leased_at,
             )
-    if not claimed:  # a concurrent request submitted it first; its annotation is the one kept
-        annotation = Annotation.objects.get(assignment=assignment)
-        return SubmitResult(validation=Validation(answers=annotation.answers), annotation=annotation, duplicate=True)
-    assignment.status = Assignment.Status.SUBMITTED
-    return SubmitResult(validation=validation, annotation=annotation)
+    return claimed, annotation
 
 
 def refused_draft_keep(*, assignment: Assignment, data) -> bool:

@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
-from studies.models import CountryPool, panel_of
+from studies.models import CountryPool, MockQuestion, panel_of
 from studies.practice import attempt_questions, shown_feedback
 from studies.translations import shown_study
 
@@ -237,8 +237,9 @@ def consent(request, session):
 
 def step_of(step: str, *, pool) -> StepCount:
     """Where ``step`` stands on the path of ``pool``'s annotators ("Step 2 of 3"), its study's
-    practice test counted when it has one."""
-    return path_step(step, pool=pool, has_practice=pool.study.mock_questions.exists())
+    practice test counted when it has one (asked by the pool's study id: the study itself is not
+    read again)."""
+    return path_step(step, pool=pool, has_practice=MockQuestion.objects.filter(study_id=pool.study_id).exists())
 
 
 def eligibility_answers(post, questions) -> tuple[dict[str, bool], dict[str, str]]:

@@ -5,6 +5,7 @@ stored whatever the language, no query added; the researcher's walk of the path 
 import html
 
 import pytest
+from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
@@ -95,7 +96,8 @@ def test_a_refused_submit_names_the_question_in_the_page_s_language(annotating, 
 
 
 def test_translations_add_no_query_to_the_item_page(annotating, django_assert_num_queries):
-    with django_assert_num_queries(11):
+    # as many as in English (tests/annotation/test_item_views.py)
+    with django_assert_num_queries(8 if connection.vendor == "postgresql" else 9):
         assert annotating.get(reverse("annotation:items")).status_code == 200
     with django_assert_num_queries(2):
         assert annotating.get(reverse("annotation:items"), **HX).status_code == 200
@@ -104,7 +106,7 @@ def test_translations_add_no_query_to_the_item_page(annotating, django_assert_nu
 def test_the_next_item_path_keeps_its_queries_in_japanese(annotating, django_assert_num_queries):
     annotating.get(reverse("annotation:items"))
     a = Assignment.objects.get(session=annotating.session_row)
-    with django_assert_num_queries(18):
+    with django_assert_num_queries(13 if connection.vendor == "postgresql" else 16):  # as in English
         annotating.post(reverse("annotation:item-submit", args=[a.pk]), valid_answers(), **HX)
 
 

@@ -24,6 +24,7 @@ import sys
 import threading
 from collections import Counter
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 import redis
@@ -75,9 +76,10 @@ def cluster(transactional_db, tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES and not k.startswith("CELERY_")}
     env.update({
         "DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "1", "SECRET_KEY": secrets.token_urlsafe(40),
-        "ALLOWED_HOSTS": "127.0.0.1", "TESSERA_VAR_DIR": str(tmp_path / "var"), "MEDIA_ROOT": str(settings.MEDIA_ROOT),
-        "DATABASE_URL": f"postgres://{db['USER']}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}"
-                        f"/{db['NAME']}",
+        "ALLOWED_HOSTS": "127.0.0.1", "TESSERA_VAR_DIR": str(tmp_path / "var"),
+        "MEDIA_ROOT": str(settings.MEDIA_ROOT),  # the nodes' storage is the test's: the items' images
+        "DATABASE_URL": f"postgres://{quote(db['USER'])}:{quote(db['PASSWORD'] or '')}@{db['HOST'] or '127.0.0.1'}"
+                        f":{db['PORT'] or 5432}/{db['NAME']}",
         "DATABASE_CONN_MAX_AGE": "0", "CELERY_BROKER_URL": redis_url(), "CELERY_TASK_DEFAULT_QUEUE": tag,
         "CACHE_KEY_PREFIX": tag, "TESSERA_EMBEDDED_SCHEDULER": "0", "TRUSTED_PROXY_COUNT": "1",
         "API_THROTTLE_READS": "6/min", "LOGIN_LOCKOUT": "1", "LOGIN_FAILURE_LIMIT": "3", "LOG_LEVEL": "WARNING",
@@ -127,7 +129,8 @@ def test_two_nodes_share_the_sessions_the_quotas_the_throttle_and_the_lockout(cl
                           .annotate(n=Count("id"))))
     quotas = list(ItemQuota.objects.filter(pool=pool).values_list("item_id", "wanted", "reopened", "done", "leased"))
     assert not [i for i, wanted, reopened, _, _ in quotas if rows[i] > wanted + reopened]
-    assert not Annotation.objects.filter(study=study).values("item", "annotator").annotate(n=Count("id")).filter(n__gt=1)
+    twice = Annotation.objects.filter(study=study).values("item", "annotator").annotate(n=Count("id"))
+    assert not twice.filter(n__gt=1)
     assert [(i, done) for i, _, _, done, _ in quotas if rows[i] != done] == []
     assert [(i, leased) for i, _, _, _, leased in quotas if leases[i] != leased] == []
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from .cache import cache_settings
 from .env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -248,6 +249,13 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # The queue the tasks go to and the worker reads by default ("celery"): a deployment (or a test's
 # own worker) that shares a broker may name its own.
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery") or "celery"
+# Django's cache (config/cache.py): CACHE_URL (redis://, rediss:// or locmem://; anything else refused),
+# else the broker's Redis when CELERY_BROKER_URL is redis:// (one cache for every web node: the API's
+# throttle counts are shared), else each process's memory. Keys start with CACHE_KEY_PREFIX ("tessera").
+# CACHES["local"] is always the process's own memory, for values safe to lose. An unreachable Redis is a
+# miss, never a 500. Nothing calls cache.clear(): on the broker's database it would empty the queue.
+CACHES = cache_settings(env_str("CACHE_URL"), CELERY_BROKER_URL,
+                        key_prefix=env_str("CACHE_KEY_PREFIX", "tessera") or "tessera")
 # Background jobs (jobs/lifecycle.py): a running job's lease, renewed by its progress at most every
 # JOB_HEARTBEAT_SECONDS; past it the job's worker is taken for gone and jobs_reap queues it again
 # or fails it. Every body reports progress far more often than the lease.

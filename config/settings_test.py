@@ -20,6 +20,11 @@ STATIC_ROOT = tempfile.mkdtemp(prefix="tessera-test-static-")
 # The suite logs in a lot (force_login and login): no lockout, except in the tests of the lockout
 # itself (tests/test_login_lockout.py turns it on).
 AXES_ENABLED = False
+# The suite's process keeps its cache in its own memory, whatever the broker: tests/conftest.py clears
+# it before each test, and a Redis cache's clear() would empty the broker's database (CI's queue).
+# tests/test_settings.py checks the Redis choice in fresh interpreters; tests/deploy/ on real nodes.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "tessera-default"},
+          "local": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "tessera-local"}}
 # No scheduler thread in the suite (nothing imports config.wsgi, but a test that did would start
 # one); tests/test_embedded_scheduler.py turns it on for itself.
 TESSERA_EMBEDDED_SCHEDULER = False

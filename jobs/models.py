@@ -62,3 +62,16 @@ class Job(models.Model):
         transaction that fails it, ``lost`` the lease's end as HH:MM); a text returned replaces the
         job's error. Nothing by default."""
         return None
+
+
+class SchedulerLease(models.Model):
+    """Who runs the periodic work now (``config.embedded``): one row per scheduler, held by one process
+    of one node at a time until ``expires_at``; claimed and renewed by a conditional UPDATE
+    (``jobs.scheduler_lease``), so every process and node sharing the database agrees."""
+
+    name = models.CharField(max_length=100, unique=True)
+    holder = models.CharField(max_length=200, help_text="host:pid:random of the process holding it.")
+    expires_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name} held by {self.holder} until {self.expires_at:%Y-%m-%d %H:%M:%S}"

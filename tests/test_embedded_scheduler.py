@@ -4,17 +4,21 @@ queued again or failed with no beat at all. Never with a broker, never when swit
 
 import subprocess
 import sys
+import threading
 import time
 from datetime import timedelta
 
 import pytest
 from django.conf import settings as django_settings
+from django.db import OperationalError
 from django.utils import timezone
 
 from analysis.models import AnalysisRun
 from annotation.models import Assignment
 from config import embedded
 from config.embedded import EmbeddedScheduler, scheduler_start
+from jobs.models import SchedulerLease
+from jobs.scheduler_lease import scheduler_lease_claim
 from tests import factories as f
 from tests.annotations import annotate, annotators
 
@@ -32,8 +36,8 @@ def wait_until(check, seconds=15.0):
 def scheduler():
     started = []
 
-    def start(schedule, tick=0.05):
-        thread = EmbeddedScheduler(schedule, tick=tick)
+    def start(schedule, tick=0.05, **lease):
+        thread = EmbeddedScheduler(schedule, tick=tick, **lease)
         thread.start()
         started.append(thread)
         return thread
@@ -68,6 +72,7 @@ def test_a_lapsed_lease_is_given_back_with_no_beat(scheduler, pool, items):
     assert wait_until(lambda: Assignment.objects.get(pk=lease.pk).status == Assignment.Status.EXPIRED)
 
 
+@pytest.mark.django_db(transaction=True)  # the scheduler holds its lease in the database
 def test_every_beat_entry_runs_at_its_period_and_a_failing_one_does_not_stop_the_others(scheduler, monkeypatch):
     calls = []
 
@@ -132,3 +137,67 @@ def test_the_serving_process_starts_it_in_the_embedded_mode(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
                          cwd=django_settings.BASE_DIR, check=True).stdout
     assert "tessera-embedded-scheduler" not in out
+
+
+def counting(monkeypatch) -> list:
+    calls: list = []
+    monkeypatch.setattr(embedded, "task_runner", lambda name: lambda: calls.append((name, threading.current_thread())))
+    return calls
+
+
+@pytest.mark.django_db(transaction=True)
+def test_of_two_schedulers_sharing_the_database_only_one_runs_the_entries(scheduler, monkeypatch):
+    calls = counting(monkeypatch)
+    first = scheduler({"sweep": {"task": "sweep", "schedule": 0.1}}, heartbeat=0.2, lease=0.6)
+    assert wait_until(lambda: first.holding)
+    second = scheduler({"sweep": {"task": "sweep", "schedule": 0.1}}, heartbeat=0.2, lease=0.6)
+    time.sleep(1.5)  # several heartbeats and lease lengths: the holder renews, the other stands by
+    assert first.holding and not second.holding
+    assert second.runs["sweep"] == 0 and first.runs["sweep"] >= 5
+    assert {thread for _, thread in calls} == {first}
+    lease = SchedulerLease.objects.get(name="embedded-beat")
+    assert lease.holder == first.holder
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stopped_holder_gives_the_lease_back_and_another_takes_over(scheduler, monkeypatch):
+    counting(monkeypatch)
+    entry = {"sweep": {"task": "sweep", "schedule": 0.1}}
+    first = scheduler(entry, heartbeat=0.2, lease=30.0)  # a long lease: only the giving back frees it
+    assert wait_until(lambda: first.holding)
+    second = scheduler(entry, heartbeat=0.2, lease=30.0)
+    time.sleep(0.5)
+    assert not second.holding
+    first.stop()
+    first.join(timeout=10)
+    assert wait_until(lambda: second.holding and second.runs["sweep"] >= 1)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_holder_that_died_is_replaced_once_its_lease_lapses(scheduler, monkeypatch):
+    counting(monkeypatch)
+    died = scheduler_lease_claim(name="embedded-beat", holder="gone:1:dead", seconds=1.0)  # never renewed
+    assert died
+    standby = scheduler({"sweep": {"task": "sweep", "schedule": 0.1}}, heartbeat=0.2, lease=0.6)
+    time.sleep(0.5)
+    assert not standby.holding and standby.runs["sweep"] == 0  # the dead holder's lease still runs
+    assert wait_until(lambda: standby.holding and standby.runs["sweep"] >= 1, seconds=10)
+    assert SchedulerLease.objects.get(name="embedded-beat").holder == standby.holder
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_scheduler_that_cannot_reach_its_lease_runs_nothing(scheduler, monkeypatch):
+    calls = counting(monkeypatch)
+
+    def away(**kwargs):
+        raise OperationalError("the database went away")
+
+    monkeypatch.setattr(embedded, "scheduler_lease_claim", away)
+    thread = scheduler({"sweep": {"task": "sweep", "schedule": 0.1}}, heartbeat=0.1, lease=0.3)
+    time.sleep(0.6)
+    assert thread.is_alive() and not thread.holding and calls == []
+
+
+def test_it_refuses_a_heartbeat_not_shorter_than_the_lease():
+    with pytest.raises(ValueError, match="heartbeat"):
+        EmbeddedScheduler({}, heartbeat=30, lease=30)

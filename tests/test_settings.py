@@ -202,3 +202,40 @@ def test_it_refuses_a_nonsense_api_rate_or_page_size(tmp_path):
     assert rate.returncode != 0 and "API_THROTTLE_WRITES must read like 60/min" in rate.stderr
     page = start_django(tmp_path, DEBUG="1", API_PAGE_SIZE="500")
     assert page.returncode != 0 and "API_PAGE_SIZE must be between 1 and 100" in page.stderr
+
+
+CACHE_NAMES = {"backend": "settings.CACHES['default']['BACKEND']",
+               "location": "settings.CACHES['default'].get('LOCATION')",
+               "prefix": "settings.CACHES['default'].get('KEY_PREFIX')",
+               "local": "settings.CACHES['local']['BACKEND']"}
+LOCMEM = "django.core.cache.backends.locmem.LocMemCache"
+
+
+def test_with_a_redis_broker_the_cache_is_that_redis_shared_by_every_node(tmp_path):
+    values = settings_values(tmp_path, CACHE_NAMES, SECRET_KEY="x", CELERY_BROKER_URL="redis://127.0.0.1:6379/3")
+    assert values == {"backend": "config.redis_cache.RedisCache", "location": "redis://127.0.0.1:6379/3",
+                      "prefix": "tessera", "local": LOCMEM}
+
+
+def test_without_a_broker_the_cache_is_the_process_memory(tmp_path):
+    values = settings_values(tmp_path, CACHE_NAMES, SECRET_KEY="x")
+    assert values["backend"] == LOCMEM and values["local"] == LOCMEM and values["prefix"] is None
+    amqp = settings_values(tmp_path, CACHE_NAMES, SECRET_KEY="x", CELERY_BROKER_URL="amqp://guest@127.0.0.1//")
+    assert amqp["backend"] == LOCMEM  # a broker that is not Redis: no cache there
+
+
+def test_cache_url_wins_over_the_broker(tmp_path):
+    redis = settings_values(tmp_path, CACHE_NAMES, SECRET_KEY="x", CELERY_BROKER_URL="redis://127.0.0.1:6379/0",
+                            CACHE_URL="rediss://cache.example:6380/2", CACHE_KEY_PREFIX="site-b")
+    assert redis == {"backend": "config.redis_cache.RedisCache", "location": "rediss://cache.example:6380/2",
+                     "prefix": "site-b", "local": LOCMEM}
+    locmem = settings_values(tmp_path, CACHE_NAMES, SECRET_KEY="x", CELERY_BROKER_URL="redis://127.0.0.1:6379/0",
+                             CACHE_URL="locmem://")
+    assert locmem["backend"] == LOCMEM
+
+
+def test_it_refuses_a_cache_url_it_cannot_use(tmp_path):
+    result = start_django(tmp_path, SECRET_KEY="x", CACHE_URL="memcached://user:pw@127.0.0.1:11211")
+    assert result.returncode != 0
+    assert "CACHE_URL must be a redis://, rediss:// or locmem:// address" in result.stderr
+    assert "pw" not in result.stderr.split("CACHE_URL must be")[-1]  # a password in it is not shown

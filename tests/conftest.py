@@ -88,9 +88,10 @@ def annotated_elsewhere(items, other_pool):
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     """What a process keeps in its cache (a pool's slots) never leaks from one test into another."""
-    from django.core.cache import cache
+    from django.core.cache import cache, caches
 
     cache.clear()
+    caches["local"].clear()
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta
 
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef, Sum
 from django.utils import timezone
@@ -79,9 +79,10 @@ def _annotator_cap(annotator: Annotator) -> int | None:
     pool = annotator.pool
     if not pool.min_distinct_annotators:
         return None
-    # The sum over every quota of the pool grows with the study: kept a minute (a cap a minute
-    # old is as fair; it only spreads the work over enough people).
-    slots = cache.get_or_set(
+    # The sum over every quota of the pool grows with the study: kept a minute in this process's own
+    # cache (a cap a minute old is as fair; it only spreads the work over enough people; no round
+    # trip to a shared cache on the hot path).
+    slots = caches["local"].get_or_set(
         f"tessera:pool-slots:{pool.pk}",
         lambda: ItemQuota.objects.filter(pool=pool).aggregate(n=Sum("wanted"))["n"] or 0,
         POOL_SLOTS_TTL,

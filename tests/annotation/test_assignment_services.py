@@ -3,6 +3,7 @@ from datetime import timedelta
 from django.db import connection
 from django.utils import timezone
 
+from annotation import selectors
 from annotation.models import Annotation, Assignment, Session
 from annotation.services import (
     annotation_submit,
@@ -162,7 +163,9 @@ def test_a_tab_that_finds_no_slot_left_shows_the_lease_its_other_tab_just_took(s
 
     def other_tab_leases_once_this_one_read(execute, sql, params, many, context):
         rows = execute(sql, params, many, context)
-        if not other_tabs_lease and 'ORDER BY "annotation_assignment"."position" DESC' in sql:
+        # the session's assignments read (as SQL, or as its prepared statement on PostgreSQL)
+        if not other_tabs_lease and ('ORDER BY "annotation_assignment"."position" DESC' in sql
+                                     or f"EXECUTE {selectors._SESSION_ASSIGNMENTS.name}_" in sql):
             other_tabs_lease.append(None)  # (its own reads pass through here too)
             other_tabs_lease[0] = assignment_next(session=Session.objects.get(pk=session.pk))
         return rows

@@ -39,8 +39,16 @@ def test_without_postgresql_or_when_turned_off_the_sql_runs_as_it_is(settings, s
     assert "PREPARE" not in captured.captured_queries[0]["sql"]
 
 
+def fresh_database_session():
+    """As a new database session starts: nothing prepared (an earlier test's statements dropped)."""
+    with connection.cursor() as cursor:
+        cursor.execute("DEALLOCATE ALL")
+    connections["default"].__dict__.pop("_tessera_prepared", None)  # what a reconnect gives the wrapper
+
+
 @postgres_only
 def test_a_query_is_prepared_once_per_connection_and_gives_the_querysets_rows(session, django_assert_num_queries):
+    fresh_database_session()
     built = Session.objects.select_related("annotator__study", "annotator__pool").get(pk=session.pk)
     with django_assert_num_queries(3) as captured:  # one query per call: the first prepares as it executes
         for _ in range(3):
@@ -56,9 +64,7 @@ def test_a_query_is_prepared_once_per_connection_and_gives_the_querysets_rows(se
 @postgres_only
 def test_a_new_database_session_prepares_again(session):
     selectors._SESSION(session.pk)
-    with connection.cursor() as cursor:
-        cursor.execute("DEALLOCATE ALL")  # as a new database session would start: nothing prepared
-    connections["default"].__dict__.pop("_tessera_prepared", None)  # what a reconnect gives the wrapper
+    fresh_database_session()
     [again] = selectors._SESSION(session.pk)
     assert again.pk == session.pk and f"{selectors._SESSION.name}_1" in prepared_names()
 

@@ -7,6 +7,10 @@
     .venv/bin/python bench/bench_hotpath.py --db sqlite --items 10000 --annotators 1 8 32 --seconds 15
     DATABASE_URL=... .venv/bin/python bench/bench_hotpath.py --db postgres --items 100000 --stored 1000000 \\
         --annotators 32 --keep          # --keep: the next run with the same sizes reuses the study
+    DATABASE_URL=... .venv/bin/python bench/bench_hotpath.py --db postgres --items 10000 \\
+        --surge 500 --over 120 --think 8  # open loop: 500 new participants over 2 minutes (bench/surge.py)
+    DATABASE_URL=... .venv/bin/python bench/bench_hotpath.py --db postgres --nodes 2 --workers 2 \\
+        [--surge 500 --over 120 --think 8 | --annotators 8 32] [--broker redis://127.0.0.1:6379/15]
 
 Builds a CulturalFrames rating study (preset culturalframes-rating, one pool, --items items each
 wanting 3 annotations, no practice test; --stored M adds M submitted annotations by other
@@ -28,6 +32,17 @@ single-annotator pass run in-process through Django's test client with CaptureQu
 invariants afterwards, and the load average. Defaults: 5 sync workers (2 x cores + 1: 2 to 5
 workers, sync or gthread, measured the same within the noise on 2 cores), CONN_MAX_AGE 60 as in
 docker-compose.yml.
+
+--surge N --over S --think T replaces the closed loop with an open one (bench/surge.py has the
+details): N new participants arrive over S seconds (Poisson arrivals, seeded by --seed), each a new
+browser in its own thread doing the onboarding and one session, reading every page it submits for
+a lognormal think time of mean T; it prints each request kind's latency, items/s, the peak number of
+participants in flight, who finished, CPU per item, errors, the invariants and a verdict against
+the launch target (p95 <= 150 ms for the item page and the submit, 0 errors, 0 over-assigned).
+--nodes M (>= 2) serves either mode from M gunicorns of --workers each behind a reverse proxy
+(bench/cluster.py), sharing Redis (--broker, their CELERY_BROKER_URL), TRUSTED_PROXY_COUNT=1;
+gunicorn's CPU is then the sum over the nodes, the proxy's apart. The exit code is 1 when an
+invariant fails.
 """
 
 from __future__ import annotations

@@ -283,6 +283,33 @@ def shape(sql: str) -> str:
     return verb + (f" {table.group(1)}" if table else "") + (" FOR UPDATE" if "FOR UPDATE" in sql.upper() else "")
 
 
+def autoanalyze():
+    """What autovacuum would do for the surge, when it is off on this server (a shared development
+    PostgreSQL may have it off): ANALYZE the tables the surge writes. Without it their statistics
+    stay those of the empty tables ANALYZEd before the run, and PostgreSQL plans session_complete's
+    `answered` query (annotation/services/leases.py, in a session's last submit) as a nested loop
+    over every annotation: 5 s a query at 2,300 annotations, the 5 workers all waiting on it."""
+    from django.db import connection
+
+    from annotation.models import Annotation, Annotator, Assignment, Session
+    from studies.models import ItemQuota
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW autovacuum")
+        on = cursor.fetchone()[0] == "on"
+    if on:
+        connection.close()
+        return None
+    tables = ", ".join(m._meta.db_table for m in (Annotation, Annotator, Assignment, Session, ItemQuota))
+
+    def analyze():
+        with connection.cursor() as cursor:  # the calling thread's own connection
+            cursor.execute(f"ANALYZE {tables}")
+        connection.close()
+    connection.close()
+    return analyze
+
+
 def check(study, pool) -> list[str]:
     """The invariants, counted by GROUP BY once per table (no correlated subquery per item)."""
     from django.db.models import Count
@@ -412,7 +439,8 @@ def main() -> int:
             if args.warmup:  # every worker's first requests (imports, templates, connection) are slow
                 run_load(served, entry, 2 * args.workers * args.nodes, 0, args.warmup, pg)
             if args.surge:
-                results.append(run_surge(served, entry, args.surge, args.over, args.think, pg, args.seed))
+                results.append(run_surge(served, entry, args.surge, args.over, args.think, pg, args.seed,
+                                         analyze=autoanalyze() if pg else None))
             for k in [] if args.surge else args.annotators:
                 results.append(run_load(served, entry, k, args.ramp, args.seconds, pg))
                 print(f"K={k}: {results[-1]['cycles']} cycles", flush=True)

@@ -35,6 +35,7 @@ from measure import Served, counters, family, log_errors, log_offsets, pct, prob
 SIGMA = 0.5  # the think time's lognormal sigma
 STACK = 512 * 1024  # a participant's thread stack: it sleeps most of the time and recurses little
 TARGET_MS = 150
+ANALYZE_EVERY = 15  # seconds
 OVER_ASSIGNED = "items have more non-surplus annotations than wanted"  # check()'s wording
 KIND_NAMES = {"GET /a/end/": "end page"}
 
@@ -88,7 +89,20 @@ def in_flight_peak(spans: list[tuple[float, float]]) -> int:
     return peak
 
 
-def run_surge(served: Served, entry: str, n: int, over: float, think: float, pg: int | None, seed: int) -> dict:
+def every(seconds: float, job, done: threading.Event) -> threading.Thread:
+    """`job()` every `seconds` until `done` (a thread; job's exceptions end it, printed)."""
+    def loop():
+        while not done.wait(seconds):
+            job()
+    thread = threading.Thread(target=loop, name="housekeeping", daemon=True)
+    thread.start()
+    return thread
+
+
+def run_surge(served: Served, entry: str, n: int, over: float, think: float, pg: int | None, seed: int,
+              analyze=None) -> dict:
+    """The surge; `analyze()`, if given, runs every ANALYZE_EVERY seconds meanwhile (PostgreSQL's
+    statistics kept as autovacuum would where it is off)."""
     speed = probe()
     moments = arrival_moments(n, over, seed)
     rngs = [random.Random(seed * 1_000_003 + k) for k in range(n)]
@@ -100,8 +114,9 @@ def run_surge(served: Served, entry: str, n: int, over: float, think: float, pg:
     load = [os.getloadavg()]
     before = counters(served, pg, pg_pids)
     old_stack = threading.stack_size(STACK)
-    threads = []
+    threads, done = [], threading.Event()
     t0 = time.monotonic()
+    analyzer = every(ANALYZE_EVERY, analyze, done) if analyze else None
     try:
         for k, (at, person) in enumerate(zip(moments, people, strict=True)):
             time.sleep(max(0.0, t0 + at - time.monotonic()))
@@ -114,6 +129,9 @@ def run_surge(served: Served, entry: str, n: int, over: float, think: float, pg:
     for t in threads:
         t.join(timeout=max(0.0, t0 + box - time.monotonic()))
     now = time.monotonic()
+    done.set()
+    if analyzer:
+        analyzer.join()
     pg_pids += [p for p in (family(pg) if pg else []) if p not in pg_pids]  # backends opened meanwhile
     used = {name: value - before[name] for name, value in counters(served, pg, pg_pids).items()}
     load.append(os.getloadavg())
@@ -136,7 +154,8 @@ def run_surge(served: Served, entry: str, n: int, over: float, think: float, pg:
     duration = max(last - first, 1e-9)
     flight = {b: sum(s <= first + 20 * b + 20 < e for s, e in spans) for b in range(math.ceil(duration / 20))}
     return {
-        "n": n, "over": over, "think": think, "seed": seed, "probe": speed, "load": load, "duration": duration,
+        "n": n, "analyzed": bool(analyze), "over": over, "think": think, "seed": seed, "probe": speed,
+        "load": load, "duration": duration,
         "first": first, "flight": flight, "latencies": latencies, "errors": errors, "items": len(submits),
         "peak_items": busiest(submits, 10.0) / 10, "peak_in_flight": in_flight_peak(spans),
         "finished": sum(p.finished for p in people), "own": used["own"] / duration,
@@ -148,7 +167,9 @@ def run_surge(served: Served, entry: str, n: int, over: float, think: float, pg:
 def report_surge(title: str, r: dict, problems: list[str], proxy: bool = False) -> None:
     lat = r["latencies"]
     print(f"\nsurge: {r['n']} participants arriving over {r['over']:g} s (Poisson, seed {r['seed']}), think time "
-          f"lognormal of mean {r['think']:g} s (sigma {SIGMA}) before each submit; {title}\n")
+          f"lognormal of mean {r['think']:g} s (sigma {SIGMA}) before each submit; {title}"
+          + (f"; autovacuum is off: the tables the surge writes ANALYZEd every {ANALYZE_EVERY} s meanwhile"
+             if r["analyzed"] else "") + "\n")
     print("| request | n | p50 ms | p95 ms | p99 ms | max ms |\n|---|---|---|---|---|---|")
     for kind, rows in lat.items():
         ms = [m for _, m in rows]
@@ -170,8 +191,9 @@ def report_surge(title: str, r: dict, problems: list[str], proxy: bool = False) 
             buckets[int((end - r["first"]) // 20)][kind].append(ms)
     for b in sorted(buckets):
         got = buckets[b]
+        p95 = [f"{pct(got[kind], 95):.0f}" if got[kind] else "-" for kind in ("item page", "submit")]
         print(f"| {20 * b}-{20 * b + 20} | {r['flight'].get(b, '')} | {len(got['submit']) / 20:.1f} | "
-              f"{pct(got['item page'], 95):.0f} | {pct(got['submit'], 95):.0f} |")
+              f"{p95[0]} | {p95[1]} |")
     if r["errors"]:
         print(f"\nerrors: {dict(r['errors'])}")
     print("\ninvariants: " + ("ok" if not problems else "; ".join(problems)))

@@ -157,7 +157,8 @@ def run_surge(served: Served, entry: str, n: int, over: float, think: float, pg:
         "n": n, "analyzed": bool(analyze), "over": over, "think": think, "seed": seed, "probe": speed,
         "load": load, "duration": duration,
         "first": first, "flight": flight, "latencies": latencies, "errors": errors, "items": len(submits),
-        "peak_items": busiest(submits, 10.0) / 10, "peak_in_flight": in_flight_peak(spans),
+        "peak_items": busiest(submits, min(10.0, duration)) / min(10.0, duration),
+        "peak_in_flight": in_flight_peak(spans),
         "finished": sum(p.finished for p in people), "own": used["own"] / duration,
         **{f"{name}_ms": 1000 * used[name] / max(len(submits), 1)
            for name in ("server", "proxy", "pg", "own", "other")},

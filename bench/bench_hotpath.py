@@ -7,6 +7,10 @@
     .venv/bin/python bench/bench_hotpath.py --db sqlite --items 10000 --annotators 1 8 32 --seconds 15
     DATABASE_URL=... .venv/bin/python bench/bench_hotpath.py --db postgres --items 100000 --stored 1000000 \\
         --annotators 32 --keep          # --keep: the next run with the same sizes reuses the study
+    DATABASE_URL=... .venv/bin/python bench/bench_hotpath.py --db postgres --items 10000 \\
+        --surge 500 --over 120 --think 8  # open loop: 500 new participants over 2 minutes (bench/surge.py)
+    DATABASE_URL=... .venv/bin/python bench/bench_hotpath.py --db postgres --nodes 2 --workers 2 \\
+        [--surge 500 --over 120 --think 8 | --annotators 8 32] [--broker redis://127.0.0.1:6379/15]
 
 Builds a CulturalFrames rating study (preset culturalframes-rating, one pool, --items items each
 wanting 3 annotations, no practice test; --stored M adds M submitted annotations by other
@@ -28,13 +32,22 @@ single-annotator pass run in-process through Django's test client with CaptureQu
 invariants afterwards, and the load average. Defaults: 5 sync workers (2 x cores + 1: 2 to 5
 workers, sync or gthread, measured the same within the noise on 2 cores), CONN_MAX_AGE 60 as in
 docker-compose.yml.
+
+--surge N --over S --think T replaces the closed loop with an open one (bench/surge.py has the
+details): N new participants arrive over S seconds (Poisson arrivals, seeded by --seed), each a new
+browser in its own thread doing the onboarding and one session, reading every page it submits for
+a lognormal think time of mean T; it prints each request kind's latency, items/s, the peak number of
+participants in flight, who finished, CPU per item, errors, the invariants and a verdict against
+the launch target (p95 <= 150 ms for the item page and the submit, 0 errors, 0 over-assigned).
+--nodes M (>= 2) serves either mode from M gunicorns of --workers each behind a reverse proxy
+(bench/cluster.py), sharing Redis (--broker, their CELERY_BROKER_URL), TRUSTED_PROXY_COUNT=1;
+gunicorn's CPU is then the sum over the nodes, the proxy's apart. The exit code is 1 when an
+invariant fails.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import random
 import re
@@ -44,13 +57,13 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections import Counter, defaultdict
-from html import unescape
 from pathlib import Path
-from urllib.parse import urlencode
 
-from serving import production_django  # bench/serving.py (this script's folder is on the path)
+from browser import Browser, DjangoTransport, HttpTransport  # bench/browser.py (this folder is on the path)
+from measure import Served, counters, family, log_errors, log_offsets, pct, postmaster, probe, workers
+from serving import production_django  # bench/serving.py
+from surge import report_surge, run_surge  # bench/surge.py
 
 ROOT = Path(__file__).resolve().parent.parent
 PROMPT = "a family sharing a festive meal under lanterns at dusk in the old town square"
@@ -166,256 +179,7 @@ def _store(study, pool, first_n: int, stored: int) -> None:
     print()
 
 
-# --- the browser -------------------------------------------------------------------------------
-
-KINDS = [("static", r"/static/.*"), ("GET join", r"/join/.*"), ("item page", r"/a/items/"),
-         ("submit", r"/a/items/\d+/"), ("image", r"/a/items/\d+/image")]
-
-
-def kind_of(method: str, path: str) -> str:
-    return next((kind for kind, pattern in KINDS if re.fullmatch(pattern, path)), f"{method} {path}")
-
-
-ONBOARDING = {  # the form of each onboarding page, as a person fills it in
-    "/a/consent/": lambda html: [("consent", "yes")],
-    "/a/eligibility/": lambda html: [(n, "yes") for n in dict.fromkeys(re.findall(r'type="radio" name="(\w+)"', html))],
-    "/a/instructions/": lambda html: [],
-}
-
-
-def attrs(tag: str) -> dict[str, str]:
-    return {k: unescape(v) for k, v in re.findall(r'([\w-]+)="([^"]*)"', tag)}
-
-
-def item_answer(html: str, rng: random.Random) -> tuple[str, list[tuple[str, str]]]:
-    """The form's hx-post URL and a complete valid answer: a random choice for every question shown
-    (conditions evaluated as item.js does), one or two ticks for checkboxes, a sentence for texts."""
-    from studies.protocol.conditions import evaluate
-
-    form = html[html.index('<form id="item-form"'):]
-    form = form[:form.index("</form>")]
-    data = [("csrfmiddlewaretoken", re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1))]
-    values: dict = {}
-    for chunk in form.split("<fieldset")[1:]:
-        field = attrs(chunk[:chunk.index(">")])
-        key, name = field["data-field"], field["data-name"]
-        if "data-show-if" in field and not evaluate(json.loads(field["data-show-if"]), values):
-            continue
-        inputs = [a for a in map(attrs, re.findall(r"<input [^>]*>", chunk)) if a.get("name") == name]
-        if field["data-type"] == "text":
-            data.append((name, TEXT))
-            values[key] = TEXT
-        elif inputs and inputs[0]["type"] == "radio":
-            pick = rng.choice(inputs)
-            data.append((name, pick["value"]))
-            values[key] = json.loads(pick["data-v"])
-        elif inputs:
-            picks = rng.sample(inputs, min(len(inputs), rng.randint(1, 2)))
-            data += [(name, p["value"]) for p in picks]
-            values[key] = [json.loads(p["data-v"]) for p in picks]
-    return re.search(r'hx-post="([^"]+)"', form).group(1), data
-
-
-class HttpTransport:
-    """One browser's connection: http.client with a cookie jar. The standard library's client costs
-    a fraction of httpx's CPU per request, and this generator shares the machine with the server."""
-
-    def __init__(self, base: str):
-        from urllib.parse import urlsplit
-
-        url = urlsplit(base)
-        self.host, self.port = url.hostname, url.port
-        self.conn = None
-        self.cookies: dict[str, str] = {}
-        self.queries = None
-
-    def send(self, method, path, body, headers):
-        import http.client
-        from http.cookies import SimpleCookie
-
-        if self.cookies:
-            headers = {**headers, "Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
-        for attempt in (1, 2):  # gunicorn's sync workers close each connection: reconnect when it is gone
-            if self.conn is None:
-                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
-            try:
-                self.conn.request(method, path, body=body, headers=headers)
-                r = self.conn.getresponse()
-                content = r.read()
-                break
-            except (http.client.HTTPException, ConnectionError):
-                self.conn.close()
-                self.conn = None
-                if attempt == 2:
-                    raise
-        for header in r.msg.get_all("Set-Cookie") or []:
-            for name, morsel in SimpleCookie(header).items():
-                if morsel["max-age"] == "0" or morsel["expires"].startswith("Thu, 01 Jan 1970"):
-                    self.cookies.pop(name, None)
-                else:
-                    self.cookies[name] = morsel.value
-        if r.will_close:
-            self.conn.close()
-            self.conn = None
-        return r.status, r.msg, content
-
-    def new_browser(self):
-        self.cookies.clear()
-
-
-class DjangoTransport:
-    """Django's test client in this process; the queries of each request are kept."""
-
-    def __init__(self):
-        from django.test import Client
-
-        self.client = Client(enforce_csrf_checks=True, SERVER_NAME="127.0.0.1")
-        self.queries: list = []
-
-    def send(self, method, path, body, headers):
-        from django.db import connection
-        from django.test.utils import CaptureQueriesContext
-
-        with CaptureQueriesContext(connection) as captured:
-            r = self.client.generic(method, path, body or "", content_type=headers.get("Content-Type", ""),
-                                    headers=headers)
-            content = b"".join(r.streaming_content) if r.streaming else r.content
-            r.close()
-        self.queries = [q["sql"] for q in captured.captured_queries]
-        return r.status_code, r.headers, content
-
-    def new_browser(self):
-        self.client.cookies.clear()
-
-
-class Browser:
-    """One annotator's browser: a new participant (cookies, cache) for each session."""
-
-    def __init__(self, transport, entry: str, origin: str, rng: random.Random, deadline: float):
-        self.t, self.entry, self.origin, self.rng, self.deadline = transport, entry, origin, rng, deadline
-        self.log: list = []  # (kind, ms, status, queries or None, monotonic time at the end)
-        self.errors: Counter = Counter()
-        self.cached: set[str] = set()
-
-    def send(self, method, path, data=None, headers=None):
-        headers = {"Accept": "text/html", **(headers or {})}
-        body = None
-        if method == "POST":
-            body = urlencode(data or [])
-            headers.update({"Content-Type": "application/x-www-form-urlencoded", "Origin": self.origin})
-        t0 = time.perf_counter()
-        status, hdrs, content = self.t.send(method, path, body, headers)
-        kind = kind_of(method, path.split("?")[0])
-        self.log.append((kind, (time.perf_counter() - t0) * 1000, status, self.t.queries, time.monotonic()))
-        if status >= 400:
-            self.errors[f"{kind} {status}"] += 1
-        return status, hdrs, content
-
-    def go(self, method, path, data=None):
-        """A navigation: the request and the redirects it leads to."""
-        while True:
-            status, hdrs, content = self.send(method, path, data)
-            if status not in (301, 302, 303):
-                return path, status, content.decode()
-            method, path, data = "GET", hdrs["Location"], None
-
-    def load_static(self, html: str):
-        for url in re.findall(r'(?:src|href)="(/static/[^"]+)"', html):
-            if url not in self.cached:
-                self.cached.add(url)
-                self.send("GET", url, headers={"Accept": "*/*"})
-
-    def session(self):
-        self.t.new_browser()
-        self.cached = set()
-        ids = f"PROLIFIC_PID={uuid.uuid4().hex[:24]}&STUDY_ID=BENCH&SESSION_ID={uuid.uuid4().hex[:24]}"
-        path, status, html = self.go("GET", f"{self.entry}?{ids}")
-        self.load_static(html)
-        while path != "/a/items/":
-            if status != 200 or path not in ONBOARDING:
-                raise RuntimeError(f"{path} answered {status}")
-            token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
-            path, status, html = self.go("POST", path, [("csrfmiddlewaretoken", token), *ONBOARDING[path](html)])
-            self.load_static(html)
-        if status != 200:
-            raise RuntimeError(f"the item page answered {status}")
-        htmx = {"HX-Request": "true", "HX-Current-URL": self.origin + "/a/items/", "HX-Target": "item-panel",
-                "HX-Trigger": "item-form", "Accept": "*/*"}
-        while True:
-            image = re.search(r'<img src="(/a/items/\d+/image[^"]*)"', html)
-            if image and image.group(1) not in self.cached:
-                self.cached.add(image.group(1))
-                self.send("GET", image.group(1), headers={"Accept": "image/*"})
-            if time.monotonic() > self.deadline:
-                return  # time is up: the session is left open, as by a participant who leaves
-            action, data = item_answer(html, self.rng)
-            status, hdrs, content = self.send("POST", action, data, htmx)
-            if status == 200:
-                html = content.decode()
-            elif status == 204 and hdrs.get("HX-Redirect"):
-                self.go("GET", hdrs["HX-Redirect"])
-                return
-            else:
-                raise RuntimeError(f"the submit answered {status}")
-
-    def run(self, stagger: float = 0.0):
-        time.sleep(self.rng.uniform(0, stagger))  # annotators out of step, as people are
-        while time.monotonic() < self.deadline:
-            try:
-                self.session()
-            except Exception as exc:  # noqa: BLE001 - counted, then a new participant
-                self.errors[f"{type(exc).__name__}: {str(exc)[:60]}"] += 1
-                time.sleep(0.1)
-
-
-# --- measuring -----------------------------------------------------------------------------------
-
-def family(parent: int) -> list[int]:
-    """The process and its children (gunicorn's master and workers, PostgreSQL's postmaster and backends)."""
-    pids = [parent]
-    for d in os.listdir("/proc"):
-        try:
-            if d.isdigit() and int(open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()[1]) == parent:
-                pids.append(int(d))
-        except OSError:
-            pass
-    return pids
-
-
-def postmaster() -> int | None:
-    for d in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            ppid = open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()[1]
-            comm = [open(f"/proc/{p}/comm").read().strip() for p in (d, ppid)]
-            if comm[0] == "postgres" and comm[1] != "postgres":  # the postmaster, not a backend
-                return int(d)
-        except OSError:
-            pass
-    return None
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    """utime+stime of the processes, and of the first one's reaped children (a killed worker, a
-    PostgreSQL backend that closed its connection)."""
-    ticks = 0
-    for n, pid in enumerate(pids):  # fields 14-17 of /proc/PID/stat: utime stime cutime cstime
-        try:
-            f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        ticks += int(f[11]) + int(f[12]) + (int(f[13]) + int(f[14]) if n == 0 else 0)
-    return ticks / os.sysconf("SC_CLK_TCK")
-
-
-def machine_busy() -> float:
-    f = [int(x) for x in open("/proc/stat").readline().split()[1:9]]
-    return (sum(f) - f[3] - f[4]) / os.sysconf("SC_CLK_TCK")
-
-
-def pct(values: list[float], p: float) -> float:
-    s = sorted(values)
-    return s[max(0, math.ceil(p / 100 * len(s)) - 1)] if s else float("nan")
-
+# --- serving and measuring --------------------------------------------------------------------------
 
 def start_gunicorn(env: dict, args, log_path: str):
     with socket.socket() as s:
@@ -424,7 +188,6 @@ def start_gunicorn(env: dict, args, log_path: str):
     command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
                "--workers", str(args.workers), "--worker-class", args.worker_class, "--threads", str(args.threads)]
     server = subprocess.Popen(command, env=env, cwd=ROOT, stdout=open(log_path, "ab"), stderr=subprocess.STDOUT)
-    from urllib.error import URLError
     from urllib.request import urlopen
 
     for _ in range(300):
@@ -432,52 +195,53 @@ def start_gunicorn(env: dict, args, log_path: str):
             with urlopen(f"http://127.0.0.1:{port}/healthz", timeout=30) as r:
                 if r.status == 200:
                     return server, f"http://127.0.0.1:{port}"
-        except (URLError, OSError):  # not listening yet, or its first request still loading the code
+        except OSError:  # refused, reset or timed out (URLError is one): not up yet, or a busy machine
             time.sleep(0.1)
     server.kill()
     raise SystemExit(f"gunicorn did not start; see {log_path}")
 
 
-def probe() -> float:
-    """CPU ms of a fixed pure-Python loop: this machine's speed at the moment (a shared VM's varies)."""
-    t0, x = time.process_time(), 0
-    for i in range(2_000_000):
-        x += i * i
-    return 1000 * (time.process_time() - t0)
+def serve(env: dict, args, log_dir: str):
+    """One gunicorn, or with --nodes M (>= 2) M gunicorns (--workers each) behind a reverse proxy
+    (bench/cluster.py, imported only then), the nodes sharing Redis: returns (Served, stop)."""
+    os.makedirs(log_dir, exist_ok=True)
+    if args.nodes < 2:
+        server, base = start_gunicorn(env, args, f"{log_dir}/gunicorn.log")
+
+        def stop():
+            server.terminate()
+            server.wait(timeout=30)
+        return Served(base, [server.pid], None, log_dir), stop
+    from cluster import start_cluster  # bench/cluster.py
+
+    node_env = {**env, "TRUSTED_PROXY_COUNT": "1", "CELERY_BROKER_URL": args.broker}
+    cluster = start_cluster(node_env, nodes=args.nodes, workers=args.workers, worker_class=args.worker_class,
+                            threads=args.threads, log_dir=log_dir, proxy=args.proxy)
+    return Served(cluster.base, list(cluster.masters), cluster.proxy.pid, log_dir), cluster.stop
 
 
-def counters(master: int, pg: int | None, pg_pids: list[int]) -> dict:
-    return {"server": cpu_seconds(family(master)), "pg": cpu_seconds(pg_pids) if pg else 0.0,
-            "machine": machine_busy(), "own": time.process_time()}
-
-
-def run_load(base: str, entry: str, k: int, ramp: float, seconds: float, master: int, log_path: str,
-             pg: int | None) -> dict:
+def run_load(served: Served, entry: str, k: int, ramp: float, seconds: float, pg: int | None) -> dict:
     """K annotators for ramp + seconds; what ends inside the last `seconds` (the window) is measured."""
     speed = probe()
     start = time.monotonic()
     window = (start + ramp, start + ramp + seconds)
-    browsers = [Browser(HttpTransport(base), entry, base, random.Random(n), window[1]) for n in range(k)]
+    browsers = [Browser(HttpTransport(served.base), entry, served.base, random.Random(n), window[1])
+                for n in range(k)]
     threads = [threading.Thread(target=b.run, args=(ramp,), daemon=True) for b in browsers]
-    log_from, workers = os.path.getsize(log_path), set(family(master))
+    log_from, pids = log_offsets(served.log_dir), workers(served)
     for t in threads:
         t.start()
     time.sleep(max(0.0, window[0] - time.monotonic()))
     pg_pids = family(pg) if pg else []
-    before = counters(master, pg, pg_pids)
+    before = counters(served, pg, pg_pids)
     time.sleep(max(0.0, window[1] - time.monotonic()))
     pg_pids += [p for p in (family(pg) if pg else []) if p not in pg_pids]  # backends opened meanwhile
-    used = {name: value - before[name] for name, value in counters(master, pg, pg_pids).items()}
+    used = {name: value - before[name] for name, value in counters(served, pg, pg_pids).items()}
     for t in threads:
         t.join(timeout=120)
-    with open(log_path, errors="replace") as f:
-        f.seek(log_from)
-        log = f.read()
     errors = sum((b.errors for b in browsers), Counter())  # over the ramp and the window
-    for needle in ("database is locked", "WORKER TIMEOUT", "Traceback"):
-        if log.count(needle):
-            errors[f"gunicorn log: {needle}"] = log.count(needle)
-    if set(family(master)) != workers:
+    errors += log_errors(served.log_dir, log_from)
+    if workers(served) != pids:
         errors["gunicorn workers replaced"] = 1
     if any(t.is_alive() for t in threads):
         errors["annotators stuck after the time box"] = sum(t.is_alive() for t in threads)
@@ -488,13 +252,13 @@ def run_load(base: str, entry: str, k: int, ramp: float, seconds: float, master:
                 latencies[kind].append(ms)
                 cycles[n] += kind == "submit" and status in (200, 204)
     total = max(sum(cycles.values()), 1)
-    used["other"] = used["machine"] - used["server"] - used["pg"] - used["own"]
+    used["other"] = used["machine"] - used["server"] - used["proxy"] - used["pg"] - used["own"]
     return {
         "k": k, "probe": speed, "cycles": sum(cycles.values()), "seconds": seconds,
         "sessions": len(latencies["item page"]),
         "idle": k - sum(1 for c in cycles.values() if c), "latencies": latencies, "errors": errors,
         "requests": sum(map(len, latencies.values())), "own": used["own"] / seconds,
-        **{f"{name}_ms": 1000 * used[name] / total for name in ("server", "pg", "own", "other")},
+        **{f"{name}_ms": 1000 * used[name] / total for name in ("server", "proxy", "pg", "own", "other")},
     }
 
 
@@ -517,6 +281,33 @@ def shape(sql: str) -> str:
     verb = sql.split(None, 1)[0].upper()
     table = re.search(r'(?:FROM|UPDATE|INTO)\s+"?(\w+)"?', sql, re.I)
     return verb + (f" {table.group(1)}" if table else "") + (" FOR UPDATE" if "FOR UPDATE" in sql.upper() else "")
+
+
+def autoanalyze():
+    """What autovacuum would do for the surge, when it is off on this server (a shared development
+    PostgreSQL may have it off): ANALYZE the tables the surge writes. Without it their statistics
+    stay those of the empty tables ANALYZEd before the run, and PostgreSQL plans session_complete's
+    `answered` query (annotation/services/leases.py, in a session's last submit) as a nested loop
+    over every annotation: 5 s a query at 2,300 annotations, the 5 workers all waiting on it."""
+    from django.db import connection
+
+    from annotation.models import Annotation, Annotator, Assignment, Session
+    from studies.models import ItemQuota
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW autovacuum")
+        on = cursor.fetchone()[0] == "on"
+    if on:
+        connection.close()
+        return None
+    tables = ", ".join(m._meta.db_table for m in (Annotation, Annotator, Assignment, Session, ItemQuota))
+
+    def analyze():
+        with connection.cursor() as cursor:  # the calling thread's own connection
+            cursor.execute(f"ANALYZE {tables}")
+        connection.close()
+    connection.close()
+    return analyze
 
 
 def check(study, pool) -> list[str]:
@@ -546,11 +337,13 @@ def check(study, pool) -> list[str]:
 # --- main ----------------------------------------------------------------------------------------
 
 def report(args, vendor: str, results: list[dict], queries: dict, problems: list[str], load_start) -> None:
-    print(f"\n{vendor}, {args.items} items x 3 (+{args.stored} stored annotations), gunicorn {args.workers} "
-          f"{args.worker_class} workers x {args.threads} thread(s), CONN_MAX_AGE {args.conn_max_age}, "
+    print(f"\n{vendor}, {args.items} items x 3 (+{args.stored} stored annotations), {servers(args)}, "
+          f"CONN_MAX_AGE {args.conn_max_age}, "
           f"{args.seconds:g} s measured per K after {args.ramp:g} s of ramp-up (and a {args.warmup:g} s warm-up), "
           f"{os.cpu_count()} cores\n")
-    heads = ["K", "cycles/s", *(f"{k} p50/p95/p99 ms" for k in MAIN), "CPU ms/cycle: gunicorn", "postgres",
+    cpu = ["server", *(["proxy"] if args.nodes >= 2 else []), "pg", "own", "other"]
+    heads = ["K", "cycles/s", *(f"{k} p50/p95/p99 ms" for k in MAIN), "CPU ms/cycle: gunicorn",
+             *(["proxy"] if args.nodes >= 2 else []), "postgres",
              "generator", "other processes", "generator CPU", "cycles", "sessions", "requests", "errors",
              "probe ms"]
     print("| " + " | ".join(heads) + " |\n|" + "---|" * len(heads))
@@ -558,7 +351,7 @@ def report(args, vendor: str, results: list[dict], queries: dict, problems: list
         lat = [r["latencies"].get(k, []) for k in MAIN]
         cells = [r["k"], f"{r['cycles'] / r['seconds']:.1f}",
                  *("/".join(f"{pct(v, p):.0f}" for p in (50, 95, 99)) for v in lat),
-                 *(f"{r[c]:.0f}" for c in ("server_ms", "pg_ms", "own_ms", "other_ms")),
+                 *(f"{r[c + '_ms']:.0f}" for c in cpu),
                  f"{100 * r['own']:.0f}% of a core",
                  r["cycles"], r["sessions"], r["requests"], sum(r["errors"].values()), f"{r['probe']:.0f}"]
         print("| " + " | ".join(map(str, cells)) + " |")
@@ -588,6 +381,11 @@ def report(args, vendor: str, results: list[dict], queries: dict, problems: list
           f"end {'/'.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
+def servers(args) -> str:
+    one = f"gunicorn {args.workers} {args.worker_class} workers x {args.threads} thread(s)"
+    return one if args.nodes < 2 else f"{args.nodes} nodes of {one} behind a reverse proxy ({args.proxy})"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--db", choices=["postgres", "sqlite"], default="sqlite")
@@ -604,6 +402,17 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1, help="threads per worker (gthread)")
     parser.add_argument("--conn-max-age", type=int, default=60, help="DATABASE_CONN_MAX_AGE (docker-compose: 60)")
     parser.add_argument("--keep", action="store_true", help="keep the study on PostgreSQL and reuse it next time")
+    parser.add_argument("--surge", type=int, metavar="N", help="open loop: N new participants arrive instead of "
+                        "--annotators K, each doing one session with think time (bench/surge.py)")
+    parser.add_argument("--over", type=float, default=120, metavar="S", help="--surge: seconds the arrivals span")
+    parser.add_argument("--think", type=float, default=8, metavar="T",
+                        help="--surge: mean seconds a participant reads a page before submitting it")
+    parser.add_argument("--seed", type=int, default=1, help="--surge: the arrivals' and think times' seed")
+    parser.add_argument("--nodes", type=int, default=1, metavar="M",
+                        help="M >= 2: M gunicorn nodes (--workers each) behind a reverse proxy (bench/cluster.py)")
+    parser.add_argument("--proxy", default="auto", help="--nodes: the reverse proxy, as bench/cluster.py names it")
+    parser.add_argument("--broker", default="redis://127.0.0.1:6379/15",
+                        help="--nodes: CELERY_BROKER_URL of the nodes (Redis: their shared cache too)")
     args = parser.parse_args()
     load_start = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="tessera-hotpath-") as tmp:
@@ -614,29 +423,38 @@ def main() -> int:
 
         write_images(env["MEDIA_ROOT"])
         study, pool = build(args.items, args.stored, args.keep)
+        if args.surge and args.surge * study.items_per_session * 2 > args.items * 3:
+            raise SystemExit(f"--surge {args.surge} needs more items than --items {args.items}: each wants 3 "
+                             f"annotations, each participant {study.items_per_session}, and the items must not run out")
         if connection.vendor == "postgresql":  # planner statistics, as autovacuum keeps them (it may be off)
             with connection.cursor() as cursor:
                 cursor.execute("ANALYZE")
         entry = f"/join/{pool.entry_key}/"
-        queries = sql_pass(entry)
+        queries = {} if args.surge else sql_pass(entry)
         connection.close()
-        log_path = f"{tmp}/gunicorn.log"
-        server, base = start_gunicorn(env, args, log_path)
+        served, stop = serve(env, args, f"{tmp}/logs")
         pg = postmaster() if args.db == "postgres" else None
         results = []
         try:
             if args.warmup:  # every worker's first requests (imports, templates, connection) are slow
-                run_load(base, entry, 2 * args.workers, 0, args.warmup, server.pid, log_path, pg)
-            for k in args.annotators:
-                results.append(run_load(base, entry, k, args.ramp, args.seconds, server.pid, log_path, pg))
+                run_load(served, entry, 2 * args.workers * args.nodes, 0, args.warmup, pg)
+            if args.surge:
+                results.append(run_surge(served, entry, args.surge, args.over, args.think, pg, args.seed,
+                                         analyze=autoanalyze() if pg else None))
+            for k in [] if args.surge else args.annotators:
+                results.append(run_load(served, entry, k, args.ramp, args.seconds, pg))
                 print(f"K={k}: {results[-1]['cycles']} cycles", flush=True)
         finally:
-            server.terminate()
-            server.wait(timeout=30)
+            stop()
         problems = check(study, pool)
         if not args.keep:
             study_delete(study=study)
-    report(args, connection.vendor, results, queries, problems, load_start)
+    if args.surge:
+        report_surge(f"{connection.vendor}, {args.items} items x 3 (+{args.stored} stored annotations), "
+                     f"{servers(args)}, CONN_MAX_AGE {args.conn_max_age}, a {args.warmup:g} s warm-up first, "
+                     f"{os.cpu_count()} cores", results[0], problems, proxy=args.nodes >= 2)
+    else:
+        report(args, connection.vendor, results, queries, problems, load_start)
     return 1 if problems else 0
 
 

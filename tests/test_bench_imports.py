@@ -4,6 +4,7 @@ benchmark imports resolves here."""
 
 import ast
 import importlib
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -38,3 +39,35 @@ def test_every_name_a_benchmark_imports_exists(path):
             except ImportError:
                 missing.append(f"{path.name}:{line} from {module} import {name}")
     assert not missing, "benchmarks import what is gone:\n" + "\n".join(missing)
+
+
+def defined(path: Path) -> set[str]:
+    """The names a module defines at its top level."""
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    return names
+
+
+@pytest.mark.parametrize("path", BENCHES, ids=lambda p: p.name)
+def test_every_name_a_benchmark_imports_from_a_sibling_exists(path):
+    """bench_hotpath imports bench/browser.py, measure.py, serving.py and surge.py by their bare names
+    (the script's folder is on the path): each of those names is defined there."""
+    missing = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not (isinstance(node, ast.ImportFrom) and not node.level and node.module):
+            continue
+        sibling = ROOT / "bench" / f"{node.module}.py"
+        if not sibling.exists():
+            if importlib.util.find_spec(node.module.split(".")[0]) is None:
+                missing.append(f"{path.name}:{node.lineno} from {node.module}: no such module")
+            continue
+        missing += [f"{path.name}:{node.lineno} from {node.module} import {alias.name}"
+                    for alias in node.names if alias.name not in defined(sibling)]
+    assert not missing, "benchmarks import what their folder does not define:\n" + "\n".join(missing)

@@ -278,6 +278,9 @@ def sql_pass(entry: str) -> dict:
 
 
 def shape(sql: str) -> str:
+    prepared = re.match(r"(?:PREPARE (\w+?)_\d+ AS .*; )?EXECUTE (\w+?)_\d+\(", sql, re.S)
+    if prepared:  # the hot path's prepared statements (annotation/compiled.py), by name
+        return f"EXECUTE {prepared.group(2)}"
     verb = sql.split(None, 1)[0].upper()
     table = re.search(r'(?:FROM|UPDATE|INTO)\s+"?(\w+)"?', sql, re.I)
     return verb + (f" {table.group(1)}" if table else "") + (" FOR UPDATE" if "FOR UPDATE" in sql.upper() else "")

@@ -3,7 +3,7 @@ and gets their session."""
 
 from __future__ import annotations
 
-from django.db import IntegrityError
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from studies import panels
@@ -74,8 +74,8 @@ def annotator_enter(*, pool: CountryPool, params: dict[str, str]) -> Session:
 
 def _enter(pool: CountryPool, params: dict[str, str]) -> tuple[Session, EntryVerdict | None]:
     verdict = _entry_verdict(pool, params)
-    annotator = _entry_annotator(pool, params["PROLIFIC_PID"])
-    session = _entry_session(annotator, pool.study, params)
+    annotator, new = _entry_annotator(pool, params["PROLIFIC_PID"])
+    session = _entry_session(annotator, pool.study, params, new=new)
     if verdict is not None and verdict.entered is not None:
         verdict.entered(session)
     return session, verdict
@@ -129,37 +129,48 @@ def _panel_verdict(pool: CountryPool, panel: PoolPanel, params: dict[str, str]) 
     return EntryVerdict("allow")
 
 
-def _entry_annotator(pool: CountryPool, pid: str) -> Annotator:
-    """The study's annotator of this PID, made in this pool if new and the pool has room; refused if
-    blocked or of another pool."""
+def _entry_annotator(pool: CountryPool, pid: str) -> tuple[Annotator, bool]:
+    """The study's annotator of this PID, made in this pool if new and the pool has room (and
+    whether it was made now); refused if blocked or of another pool."""
     study = pool.study
     annotator = Annotator.objects.filter(study=study, prolific_pid=pid).first()
     if annotator is not None and annotator.blocked_at is not None:
         raise EntryRefused("blocked")
     if annotator is not None and annotator.pool_id != pool.id:
         raise EntryRefused("wrong_pool", annotator.pool.local_country_name())
-    if annotator is None:
-        if not pool_has_room(pool=pool, annotator=None):
-            raise EntryRefused("full")
-        try:
-            annotator, _ = Annotator.objects.get_or_create(study=study, prolific_pid=pid, defaults={"pool": pool})
-        except IntegrityError:  # created by a parallel request for the same PID
-            annotator = Annotator.objects.get(study=study, prolific_pid=pid)
-        if annotator.pool_id != pool.id:
-            raise EntryRefused("wrong_pool", annotator.pool.local_country_name())
-    return annotator
+    if annotator is not None:
+        return annotator, False
+    if not pool_has_room(pool=pool, annotator=None):
+        raise EntryRefused("full")
+    annotator, new = created_or_found(Annotator, {"study": study, "prolific_pid": pid}, {"pool": pool})
+    if annotator.pool_id != pool.id:  # made by a parallel request for the same PID, in another pool
+        raise EntryRefused("wrong_pool", annotator.pool.local_country_name())
+    return annotator, new
 
 
-def _entry_session(annotator: Annotator, study: Study, params: dict[str, str]) -> Session:
-    """The annotator's session of this SESSION_ID, made (with its schedule) on the first entry."""
+def created_or_found(model, lookup: dict, defaults: dict):
+    """(the row, True) made with ``lookup`` and ``defaults``, or (the row, False) found by ``lookup``
+    when a parallel request made it first (a unique constraint on ``lookup``). The caller looked
+    for it already, so unlike ``get_or_create`` nothing is read first; outside a transaction the
+    insert is a statement alone (no BEGIN, no COMMIT: a failed insert leaves nothing to roll back)."""
     try:
-        session, created = Session.objects.get_or_create(
-            annotator=annotator,
-            prolific_session_id=params["SESSION_ID"],
-            defaults={"prolific_study_id": params["STUDY_ID"], "items_target": study.items_per_session},
-        )
+        if transaction.get_connection().in_atomic_block:
+            with transaction.atomic():  # a savepoint: a failed insert must not break the caller's transaction
+                return model.objects.create(**lookup, **defaults), True
+        return model.objects.create(**lookup, **defaults), True
     except IntegrityError:
-        session, created = Session.objects.get(annotator=annotator, prolific_session_id=params["SESSION_ID"]), False
+        return model.objects.get(**lookup), False
+
+
+def _entry_session(annotator: Annotator, study: Study, params: dict[str, str], *, new: bool) -> Session:
+    """The annotator's session of this SESSION_ID, made (with its schedule) on the first entry; an
+    annotator made by this request (``new``) has none to look for."""
+    lookup = {"annotator": annotator, "prolific_session_id": params["SESSION_ID"]}
+    session = None if new else Session.objects.filter(**lookup).first()
+    created = False
+    if session is None:
+        session, created = created_or_found(
+            Session, lookup, {"prolific_study_id": params["STUDY_ID"], "items_target": study.items_per_session})
     if created:
         session_schedule_make(session=session, study=study)
     return session

@@ -6,57 +6,18 @@ then the htmx submit of a complete valid answer per item until the session ends.
 from __future__ import annotations
 
 import http.client
-import json
 import random
 import re
 import uuid
 from collections import Counter
-from html import unescape
 from http.cookies import SimpleCookie
 from urllib.parse import urlencode, urlsplit
 
-from studies.protocol.conditions import evaluate
-
-TEXT = "The lanterns and the festive food of the prompt are missing from this picture."
-ONBOARDING = {  # the form of each onboarding page, as a person fills it in
-    "/a/consent/": lambda html: [("consent", "yes")],
-    "/a/eligibility/": lambda html: [(n, "yes") for n in dict.fromkeys(re.findall(r'type="radio" name="(\w+)"', html))],
-    "/a/instructions/": lambda html: [],
-}
+from bench.browser import ONBOARDING, item_answer  # the benchmark's browser fills the forms alike
 
 
 def csrf_token(html: str) -> str:
     return re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
-
-
-def _attrs(tag: str) -> dict[str, str]:
-    return {k: unescape(v) for k, v in re.findall(r'([\w-]+)="([^"]*)"', tag)}
-
-
-def item_answer(html: str, rng: random.Random) -> tuple[str, list[tuple[str, str]]]:
-    """The form's hx-post URL and a complete valid answer to every question shown."""
-    form = html[html.index('<form id="item-form"'):]
-    form = form[:form.index("</form>")]
-    data = [("csrfmiddlewaretoken", csrf_token(form))]
-    values: dict = {}
-    for chunk in form.split("<fieldset")[1:]:
-        field = _attrs(chunk[:chunk.index(">")])
-        key, name = field["data-field"], field["data-name"]
-        if "data-show-if" in field and not evaluate(json.loads(field["data-show-if"]), values):
-            continue
-        inputs = [a for a in map(_attrs, re.findall(r"<input [^>]*>", chunk)) if a.get("name") == name]
-        if field["data-type"] == "text":
-            data.append((name, TEXT))
-            values[key] = TEXT
-        elif inputs and inputs[0]["type"] == "radio":
-            pick = rng.choice(inputs)
-            data.append((name, pick["value"]))
-            values[key] = json.loads(pick["data-v"])
-        elif inputs:
-            picks = rng.sample(inputs, min(len(inputs), rng.randint(1, 2)))
-            data += [(name, p["value"]) for p in picks]
-            values[key] = [json.loads(p["data-v"]) for p in picks]
-    return re.search(r'hx-post="([^"]+)"', form).group(1), data
 
 
 class Browser:

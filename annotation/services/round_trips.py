@@ -80,7 +80,7 @@ def claim_and_store(*, assignment: Assignment, was: str, study, answers: dict, s
     if row is None:
         return None
     return Annotation(
-        pk=row[0], assignment=assignment, study=study, item_id=assignment.item_id, pool_id=assignment.pool_id,
+        pk=row[0], assignment=assignment, study=study, item=assignment.item, pool_id=assignment.pool_id,
         annotator_id=assignment.annotator_id, answers=answers, skipped=skipped,
         protocol_version=study.protocol_version, surplus=row[1], withdrawn=False, time_spent_ms=time_spent_ms,
         started_at=assignment.leased_at, submitted_at=row[2],

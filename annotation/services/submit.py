@@ -100,7 +100,7 @@ def _claim_and_store_orm(assignment: Assignment, study, validation: Validation, 
             annotation = Annotation.objects.create(
                 assignment=assignment,
                 study=study,
-                item_id=assignment.item_id,
+                item=assignment.item,
                 pool_id=assignment.pool_id,
                 annotator_id=assignment.annotator_id,
                 answers=validation.answers,

@@ -109,14 +109,25 @@ def _session_assignments(session: Session) -> list[Assignment]:
     return rows
 
 
-def session_complete(*, session: Session, now: datetime | None = None) -> None:
+def session_complete(*, session: Session, now: datetime | None = None) -> Assignment | None:
     """Mark the session's work done. A session whose every submitted item was skipped ends with
     its own outcome (``Annotator.Outcome.ALL_SKIPPED``, the study's ``code_all_skipped``), never the
-    completed code."""
-    ended = Session.objects.filter(pk=session.pk, completed_at__isnull=True).update(completed_at=now or timezone.now())
+    completed code.
+
+    Decided with the session's row locked, as a lease is: when a concurrent request (a double
+    click's other half) leased an item after this one found none, the session is not ended and that
+    lease is returned, for this request to show too (both clicks then show the same item; a lease
+    taken once the session ended is refused under the same lock)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        session_lock(session.pk)
+        lease = _session_open_lease(session, now)
+        if lease is not None:
+            return with_session_objects(lease, session)
+        ended = Session.objects.filter(pk=session.pk, completed_at__isnull=True).update(completed_at=now)
     session.refresh_from_db(fields=["completed_at"])
     if not ended:
-        return
+        return None
     # By the session's assignments' keys (read with them in this request, else now), not by a join:
     # a join's plan depends on the tables' statistics, and with stale ones (a new deployment's first
     # launch, before autovacuum's first ANALYZE) PostgreSQL scanned every annotation for it, 5 s a
@@ -130,6 +141,7 @@ def session_complete(*, session: Session, now: datetime | None = None) -> None:
         outcome = Annotator.Outcome.ALL_SKIPPED
         if Annotator.objects.filter(pk=session.annotator_id, outcome="").update(outcome=outcome):
             session.annotator.outcome = outcome
+    return None
 
 
 def assignment_next(*, session: Session, now: datetime | None = None) -> Assignment | None:
@@ -178,7 +190,8 @@ def _lease_next(session: Session, now: datetime, position: int):
         # the last open slot being taken, not yet see the lease that took it, and end the session
         # with an item held (its page saying the work is done). The session row is locked before
         # any assignment or quota row, as the skip cap's check does.
-        session_lock(session.pk)
+        if session_lock(session.pk) is not None:
+            return NO_ROOM  # ended by a concurrent request (a double click's other half): nothing more
         lease = _session_open_lease(session, now)
         if lease is None and session.schedule:  # an attention check or a gold item planned here
             lease = check_lease(session=session, position=position, now=now, lease_until=_lease_until(session, now))
@@ -187,7 +200,8 @@ def _lease_next(session: Session, now: datetime, position: int):
 
 def _lease_again(session: Session, now: datetime, position: int):
     with transaction.atomic():
-        session_lock(session.pk)
+        if session_lock(session.pk) is not None:
+            return NO_ROOM  # ended meanwhile by a concurrent request
         return _session_open_lease(session, now) or _lease_in_room(session, now, position)
 
 

@@ -29,16 +29,17 @@ def annotator_lock(annotator_id: int) -> datetime | None:
     return Annotator.objects.select_for_update().filter(pk=annotator_id).values_list("excluded_at", flat=True).first()
 
 
-def session_lock(session_id: int) -> None:
+def session_lock(session_id: int) -> datetime | None:
     """Lock the session's row until the transaction ends (after the annotator's, before any
-    assignment's)."""
-    run_prepared("default", "tessera_session_lock",
-                 _SESSION_LOCK.format(table=Session._meta.db_table, lock=_for_update()), [session_id])
+    assignment's); its ``completed_at`` as stored (None while it runs, or when it is gone)."""
+    rows = run_prepared("default", "tessera_session_lock",
+                        _SESSION_LOCK.format(table=Session._meta.db_table, lock=_for_update()), [session_id])
+    return rows[0][0] if rows else None
 
 
 # What ``select_for_update().filter(pk=…)`` sends, as prepared statements of the hot path
 # (``compiled.run_prepared``); SQLite has no row lock (its transactions take the database's).
-_SESSION_LOCK = "SELECT id FROM {table} WHERE id = %s{lock}"
+_SESSION_LOCK = "SELECT completed_at FROM {table} WHERE id = %s{lock}"
 _ASSIGNMENT_LOCK = "SELECT status FROM {table} WHERE id = %s{lock}"
 
 

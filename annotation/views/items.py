@@ -238,7 +238,9 @@ def _next(request, session, *, already_submitted=False, check_warning=False):
         return render(request, "annotation/problem.html", RELEASED, status=410)
     if services.session_submitted_count(session) == 0:
         return render(request, "annotation/problem.html", NO_ITEMS_LEFT, status=410)
-    services.session_complete(session=session)
+    leased = services.session_complete(session=session)
+    if leased is not None:  # the other half of a double click leased an item meanwhile: show it too
+        return _panel(request, session, leased, already_submitted=already_submitted)
     return hx_redirect(request, "annotation:end")
 
 

@@ -4,6 +4,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from jobs.json_text import FastDecoder, FastEncoder
 from studies.models import Study, StudyJob, random_name, study_files_prefix
 
 DEFAULT_RESAMPLES = 1000
@@ -16,9 +17,10 @@ class AnalysisRun(StudyJob):
     requeue_safe = True  # a read of the annotations; the result is written only by the attempt that holds the row
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="analysis_runs")
-    result = models.JSONField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True, encoder=FastEncoder, decoder=FastDecoder)
     summary = models.JSONField(
-        null=True, blank=True, help_text="The result with its long tables cut to their first rows: what the page reads."
+        null=True, blank=True, encoder=FastEncoder, decoder=FastDecoder,
+        help_text="The result with its long tables cut to their first rows: what the page reads.",
     )
     complete_only = models.BooleanField(
         default=False, help_text="Reports and metric correlation restricted to prompts with images from every model."

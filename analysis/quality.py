@@ -96,11 +96,16 @@ class _Read:
 
     @property
     def units(self) -> np.ndarray:
-        """Each annotation's unit, "pool:item" (made once, for every field)."""
+        """Each annotation's unit (an item within a pool) as one int64, made once for every field:
+        a number, not "pool:item" text, which a million answers would make, hash and code again
+        in each field's frame and model. No unit's name reaches the result."""
         if self._units is None:
-            units = np.empty(len(self.pool), dtype=object)
-            units[:] = [f"{p}:{i}" for p, i in zip(self.pool.tolist(), self.item.tolist(), strict=True)]
-            self._units = units
+            pool, item = self.pool.astype(np.int64), self.item.astype(np.int64)
+            span = int(item.max()) + 1 if len(item) else 1
+            if len(pool) and int(pool.max()) < np.iinfo(np.int64).max // span:
+                self._units = pool * span + item
+            else:  # ids too large to combine in 64 bits: number the distinct pairs
+                self._units = np.unique(np.stack([pool, item]), axis=1, return_inverse=True)[1].reshape(-1)
         return self._units
 
 
@@ -174,31 +179,47 @@ def score_rows(pool: dict[str, Any]) -> list[dict[str, Any]]:
     return [dict(zip(columns, r, strict=False)) for r in rows if isinstance(r, list)]
 
 
-def quality_result(
-    *,
-    study: Study,
-    max_id: int,
-    columns: AnnotationColumns,
-    resamples: int,
-    seed: int,
-    on_field: Callable[[int], None] | None = None,
-) -> dict[str, Any]:
-    """The quality part of an analysis result: the excluded annotators, the speed threshold, and
-    per scored field its scores per pool (a table: ``columns``, and ``rows`` one per annotator, by
-    annotator id; ``score_rows`` reads it) and alpha
-    with and without the excluded annotators (None when none is excluded). ``columns``: the
-    analysis's one read, with the excluded annotators' annotations and every scored key
-    (``annotation_columns(..., excluded=True)``)."""
-    speed = study.spec.quality.speed
+@dataclass(frozen=True)
+class QualityInputs:
+    """What the quality scores read from the database besides the annotations (``quality_inputs``),
+    so that their computation (``quality_scores``) touches no database and may run on a thread of
+    its own beside the rest of the analysis."""
+
+    speed: Any  # the spec's ``quality.speed``
+    excluded: dict[int, dict[str, Any]]  # annotator id -> id, pseudonym, reason
+    attention: dict[int, pd.DataFrame]
+    gold: dict[int, tuple[int, int]]
+    scored: list[Field]
+
+
+def quality_inputs(*, study: Study, max_id: int) -> QualityInputs:
+    """The excluded annotators, the check answers and the scored fields of ``study`` (three queries)."""
     excluded = {
         e["annotator_id"]: {k: e[k] for k in ("annotator_id", "pseudonym", "reason")}
         for e in excluded_annotators(study=study, max_id=max_id)
     }
     attention, gold = check_tallies(study)
+    return QualityInputs(study.spec.quality.speed, excluded, attention, gold, scored_fields(study))
+
+
+def quality_scores(
+    inputs: QualityInputs,
+    *,
+    columns: AnnotationColumns,
+    resamples: int,
+    seed: int,
+    on_field: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """The quality part of an analysis result from ``inputs`` and the annotations (no database):
+    the excluded annotators, the speed threshold, and per scored field its scores per pool (a
+    table: ``columns``, and ``rows`` one per annotator, by annotator id; ``score_rows`` reads it)
+    and alpha with and without the excluded annotators (None when none is excluded). ``columns``:
+    the analysis's one read, with the excluded annotators' annotations and every scored key
+    (``annotation_columns(..., excluded=True)``)."""
+    speed, excluded = inputs.speed, inputs.excluded
     fields = []
-    scored = scored_fields(study)
-    read = _Read.of(columns, [f.key for f in scored])
-    for n, f in enumerate(scored, start=1):
+    read = _Read.of(columns, [f.key for f in inputs.scored])
+    for n, f in enumerate(inputs.scored, start=1):
         domain = _domain(f)
         frame = _frame(read, f, domain)
         pools = []
@@ -207,12 +228,12 @@ def quality_result(
                 scores = annotator_scores(
                     answers, level=f.level or "nominal", value_domain=domain, too_fast_seconds=speed.min_seconds,
                     too_fast_fraction=speed.median_share, competence="mace", seed=seed,
-                    attention=attention.get(int(pool_id)),
+                    attention=inputs.attention.get(int(pool_id)),
                 )
             except ValueError as exc:  # the scores are not computable here; the rest of the analysis stands
                 pools.append({"pool_id": int(pool_id), "alpha": None, "columns": [], "rows": [], "error": str(exc)})
                 continue
-            pools.append({"pool_id": int(pool_id), "alpha": plain(scores.alpha), **_score_table(scores, gold)})
+            pools.append({"pool_id": int(pool_id), "alpha": plain(scores.alpha), **_score_table(scores, inputs.gold)})
         with_without = None
         if excluded and len(frame):
             with_without = agreement_with_without(
@@ -228,6 +249,20 @@ def quality_result(
         "competence": "mace",
         "fields": fields,
     })
+
+
+def quality_result(
+    *,
+    study: Study,
+    max_id: int,
+    columns: AnnotationColumns,
+    resamples: int,
+    seed: int,
+    on_field: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """``quality_scores`` of the study's ``quality_inputs``, in this thread."""
+    inputs = quality_inputs(study=study, max_id=max_id)
+    return quality_scores(inputs, columns=columns, resamples=resamples, seed=seed, on_field=on_field)
 
 
 class _Plain(list):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -29,6 +30,7 @@ from jobs.lifecycle import (
     queued_grace,
 )
 from stats.coding import DocumentRatings, Ratings, Units, attribute_masks, field_agreement
+from stats.columns import AnnotationColumns
 from stats.summary import page_summary
 from studies.models import Study
 
@@ -36,7 +38,7 @@ from .comparisons import comparison_result
 from .fingerprint import Fingerprint, data_fingerprint
 from .metrics import human_field, metric_result
 from .models import DEFAULT_RESAMPLES, MAX_RESAMPLES, MAX_SEED, AnalysisRun
-from .quality import quality_result, scored_fields
+from .quality import quality_inputs, quality_scores, scored_fields
 from .reader import (
     annotation_columns,
     complete_prompts_of,
@@ -159,6 +161,25 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
         excluded=True,
         on_chunk=lambda n: job_progress(AnalysisRun, run.pk, 5 + 75 * min(n, total) // total),
     )
+    # The quality scores (MACE per pool and field: a third of a large analysis) need no database
+    # once their inputs are read, so they run on a thread of their own while this one computes the
+    # rest: numpy releases the GIL in their array passes, and the second core works.
+    inputs = quality_inputs(study=study, max_id=fingerprint.max_id)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="analysis-quality") as beside:
+        quality = beside.submit(quality_scores, inputs, columns=read, resamples=run.resamples, seed=run.seed)
+        result = _the_rest(run, study, fingerprint, read, pools)
+        job_progress(AnalysisRun, run.pk, 96)
+        result["quality"] = quality.result()
+    result["reports"] = result.pop("reports")  # the result's keys in their usual order
+    result["comparisons"] = result.pop("comparisons")
+    result["review"] = review_result(study=study)
+    return result, fingerprint
+
+
+def _the_rest(
+    run: AnalysisRun, study: Study, fingerprint: Fingerprint, read: AnnotationColumns, pools: dict[int, dict[str, Any]]
+) -> dict[str, Any]:
+    """Everything of the result but the quality scores and the review, from the one read."""
     columns = read.counted_only()
     protocols = protocol_set(study=study, present=columns.versions())
     ratings = Ratings(protocols)
@@ -199,18 +220,13 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
         study=study, max_id=fingerprint.max_id, columns=columns, protocols=protocols, complete=complete, items=names
     )
     job_progress(AnalysisRun, run.pk, 92)
-    result["quality"] = quality_result(
-        study=study, max_id=fingerprint.max_id, columns=read, resamples=run.resamples, seed=run.seed,
-        on_field=lambda n: job_progress(AnalysisRun, run.pk, 92 + 3 * n // max(len(scored), 1)),
-    )
     result["reports"] = protocol_reports(
         study=study, protocols=protocols, columns=columns, pools=pools, complete=complete, items=names
     )
     result["comparisons"] = comparison_result(
         study=study, columns=columns, pools=pools, resamples=run.resamples, seed=run.seed
     )
-    result["review"] = review_result(study=study)
-    return result, fingerprint
+    return result
 
 
 ITEM_ATTRIBUTES = {"model": "model_name", "category": "category"}

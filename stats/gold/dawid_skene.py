@@ -67,7 +67,7 @@ def _m_step(r: Ratings, posteriors: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 
 def dawid_skene(
-    rows: pd.DataFrame | Iterable[tuple[Any, Any, Any]],
+    rows: Ratings | pd.DataFrame | Iterable[tuple[Any, Any, Any]],
     *,
     labels: Sequence[Any] | None = None,
     tol: float = 1e-5,
@@ -75,7 +75,8 @@ def dawid_skene(
 ) -> DawidSkene:
     """Fit Dawid–Skene to nominal ratings.
 
-    ``rows``: (unit, annotator, label), one per rating (a frame's first three columns); a row with
+    ``rows``: (unit, annotator, label), one per rating (a frame's first three columns), or ratings
+    already coded (``Ratings``); a row with
     a missing label (None, NaN) is left out. ``labels``: the label set in the order to report it
     (default: the order labels are first seen); a label never given still gets a column."""
     r = nominal_ratings(rows, labels)

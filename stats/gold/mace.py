@@ -197,7 +197,7 @@ def _em(
 
 
 def mace(
-    rows: pd.DataFrame | Iterable[tuple[Any, Any, Any]],
+    rows: Ratings | pd.DataFrame | Iterable[tuple[Any, Any, Any]],
     *,
     labels: Sequence[Any] | None = None,
     restarts: int = 10,
@@ -209,7 +209,8 @@ def mace(
 ) -> Mace:
     """Fit MACE to nominal ratings by EM with random restarts.
 
-    ``rows``: (unit, annotator, label), one per rating (a frame's first three columns); a row with a
+    ``rows``: (unit, annotator, label), one per rating (a frame's first three columns), or ratings
+    already coded (``Ratings``); a row with a
     missing label (None, NaN) is left out. ``labels``: the label set in the order to report it
     (default: the order labels are first seen). ``smoothing`` is added to every expected count
     (default 0.01 / the number of labels). ``short``: every restart runs only that many steps and

@@ -80,11 +80,17 @@ class Ratings:
 
 
 def nominal_ratings(
-    rows: pd.DataFrame | Iterable[tuple[Any, Any, Any]], labels: Sequence[Any] | None = None
+    rows: Ratings | pd.DataFrame | Iterable[tuple[Any, Any, Any]], labels: Sequence[Any] | None = None
 ) -> Ratings:
     """``rows`` coded: (unit, annotator, label) per rating, a missing label left out. ``labels``:
     the label set in the order to report it (default: the order labels are first seen); a label
-    never given still gets a code; a label outside it is a ValueError."""
+    never given still gets a code; a label outside it is a ValueError. ``rows`` already coded (a
+    ``Ratings``, as a caller holding codes builds it) is taken as it is: ``labels``, when given,
+    must be its labels."""
+    if isinstance(rows, Ratings):
+        if labels is not None and list(labels) != list(rows.labels):
+            raise ValueError("labels differ from the coded ratings' labels")
+        return rows
     frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame.from_records(list(rows))
     if frame.shape[1] < 3:
         frame = pd.DataFrame(columns=["unit", "annotator", "label"])

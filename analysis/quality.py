@@ -17,7 +17,7 @@ annotator of the pool; empty for a study without them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
@@ -91,6 +91,9 @@ class _Read:
         if columns.seconds is None:
             raise ValueError("the quality scores need the annotations' times")
         answered = ~columns.skipped
+        if answered.all():  # nothing skipped: the read's own arrays, not copies
+            return cls(columns.pool, columns.item, columns.annotator, columns.seconds,
+                       {k: columns.keys[k] for k in keys})
         return cls(columns.pool[answered], columns.item[answered], columns.annotator[answered],
                    columns.seconds[answered], {k: columns.keys[k].take(answered) for k in keys})
 
@@ -113,18 +116,37 @@ def _kept(token: str | None, allowed: set[str] | None) -> bool:
     return token is not None and (allowed is None or token in allowed)
 
 
-def _frame(read: _Read, f: Field, domain: list[str] | None) -> pd.DataFrame:
-    """unit (item within pool), pool, annotator (id), value (the answer's token), seconds. An
-    answer outside the field's current ``domain`` (given under an older version) is left out, as
-    the agreement leaves it out. Each distinct answer is decoded and tokenised once."""
+def _kept_rows(read: _Read, f: Field, domain: list[str] | None) -> tuple[np.ndarray, np.ndarray]:
+    """Each answer's token, and the rows of those kept: an answer outside the field's current
+    ``domain`` (given under an older version) is left out, as the agreement leaves it out. Each
+    distinct answer is decoded and tokenised once."""
     allowed = set(domain) if domain is not None else None
     column = read.keys[f.key]  # each function below runs once per distinct answer
     tokens = column.mapped(lambda value: answer_token(f, value))
     keep = column.mapped(lambda value: _kept(answer_token(f, value), allowed)).astype(bool)
+    return tokens, np.flatnonzero(keep)
+
+
+def _frame(read: _Read, tokens: np.ndarray, rows: np.ndarray) -> pd.DataFrame:
+    """unit (item within pool), pool, annotator (id), value (the answer's token), seconds, of ``rows``."""
     return pd.DataFrame({
-        "unit": read.units[keep], "pool": read.pool[keep], "annotator": read.annotator[keep],
-        "value": tokens[keep], "seconds": read.seconds[keep],
+        "unit": read.units[rows], "pool": read.pool[rows], "annotator": read.annotator[rows],
+        "value": tokens[rows], "seconds": read.seconds[rows],
     })
+
+
+def _pool_frames(read: _Read, tokens: np.ndarray, rows: np.ndarray) -> Iterator[tuple[int, pd.DataFrame]]:
+    """``_frame`` of each pool's ``rows`` in turn, by pool id, each in the read's order (what a
+    groupby of the whole frame gives, without that frame and its copy: a million answers' worth)."""
+    if not len(rows):
+        return
+    pools = read.pool[rows]
+    order = np.argsort(pools, kind="stable")
+    rows, pools = rows[order], pools[order]
+    starts = np.flatnonzero(np.r_[True, pools[1:] != pools[:-1]])
+    ends = np.r_[starts[1:], len(rows)]
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        yield int(pools[start]), _frame(read, tokens, rows[start:end])
 
 
 def check_tallies(study: Study) -> tuple[dict[int, pd.DataFrame], dict[int, tuple[int, int]]]:
@@ -221,9 +243,9 @@ def quality_scores(
     read = _Read.of(columns, [f.key for f in inputs.scored])
     for n, f in enumerate(inputs.scored, start=1):
         domain = _domain(f)
-        frame = _frame(read, f, domain)
+        tokens, rows = _kept_rows(read, f, domain)
         pools = []
-        for pool_id, answers in frame.groupby("pool", sort=True):
+        for pool_id, answers in _pool_frames(read, tokens, rows):
             try:
                 scores = annotator_scores(
                     answers, level=f.level or "nominal", value_domain=domain, too_fast_seconds=speed.min_seconds,
@@ -235,9 +257,10 @@ def quality_scores(
                 continue
             pools.append({"pool_id": int(pool_id), "alpha": plain(scores.alpha), **_score_table(scores, inputs.gold)})
         with_without = None
-        if excluded and len(frame):
+        if excluded and len(rows):
             with_without = agreement_with_without(
-                frame, excluded, f.level or "nominal", value_domain=domain, n_resamples=resamples, seed=seed
+                _frame(read, tokens, rows), excluded, f.level or "nominal", value_domain=domain,
+                n_resamples=resamples, seed=seed,
             ).as_dict()
         fields.append({"key": f.key, "label": f.label, "level": f.level, "pools": pools, "with_without": with_without})
         if on_field:

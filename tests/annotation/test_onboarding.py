@@ -179,7 +179,7 @@ def test_a_practice_test_added_later_does_not_send_annotators_at_work_back(clien
 
 def step_shown(client, name) -> str:
     page = client.get(reverse(f"annotation:{name}")).content.decode()
-    return page.split('aria-label="Progress">')[1].split("</span>")[0]
+    return page.split('<span class="muted" id="step-count">')[1].split("</span>")[0]
 
 
 def test_the_steps_count_the_questions_and_the_practice_test_when_there_are_some(client, study, pool, items):

@@ -1,7 +1,7 @@
 /* The item page's honest-effort signals and its offline submit (annotation/effort.py reads what it sends).
  *
  * Signals, for review only: per free-text answer the characters pasted (paste and drop events' length),
- * the characters typed (input events' inserted text), the keystrokes that followed another one in the
+ * the characters typed (input events' inserted text; an input method's once committed), the keystrokes that followed another one in the
  * same answer (keys: the number of keystroke intervals) and the characters that came in bursts (a paste,
  * or one input event inserting more than BURST characters); per item, the times the page lost the focus
  * or was hidden (blurs) and the milliseconds it stayed hidden. Counts only, never the text. They go with
@@ -53,10 +53,17 @@
     pasted(e, (e.dataTransfer && e.dataTransfer.getData("text")) || "");
   }, true);
 
+  /* An input method (Japanese, Hindi…) inserts its text as it composes it: counted once, when committed. */
+  document.addEventListener("compositionend", function (e) {
+    var el = textTarget(e.target);
+    if (el && state && typeof e.data === "string") counts(el).typed += e.data.length;
+  }, true);
+
   document.addEventListener("input", function (e) {
     var el = textTarget(e.target);
     var type = e.inputType || "";
-    if (!el || !state || type === "insertFromPaste" || type === "insertFromDrop" || type.indexOf("insert") !== 0) return;
+    if (!el || !state || type === "insertFromPaste" || type === "insertFromDrop" || type === "insertCompositionText" ||
+        e.isComposing || type.indexOf("insert") !== 0) return;
     var n = typeof e.data === "string" ? e.data.length : type === "insertLineBreak" ? 1 : 0;
     var c = counts(el);
     c.typed += n;

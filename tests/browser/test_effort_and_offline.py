@@ -81,3 +81,30 @@ def test_a_submit_made_offline_is_kept_and_sent_once_the_connection_returns(page
     item_ready(page, heading("Image 2"))
     assert [a["question"] for a in stored_answers()] == ["What is this dish called?"]
     assert notice.is_hidden()
+
+
+# What an input method does: the text composed so far replaced at each key, then committed.
+COMPOSE = """() => {
+  const box = document.querySelector("#item-form [data-type=text] textarea");
+  box.focus();
+  for (const part of ["に", "にほ", "にほん"]) {
+    box.dispatchEvent(new InputEvent("input", {inputType: "insertCompositionText", data: part, isComposing: true,
+                                               bubbles: true}));
+  }
+  box.value = "日本のお祭りで食べる料理は何ですか";
+  box.dispatchEvent(new CompositionEvent("compositionend", {data: "日本のお祭りで食べる料理は何ですか", bubbles: true}));
+}"""
+
+
+def test_text_from_an_input_method_counts_once_as_typed(page, live_server):
+    study, pool = preset_study("culturalvqa-question")
+    add_items(study, 2)
+    start_annotating(page, live_server, pool)
+    item_ready(page, heading("Image 1"))
+
+    page.evaluate(COMPOSE)
+    page.keyboard.type(" a b")
+    page.get_by_role("button", name="Submit and continue").click()
+    item_ready(page, heading("Image 2"))
+    counts = Annotation.objects.get().effort["fields"]["question"]
+    assert (counts["typed"], counts["pasted"], counts["burst"]) == (17 + 4, 0, 0)

@@ -91,8 +91,9 @@ COMPOSE = """() => {
     box.dispatchEvent(new InputEvent("input", {inputType: "insertCompositionText", data: part, isComposing: true,
                                                bubbles: true}));
   }
-  box.value = "日本のお祭りで食べる料理は何ですか";
-  box.dispatchEvent(new CompositionEvent("compositionend", {data: "日本のお祭りで食べる料理は何ですか", bubbles: true}));
+  const text = "日本のお祭りで食べる料理は何ですか";
+  box.value = text;
+  box.dispatchEvent(new CompositionEvent("compositionend", {data: text, bubbles: true}));
 }"""
 
 

@@ -208,6 +208,12 @@ class Annotation(models.Model):
     time_spent_ms = models.PositiveIntegerField()
     started_at = models.DateTimeField()
     submitted_at = models.DateTimeField(auto_now_add=True)
+    effort = models.JSONField(
+        null=True, blank=True,
+        help_text="Honest-effort signals the page counted while the item was shown (characters pasted and typed "
+        "per text answer, times the page was left, seconds hidden; never the text itself): for review only. "
+        "Null: none were sent, or they were malformed (annotation.effort).",
+    )
 
     objects = AnnotationQuerySet.as_manager()
 

@@ -21,6 +21,11 @@ TEXTS = {
     "draft_not_saved": gettext_noop("Draft not saved"),
     "draft_not_saved_because": gettext_noop("Draft not saved: {error}"),
     "draft_offline": gettext_noop("Draft not saved (offline?)"),
+    # effort.js: a submit made while the connection is down
+    "submit_offline": gettext_noop(
+        "You are offline. Your answer is kept and will be sent when the connection returns."
+    ),
+    "submit_resending": gettext_noop("The connection is back: sending your answer…"),
     "words_rule": gettext_noop("{words}; {rule}."),
     "write_between": gettext_noop("write {min} to {max}"),
     "write_at_most": gettext_noop("write at most {max}"),

@@ -50,6 +50,11 @@ class AnnotationSerializer(serializers.Serializer):
     time_spent_ms = serializers.IntegerField()
     started_at = serializers.DateTimeField()
     submitted_at = serializers.DateTimeField()
+    effort = serializers.JSONField(
+        allow_null=True,
+        help_text="For review only: the item page's honest-effort counts ({fields: {input name: {pasted, typed, keys, "
+        "burst}}, blurs, hidden_ms}; never the text typed), null when the page sent none.",
+    )
 
 
 class AnnotationFilterForm(forms.Form):
@@ -129,6 +134,7 @@ class AnnotationList(generics.ListAPIView):
         return annotations_filtered(annotations, cleaned).select_related("item", "pool", "annotator").only(
             "id", "item", "item__external_id", "pool", "pool__country", "annotator", "annotator__public_id",
             "protocol_version", "answers", "skipped", "surplus", "time_spent_ms", "started_at", "submitted_at",
+            "effort",
         )
 
     @extend_schema(parameters=ANNOTATION_FILTERS, responses={

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from annotation.effort import effort_totals
 from stats.scores import DEFAULT_MAPPING, Scorer, scored_fields
 from stats.versions import ProtocolSet
 from studies.protocol import SKIP, Field, Protocol, cell_text
@@ -27,7 +28,11 @@ from studies.protocol import SKIP, Field, Protocol, cell_text
 # ``panel``: the pool's panel (Prolific, or a URL panel's name: ``studies.panels``)
 ITEM_COLUMNS = ["item_id", "prompt", "model", "category", "item_country", "pool_country", "panel", "annotator"]
 SKIP_COLUMN = "skipped"
-TRAILING_COLUMNS = ["surplus", "protocol_version", "time_spent_s", "started_at", "submitted_at", "review"]
+# the last four: the item page's honest-effort counts (``annotation.effort``; empty when the page sent
+# none), for review only
+EFFORT_COLUMNS = ["pasted_chars", "typed_chars", "focus_losses", "hidden_seconds"]
+TRAILING_COLUMNS = ["surplus", "protocol_version", "time_spent_s", "started_at", "submitted_at", "review",
+                    *EFFORT_COLUMNS]
 
 DOCUMENT_LEAD_COLUMNS = ["item_id", "pool_country", "annotator"]
 DOCUMENT_COLUMNS = ["field", "document_id", "document_position", "document_title", "document_url"]
@@ -243,6 +248,7 @@ def iso_utc_column(moments: Sequence[datetime | None]) -> list[str]:
 def trailing_cell_columns(
     *, surplus: Sequence[bool], protocol_version: Sequence[int], time_spent_ms: Sequence[int],
     started_at: Sequence[datetime | None], submitted_at: Sequence[datetime | None], review: Sequence[str | None],
+    effort: Sequence[Any] | None = None,
 ) -> list[list[str]]:
     """The trailing cells of many annotations, column by column. None of them can start like a
     formula (a flag, digits, an ISO time, a review outcome; a negative time is a plain number), so
@@ -254,15 +260,28 @@ def trailing_cell_columns(
         iso_utc_column(started_at),
         iso_utc_column(submitted_at),
         [r or "" for r in review],
+        *effort_cell_columns(effort if effort is not None else [None] * len(review)),
     ]
 
 
+def effort_value_columns(effort: Sequence[Any]) -> list[list[int | float | None]]:
+    """The effort columns' values (``EFFORT_COLUMNS``) of many annotations, column by column."""
+    totals = [effort_totals(e) for e in effort]
+    return [[t[name] for t in totals] for name in EFFORT_COLUMNS]
+
+
+def effort_cell_columns(effort: Sequence[Any]) -> list[list[str]]:
+    """The effort columns' cells: numbers, or empty where the page sent no counts."""
+    return [["" if v is None else str(v) for v in column] for column in effort_value_columns(effort)]
+
+
 def trailing_cells(
-    *, surplus: bool, protocol_version: int, time_spent_ms: int, started_at, submitted_at, review: str | None = None
+    *, surplus: bool, protocol_version: int, time_spent_ms: int, started_at, submitted_at, review: str | None = None,
+    effort: Any = None,
 ) -> list[str]:
     columns = trailing_cell_columns(
         surplus=[surplus], protocol_version=[protocol_version], time_spent_ms=[time_spent_ms],
-        started_at=[started_at], submitted_at=[submitted_at], review=[review],
+        started_at=[started_at], submitted_at=[submitted_at], review=[review], effort=[effort],
     )
     return [column[0] for column in columns]
 

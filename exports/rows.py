@@ -39,12 +39,14 @@ def _select() -> str:
     # by the driver's json module
     if connection.vendor == "sqlite":
         started, submitted, answers = "CAST(a.started_at AS TEXT)", "CAST(a.submitted_at AS TEXT)", "a.answers"
+        effort = "a.effort"
     else:
         utc_text = "to_char(a.{} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US')"
         started, submitted, answers = utc_text.format("started_at"), utc_text.format("submitted_at"), "a.answers::text"
+        effort = "a.effort::text"
     return (
         f"SELECT a.id, a.item_id, p.country, a.annotator_id, {answers}, a.surplus, a.protocol_version,"
-        f" a.time_spent_ms, {started}, {submitted}, r.outcome"
+        f" a.time_spent_ms, {started}, {submitted}, r.outcome, {effort}"
         f" FROM {Annotation._meta.db_table} a"
         f" JOIN {CountryPool._meta.db_table} p ON p.id = a.pool_id"
         f" LEFT JOIN {Review._meta.db_table} r ON r.annotation_id = a.id"
@@ -148,7 +150,8 @@ def export_rows(*, study: Study, max_id: int, chunk_size: int) -> Iterator[Chunk
         "pk", "public_id"
     ).iterator(chunk_size=10_000)}
     for rows, items in _pages(study.pk, max_id, chunk_size):
-        (_, item_pk, pool_country, annotator, answers, surplus, version, spent, started, submitted, review) = zip(
+        (_, item_pk, pool_country, annotator, answers, surplus, version, spent, started, submitted, review,
+         effort) = zip(
             *rows, strict=True
         )
         item_id, prompt, model, category, item_country = zip(*map(items.__getitem__, item_pk), strict=True)
@@ -156,5 +159,5 @@ def export_rows(*, study: Study, max_id: int, chunk_size: int) -> Iterator[Chunk
             item_pk, item_id, prompt, model, category, item_country, pool_country,
             list(map(names.__getitem__, annotator)), list(map(_answers, answers)), list(map(bool, surplus)),
             version, spent, _moments(started), _moments(submitted), review,
-            list(map(panels.__getitem__, pool_country)),
+            list(map(panels.__getitem__, pool_country)), [None if e is None else _answers(e) for e in effort],
         ])

@@ -58,16 +58,17 @@ WITH claimed AS (
     RETURNING q.id
 )
 INSERT INTO {annotation} (assignment_id, study_id, item_id, pool_id, annotator_id, answers, skipped,
-                          protocol_version, surplus, withdrawn, time_spent_ms, started_at, submitted_at)
+                          protocol_version, surplus, withdrawn, time_spent_ms, started_at, submitted_at, effort)
 SELECT c.id, %s::bigint, c.item_id, c.pool_id, %s::bigint, %s::jsonb, %s::boolean, %s::integer,
-       %s <> '{leased}' AND NOT EXISTS (SELECT 1 FROM counted), false, %s::integer, %s::timestamptz, now()
+       %s <> '{leased}' AND NOT EXISTS (SELECT 1 FROM counted), false, %s::integer, %s::timestamptz, now(),
+       %s::jsonb
 FROM claimed AS c
 RETURNING id, surplus, submitted_at
 """
 
 
 def claim_and_store(*, assignment: Assignment, was: str, study, answers: dict, skipped: bool,
-                    time_spent_ms: int) -> Annotation | None:
+                    time_spent_ms: int, effort: dict | None = None) -> Annotation | None:
     """Claim the assignment (its row locked by the caller's transaction, ``was`` its status as
     stored: leased or expired), settle its quota and store its annotation in one statement; the
     annotation, or None when the assignment is no longer ``was``."""
@@ -75,6 +76,7 @@ def claim_and_store(*, assignment: Assignment, was: str, study, answers: dict, s
     rows = run_prepared("default", "tessera_claim", sql, [
         assignment.pk, was, was, was, study.pk, assignment.annotator_id, json.dumps(answers), skipped,
         study.protocol_version, was, time_spent_ms, assignment.leased_at,
+        None if effort is None else json.dumps(effort),
     ])
     row = rows[0] if rows else None
     if row is None:
@@ -83,7 +85,7 @@ def claim_and_store(*, assignment: Assignment, was: str, study, answers: dict, s
         pk=row[0], assignment=assignment, study=study, item=assignment.item, pool_id=assignment.pool_id,
         annotator_id=assignment.annotator_id, answers=answers, skipped=skipped,
         protocol_version=study.protocol_version, surplus=row[1], withdrawn=False, time_spent_ms=time_spent_ms,
-        started_at=assignment.leased_at, submitted_at=row[2],
+        started_at=assignment.leased_at, submitted_at=row[2], effort=effort,
     )
 
 

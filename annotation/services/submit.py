@@ -29,8 +29,10 @@ class SubmitResult:
     check: CheckResult | None = None  # the answer to an attention check or a gold item (no annotation)
 
 
-def annotation_submit(*, assignment: Assignment, data, now: datetime | None = None) -> SubmitResult:
-    """Validate and store one annotation, atomically and idempotently.
+def annotation_submit(*, assignment: Assignment, data, now: datetime | None = None,
+                      effort: dict | None = None) -> SubmitResult:
+    """Validate and store one annotation, atomically and idempotently; ``effort``: the page's
+    honest-effort signals as ``effort.effort_parse`` made them (None: none), stored with it.
 
     A late submit after the lease expired is kept: it takes a free slot if there is one, and is
     stored as surplus otherwise. A repeated submit returns the stored annotation. A refused one
@@ -65,11 +67,12 @@ def annotation_submit(*, assignment: Assignment, data, now: datetime | None = No
             was = assignment_lock(assignment)
             annotation = claim_and_store(
                 assignment=assignment, was=was, study=study, answers=validation.answers, skipped=validation.skipped,
-                time_spent_ms=time_spent_ms,
+                time_spent_ms=time_spent_ms, effort=effort,
             ) if was in (Assignment.Status.LEASED, Assignment.Status.EXPIRED) else None
         claimed = annotation is not None
     else:
-        claimed, annotation = _claim_and_store_orm(assignment, study, validation, time_spent_ms, capped=capped)
+        claimed, annotation = _claim_and_store_orm(assignment, study, validation, time_spent_ms, capped=capped,
+                                                   effort=effort)
         if isinstance(annotation, SubmitResult):
             return annotation  # the session's skip cap refused it
     if not claimed:  # a concurrent request submitted it first; its annotation is the one kept
@@ -80,7 +83,7 @@ def annotation_submit(*, assignment: Assignment, data, now: datetime | None = No
 
 
 def _claim_and_store_orm(assignment: Assignment, study, validation: Validation, time_spent_ms: int, *,
-                         capped: bool) -> tuple[bool, Annotation | SubmitResult | None]:
+                         capped: bool, effort: dict | None = None) -> tuple[bool, Annotation | SubmitResult | None]:
     """What ``claim_and_store`` does in one statement, through the ORM in one transaction (on SQLite,
     and with the session's skip cap to check first): (claimed, the annotation or None), or
     (False, a refusal) when the session may skip no more."""
@@ -109,6 +112,7 @@ def _claim_and_store_orm(assignment: Assignment, study, validation: Validation, 
                 surplus=surplus,
                 time_spent_ms=time_spent_ms,
                 started_at=assignment.leased_at,
+                effort=effort,
             )
     return claimed, annotation
 

@@ -20,6 +20,8 @@ from studies.translations import localized, page_language
 
 from .. import services
 from ..context import assignment_context, shown_candidates, shown_documents, shown_images
+from ..effort import FIELD as EFFORT_FIELD
+from ..effort import effort_parse
 from ..links import item_image_link, item_image_name
 from ..models import Assignment
 from ..selectors import assignment_for_session
@@ -259,7 +261,9 @@ def item_page(request, session):
 def item_submit(request, session, pk):
     assignment = assignment_for_session(session, pk)
     data = form_data(request)
-    result = services.annotation_submit(assignment=assignment, data=data)
+    # the page's honest-effort counts: never an answer; malformed ones are dropped, the submit goes on
+    effort = effort_parse((data.pop(EFFORT_FIELD, None) or [None])[0])
+    result = services.annotation_submit(assignment=assignment, data=data, effort=effort)
     if not result.validation.ok:
         data = refused_data(data, assignment.draft)
         response = _panel(request, session, assignment, data=data, errors=result.validation.errors, status=422)

@@ -17,6 +17,7 @@ from studies.files import image_response
 from studies.selectors import pool_for_user, study_for_user
 
 from ..context import shown_images
+from ..effort import effort_summary
 from ..models import Annotation, Review
 from ..reviews import selectors, services
 from ..reviews.access import ReviewScope, annotation_for_reviewer, pools_for_reviewer, scope_for_reviewer
@@ -164,6 +165,7 @@ def _annotation_context(scope: ReviewScope, annotation: Annotation, *, data, not
         "blocks": blocks,
         "n_questions": sum(1 if b.question else sum(len(qs) for _, qs in b.documents) for b in blocks),
         "answers": _answer_rows(form, annotation, urls),
+        "effort": effort_summary(annotation.effort),
         "note": note,
         "errors": errors,
         "outcome_error": errors.get(services.OUTCOME),

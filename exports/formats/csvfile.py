@@ -34,7 +34,7 @@ class CsvWriter:
         layout, protocols = self.layout, self.protocols
         if rows:
             (_, item_id, prompt, model, category, item_country, pool_country, annotator, answers,
-             surplus, version, spent, started, submitted, review, panel) = columns_of(rows)
+             surplus, version, spent, started, submitted, review, panel, effort) = columns_of(rows)
             def answer_cells(protocol, part):
                 return csv_layout.answer_cell_columns(layout, protocol, part)
 
@@ -42,7 +42,7 @@ class CsvWriter:
             text += by_version(protocols, version, answers, answer_cells)
             columns = [_safe(column) for column in text] + csv_layout.trailing_cell_columns(
                 surplus=surplus, protocol_version=version, time_spent_ms=spent, started_at=started,
-                submitted_at=submitted, review=review,
+                submitted_at=submitted, review=review, effort=effort,
             )
             self.writers[ANNOTATIONS].writerows(zip(*columns, strict=True))
         if layout.has_documents:

@@ -53,6 +53,7 @@ class AnnotationRow(NamedTuple):
     submitted_at: datetime
     review: str | None  # "accepted", or None when no checker reviewed it
     panel: str = "Prolific"  # the pool's panel (a URL panel's name); written after pool_country
+    effort: Any = None  # the page's honest-effort counts (``annotation.effort``), None: none; written last
 
 
 class Chunk(Sequence[AnnotationRow]):
@@ -87,7 +88,8 @@ def columns_of(rows: Sequence[AnnotationRow]) -> Sequence[Sequence[Any]]:
 
 TIMESTAMP = pa.timestamp("ms", tz="UTC")
 ITEM_TYPES = [pa.string()] * len(csv_layout.ITEM_COLUMNS)
-TRAILING_TYPES = [pa.bool_(), pa.int64(), pa.float64(), TIMESTAMP, TIMESTAMP, pa.string()]
+TRAILING_TYPES = [pa.bool_(), pa.int64(), pa.float64(), TIMESTAMP, TIMESTAMP, pa.string(),
+                  pa.int64(), pa.int64(), pa.int64(), pa.float64()]
 DOCUMENT_LEAD_TYPES = [pa.string()] * len(csv_layout.DOCUMENT_LEAD_COLUMNS)
 DOCUMENT_TYPES = [pa.string(), pa.int64(), pa.int64(), pa.string(), pa.string()]
 assert len(TRAILING_TYPES) == len(csv_layout.TRAILING_COLUMNS)
@@ -270,7 +272,7 @@ def typed_columns(tables: Tables, protocols: ProtocolSet, rows: Sequence[Annotat
     if not rows:
         return [[] for _ in tables.schema]
     (_, item_id, prompt, model, category, item_country, pool_country, annotator, answers,
-     surplus, version, spent, started, submitted, review, panel) = columns_of(rows)
+     surplus, version, spent, started, submitted, review, panel, effort) = columns_of(rows)
     answers_typed = by_version(
         protocols, version, answers, lambda protocol, part: answer_columns(tables, protocol, part)
     )
@@ -278,7 +280,7 @@ def typed_columns(tables: Tables, protocols: ProtocolSet, rows: Sequence[Annotat
         list(item_id), list(prompt), list(model), list(category), list(item_country), list(pool_country),
         list(panel), list(annotator), *answers_typed,
         list(map(bool, surplus)), list(version), [ms / 1000 for ms in spent], _column(started), _column(submitted),
-        list(review),
+        list(review), *csv_layout.effort_value_columns(effort),
     ]
 
 
@@ -293,7 +295,7 @@ def row_values(tables: Tables, protocol: Protocol, row: AnnotationRow) -> list[A
         row.item_id, row.prompt, row.model, row.category, row.item_country, row.pool_country, row.panel,
         row.annotator, *answer_values(tables, protocol, row.answers),
         bool(row.surplus), row.protocol_version, row.time_spent_ms / 1000, row.started_at, row.submitted_at,
-        row.review,
+        row.review, *(column[0] for column in csv_layout.effort_value_columns([row.effort])),
     ]
 
 

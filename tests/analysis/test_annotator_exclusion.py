@@ -89,8 +89,8 @@ def test_without_a_run_it_links_to_the_analysis(client, owner, study, pool, rate
 def test_it_sorts_and_filters_by_the_scores(client, owner, study, pool, rated, django_assert_num_queries):
     run = analysed(study, owner)
     client.force_login(owner)
-    # login's session and user, the study, the pool, the run's scores, the annotators
-    with django_assert_num_queries(6):
+    # login's session and user, the study, the pool, the run's scores, the annotators, their effort signals
+    with django_assert_num_queries(7):
         response = client.get(page_url(study, pool, "sort=agreement"))
     listed = [a.pk for a in response.context["page"].object_list]
     assert listed[0] == rated[3].pk  # the least agreeing first

@@ -70,11 +70,11 @@ def test_it_pages_and_keeps_its_queries_fixed(client, owner, study, pool, items,
     for _ in range(PER_PAGE + 3):
         annotate(f.make_annotator(pool), items[0])
     client.force_login(owner)
-    # login's session and user, the study, the pool, the count, the page
-    with django_assert_num_queries(6):
+    # login's session and user, the study, the pool, the count, the page, the page's effort signals
+    with django_assert_num_queries(7):
         first = client.get(url(study, pool))
     assert len(first.context["page"].object_list) == PER_PAGE
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(7):
         last = client.get(url(study, pool, page=2))
     assert len(last.context["page"].object_list) == 3
     assert "Page 2 of 2" in last.content.decode()

@@ -161,3 +161,13 @@ def test_the_cast_is_refused(study, annotated, other_researcher, checker, as_use
     session.force_login(checker)  # a checker is no researcher: no token, and the API refuses its session
     assert session.get(annotations_url(study)).status_code == 403
     assert as_user(other_researcher).get(f"/api/v1/studies/{'9' * 30}/annotations/").status_code == 404
+
+
+def test_each_annotation_carries_its_effort_counts_or_null(study, annotated, viewer, as_user, other_researcher):
+    counts = {"fields": {"explanation": {"pasted": 40, "typed": 3, "keys": 2, "burst": 40}}, "blurs": 1,
+              "hidden_ms": 2500}
+    Annotation.objects.filter(pk=annotated[0].pk).update(effort=counts)
+    rows = {r["id"]: r for r in as_user(viewer).get(annotations_url(study)).json()["results"]}
+    assert rows[annotated[0].pk]["effort"] == counts
+    assert rows[annotated[1].pk]["effort"] is None
+    assert as_user(other_researcher).get(annotations_url(study)).status_code == 404

@@ -74,6 +74,7 @@ def test_it_exports_one_row_per_annotation(rated, owner, items):
         "alignment", "error_types", "words", "words_indices", "explanation", "stereotype",
         "stereotype_description", "quality", "overall",
         "surplus", "protocol_version", "time_spent_s", "started_at", "submitted_at", "review",
+        "pasted_chars", "typed_chars", "focus_losses", "hidden_seconds",
     ]  # fmt: skip
     first = rows[0]
     assert first["item_id"] == items[0].external_id

@@ -13,8 +13,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from analysis import annotators
+from analysis.effort import annotators_effort
 from annotation import services as annotation_services
 from annotation.models import EXCLUDED_REASON_MAX
+from stats.annotators import effort
 from studies.selectors import study_for_user
 
 # The page's query parameters a form posts back to return to the same view of the page.
@@ -33,11 +35,15 @@ def pool_annotators(request, pk: int, pool_pk: int):
     query = annotators.AnnotatorFilter(request.GET).query()
     scores = annotators.pool_scores(study=study, pool=pool, field_key=query["field"])
     page = annotators.pool_annotators(pool=pool, page=request.GET.get("page"), query=query, scores=scores)
+    flags = annotators_effort(study=study, annotator_ids=[a.pk for a in page.object_list])
+    for a in page.object_list:
+        a.effort = flags.get(a.pk)
     return render(request, "analysis/annotators.html", {
         "study": study, "pool": pool, "page": page, "scores": scores, "query": query,
         "filter_form": annotators.AnnotatorFilter(request.GET),
         "headers": _headers(request.GET, query["sort"]), "here": _here(request.GET),
         "page_link": _here(request.GET, without=("page",)), "reason_max": EXCLUDED_REASON_MAX,
+        "effort_min_chars": effort.MIN_CHARS, "effort_min_ratings": effort.MIN_RATINGS,
     })
 
 

@@ -32,6 +32,7 @@ from jobs.lifecycle import (
 from stats.coding import DocumentRatings, Ratings, Units, attribute_masks, field_agreement
 from stats.columns import AnnotationColumns
 from stats.summary import page_summary
+from stats.versions import ProtocolSet
 from studies.models import Study
 
 from .comparisons import comparison_result
@@ -161,42 +162,57 @@ def _analyse(run: AnalysisRun) -> tuple[dict[str, Any], Fingerprint]:
         excluded=True,
         on_chunk=lambda n: job_progress(AnalysisRun, run.pk, 5 + 75 * min(n, total) // total),
     )
+    columns = read.counted_only()
+    protocols = protocol_set(study=study, present=columns.versions())
+    names = item_names(study=study)  # results name items by the researcher's own ids, never by keys
+    only = run.complete_only  # restrict to prompts that have images from every model
+    complete = complete_prompts_of(study=study) if only else None  # read once for both
+    # The metric correlation first: its frames are the analysis's largest, gone before the quality
+    # scores' result (a row per annotator) is made beside the rest.
+    metrics = metric_result(
+        study=study, max_id=fingerprint.max_id, columns=columns, protocols=protocols, complete=complete, items=names
+    )
+    job_progress(AnalysisRun, run.pk, 84)
     # The quality scores (MACE per pool and field: a third of a large analysis) need no database
     # once their inputs are read, so they run on a thread of their own while this one computes the
     # rest: numpy releases the GIL in their array passes, and the second core works.
     inputs = quality_inputs(study=study, max_id=fingerprint.max_id)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="analysis-quality") as beside:
         quality = beside.submit(quality_scores, inputs, columns=read, resamples=run.resamples, seed=run.seed)
-        result = _the_rest(run, study, fingerprint, read, pools)
+        result = _agreement(run, study, columns, protocols, pools, names)
+        result |= {"complete_only": only, "metrics": metrics, "quality": None}  # the result's keys in their order
+        result["reports"] = protocol_reports(
+            study=study, protocols=protocols, columns=columns, pools=pools, complete=complete, items=names
+        )
+        result["comparisons"] = comparison_result(
+            study=study, columns=columns, pools=pools, resamples=run.resamples, seed=run.seed
+        )
         job_progress(AnalysisRun, run.pk, 96)
         result["quality"] = quality.result()
-    result["reports"] = result.pop("reports")  # the result's keys in their usual order
-    result["comparisons"] = result.pop("comparisons")
     result["review"] = review_result(study=study)
     return result, fingerprint
 
 
-def _the_rest(
-    run: AnalysisRun, study: Study, fingerprint: Fingerprint, read: AnnotationColumns, pools: dict[int, dict[str, Any]]
+def _agreement(
+    run: AnalysisRun, study: Study, columns: AnnotationColumns, protocols: ProtocolSet,
+    pools: dict[int, dict[str, Any]], names: dict[int, str],
 ) -> dict[str, Any]:
-    """Everything of the result but the quality scores and the review, from the one read."""
-    columns = read.counted_only()
-    protocols = protocol_set(study=study, present=columns.versions())
+    """Alpha and the other coefficients of every field and document, and what the result says of
+    the annotations and units they rest on."""
     ratings = Ratings(protocols)
     ratings.add_columns(columns)
     units = Units.from_keys(ratings.pool_ids, ratings.item_ids)
     attributes = attribute_masks(units, _item_attributes(study))
     steps = len(ratings.coders) + len(ratings.documents)
     fields, documents = [], []
-    names = item_names(study=study)  # results name items by the researcher's own ids, never by keys
     for coder in ratings.coders:
         fields.append(field_agreement(coder, units, pools, attributes, n_resamples=run.resamples, seed=run.seed))
-        job_progress(AnalysisRun, run.pk, 80 + 10 * len(fields) // steps)
+        job_progress(AnalysisRun, run.pk, 84 + 8 * len(fields) // steps)
     for docs in ratings.documents:
         agreement = docs.agreement(pools, n_resamples=run.resamples, seed=run.seed)
         documents.append({**agreement, "score": _score_summary(study, docs, pools, names)})
-        job_progress(AnalysisRun, run.pk, 80 + 10 * (len(fields) + len(documents)) // steps)
-    result = {
+        job_progress(AnalysisRun, run.pk, 84 + 8 * (len(fields) + len(documents)) // steps)
+    return {
         "unit": "item within pool",
         "annotations": len(ratings),
         "n_skipped": ratings.n_skipped,
@@ -213,20 +229,6 @@ def _the_rest(
         "bootstrap": {"resamples": run.resamples, "seed": run.seed, "confidence": 0.95},
         "item_ids": ITEM_IDS,
     }
-    only = run.complete_only  # restrict to prompts that have images from every model
-    result["complete_only"] = only
-    complete = complete_prompts_of(study=study) if only else None  # read once for both
-    result["metrics"] = metric_result(
-        study=study, max_id=fingerprint.max_id, columns=columns, protocols=protocols, complete=complete, items=names
-    )
-    job_progress(AnalysisRun, run.pk, 92)
-    result["reports"] = protocol_reports(
-        study=study, protocols=protocols, columns=columns, pools=pools, complete=complete, items=names
-    )
-    result["comparisons"] = comparison_result(
-        study=study, columns=columns, pools=pools, resamples=run.resamples, seed=run.seed
-    )
-    return result
 
 
 ITEM_ATTRIBUTES = {"model": "model_name", "category": "category"}

@@ -43,6 +43,14 @@ def item_image_link(assignment, image=None) -> str:
     return f"{reverse('annotation:item-image', args=[assignment.pk])}?{urlencode(query)}"
 
 
+def image_srcset(link: str, width: int | None, derived: list[int] | None) -> str:
+    """The ``srcset`` of an image at ``link`` (``item_image_link``): its lighter copies the row records
+    (``studies.derivatives``), each by its width, and the original at its own; "" when it has none."""
+    if not derived or not width:
+        return ""
+    return ", ".join([*(f"{link}&w={w} {w}w" for w in derived), f"{link} {width}w"])
+
+
 def item_image_name(assignment_pk: int, token: str) -> str | None:
     """The stored image name an image link signed for ``assignment_pk`` names, or None when the
     token is missing, altered, expired or signed for another assignment."""

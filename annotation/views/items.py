@@ -20,7 +20,7 @@ from studies.translations import localized, page_language
 
 from .. import services
 from ..context import assignment_context, shown_candidates, shown_documents, shown_images
-from ..links import item_image_link, item_image_name
+from ..links import image_srcset, item_image_link, item_image_name
 from ..models import Assignment
 from ..selectors import assignment_for_session
 from .flow import annotator_required, hx_redirect
@@ -85,7 +85,7 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
         done=services.session_submitted_count(session), total=assignment.session_total or session.items_target,
     )
     context.update(
-        image_url=item_image_link(assignment) if assignment.item.image else "",
+        **_image_links(assignment),
         submit_url=reverse("annotation:item-submit", args=[assignment.pk]),
         draft_url=reverse("annotation:item-draft", args=[assignment.pk]),
         upload_url=reverse("annotation:item-upload", args=[assignment.pk]),
@@ -95,6 +95,15 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
         check_warning=check_warning,
     )
     return render(request, panel_template(request), context, status=status)
+
+
+def _image_links(assignment: Assignment) -> dict[str, str]:
+    """The item image's signed address and its ``srcset`` of lighter copies (none: "")."""
+    item = assignment.item
+    if not item.image:
+        return {"image_url": "", "image_srcset": ""}
+    link = item_image_link(assignment)
+    return {"image_url": link, "image_srcset": image_srcset(link, item.width, item.derived_widths)}
 
 
 def _instructed(fields: list, item) -> list:
@@ -167,14 +176,17 @@ class ShownImage:
     width: int
     height: int
     label: str
+    srcset: str = ""
 
 
 def shown_image_list(assignment: Assignment, spec) -> list[ShownImage]:
-    return [
-        ShownImage(image.ref_id, item_image_link(assignment, image), image.width, image.height,
-                   gettext("Image %(letter)s") % {"letter": chr(ord("A") + n)})
-        for n, image in enumerate(shown_images(assignment, spec))
-    ]
+    shown = []
+    for n, image in enumerate(shown_images(assignment, spec)):
+        link = item_image_link(assignment, image)
+        shown.append(ShownImage(image.ref_id, link, image.width, image.height,
+                                gettext("Image %(letter)s") % {"letter": chr(ord("A") + n)},
+                                image_srcset(link, image.width, image.derived_widths)))
+    return shown
 
 
 @dataclass(frozen=True)
@@ -308,10 +320,11 @@ def item_upload_image(request, session, pk, token):
 
 def item_image(request, pk):
     """The item's image: by its signed link (``links.item_image_link``) without reading the session
-    or the assignment, else for the annotator of the browser's session only."""
+    or the assignment, else for the annotator of the browser's session only; ``w`` asks for a
+    lighter copy of it, served on the same terms (the original when there is none)."""
     name = item_image_name(pk, request.GET.get("t", ""))
     if name is not None:
-        return stored_image_response(Item._meta.get_field("image").storage, name)
+        return stored_image_response(Item._meta.get_field("image").storage, name, width=request.GET.get("w", ""))
     return _item_image_of_session(request, pk)
 
 
@@ -320,7 +333,7 @@ def _item_image_of_session(request, session, pk):
     image = assignment_for_session(session, pk).item.image_at(request.GET.get("n", ""))
     if image is None:
         raise Http404("no such image")
-    return image_response(image)
+    return image_response(image, width=request.GET.get("w", ""))
 
 
 def healthz(request):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import logging
 import threading
+from collections import defaultdict
 from collections.abc import Iterable
 
 from django.conf import settings
@@ -81,18 +82,31 @@ def image_derive(name: str, width: int | None) -> list[int]:
 def derivatives_make(*, study_id: int | None = None) -> int:
     """Make the derivatives every image of the study (every study: None) still lacks, and record
     them; returns how many image files were derived. Idempotent: a row once recorded is not read
-    again, and a file already stored is not made again."""
+    again, and a file already stored is not made again. The records are written by the hundred (one
+    UPDATE per list of widths), so a study of small images costs a few statements."""
     done = 0
     for model in (Item, ItemImage):
         rows = model.objects.filter(derived_widths__isnull=True).exclude(image="")
         if study_id is not None:
             rows = rows.filter(**({"study_id": study_id} if model is Item else {"item__study_id": study_id}))
-        by_name: dict[str, int | None] = dict(rows.values_list("image", "width").distinct().iterator())
-        for name, width in by_name.items():
-            widths = image_derive(name, width)
-            model.objects.filter(image=name, derived_widths__isnull=True).update(derived_widths=widths)
+        made: dict[tuple[int, ...], list[str]] = defaultdict(list)
+        # read before any is written (SQLite gives a cursor no isolation from the connection's own writes)
+        for name, width in list(rows.values_list("image", "width").distinct()):
+            made[tuple(image_derive(name, width))].append(name)
             done += 1
+            if done % RECORD_EVERY == 0:
+                _record(model, made)
+        _record(model, made)
     return done
+
+
+RECORD_EVERY = 200
+
+
+def _record(model, made: dict[tuple[int, ...], list[str]]) -> None:
+    for widths, names in made.items():
+        model.objects.filter(image__in=names, derived_widths__isnull=True).update(derived_widths=list(widths))
+    made.clear()
 
 
 def derivatives_queue(*, study_id: int) -> None:

@@ -3,6 +3,7 @@ panel's: one shared link, or a signed link per participant (``studies.panels``).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from urllib.parse import urlencode
 
@@ -32,25 +33,47 @@ def entry_link(pool: CountryPool, params: Mapping[str, str] | None = None) -> st
 # request (one per item) is served without reading the annotator's session or the assignment.
 IMAGE_LINK_SALT = "tessera.item-image"
 IMAGE_LINK_MAX_AGE = 12 * 60 * 60  # seconds; a page left open longer falls back to the session check
+# The address signs the session, the stored name and an expiry rounded up to the hour, with no time
+# of signing: it is the same string whenever it is made within the hour, so the next item's image,
+# fetched ahead (``prefetch``), is the very address its page then shows (the browser's cache is by
+# address). It lives IMAGE_LINK_MAX_AGE to IMAGE_LINK_MAX_AGE + 1 h.
+IMAGE_LINK_ROUNDING = 60 * 60
 
 
 def item_image_link(assignment, image=None) -> str:
     """The address of the image of ``assignment``'s item (or of its ``image``, one of its several
-    ``ItemImage`` rows), signed for it; ``n`` names the image for the session's fallback."""
+    ``ItemImage`` rows), signed for its session (``session_image_link``)."""
     name = (image.image if image is not None else assignment.item.image).name
-    token = signing.dumps([assignment.pk, name], salt=IMAGE_LINK_SALT)
-    query = {"t": token, **({"n": image.position} if image is not None else {})}
-    return f"{reverse('annotation:item-image', args=[assignment.pk])}?{urlencode(query)}"
+    return session_image_link(assignment.session_id, name)
 
 
-def item_image_name(assignment_pk: int, token: str) -> str | None:
-    """The stored image name an image link signed for ``assignment_pk`` names, or None when the
-    token is missing, altered, expired or signed for another assignment."""
+def session_image_link(session_pk: int, name: str, *, now: float | None = None) -> str:
+    """The address of the stored image ``name`` signed for the annotator's session ``session_pk``:
+    a deterministic token (``IMAGE_LINK_ROUNDING``) that ``item_image_name`` reads back."""
+    now = time.time() if now is None else now
+    until = (int(now + IMAGE_LINK_MAX_AGE) // IMAGE_LINK_ROUNDING + 1) * IMAGE_LINK_ROUNDING
+    token = signing.Signer(salt=IMAGE_LINK_SALT).sign_object([session_pk, name, until])
+    return reverse("annotation:item-image-signed", args=[token])
+
+
+def image_srcset(link: str, width: int | None, derived: list[int] | None) -> str:
+    """The ``srcset`` of an image at ``link`` (``item_image_link``): its lighter copies the row records
+    (``studies.derivatives``), each by its width, and the original at its own; "" when it has none."""
+    if not derived or not width:
+        return ""
+    return ", ".join([*(f"{link}?w={w} {w}w" for w in derived), f"{link} {width}w"])
+
+
+def item_image_name(token: str, *, now: float | None = None) -> str | None:
+    """The stored image name a signed image address names, or None when its token is missing,
+    altered or expired."""
     try:
-        pk, name = signing.loads(token, salt=IMAGE_LINK_SALT, max_age=IMAGE_LINK_MAX_AGE)
+        _session, name, until = signing.Signer(salt=IMAGE_LINK_SALT).unsign_object(token)
     except (signing.BadSignature, ValueError, TypeError):
         return None
-    return name if pk == assignment_pk and isinstance(name, str) and name else None
+    if not isinstance(until, int) or until <= (time.time() if now is None else now):
+        return None
+    return name if isinstance(name, str) and name else None
 
 
 def panel_entry_base(pool: CountryPool) -> str:

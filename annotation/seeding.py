@@ -31,6 +31,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
 from stats.decisions import NO, YES, Decision, prompt_decision, prompt_kept, vote_token  # noqa: F401 (re-exported)
+from studies.derivatives import derivatives_queue
 from studies.models import Item, ItemQuota, Study
 from studies.protocol import SKIP, Protocol
 from studies.protocol.safetext import safe_cell
@@ -181,6 +182,8 @@ def seed_answer_items(*, source: Study, target: Study) -> int:
                 _copy_image(item, sources[item.source_id], copied)
             Item.objects.bulk_create(items, batch_size=500)
             quotas_for_items(items=items)
+            if copied:
+                derivatives_queue(study_id=target.pk)  # the copies' lighter copies, once committed
     except Exception as exc:
         storage = Item._meta.get_field("image").storage
         for name in copied.values():

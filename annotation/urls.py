@@ -21,6 +21,7 @@ urlpatterns = [
     path("a/items/<int:pk>/", items.item_submit, name="item-submit"),
     path("a/items/<int:pk>/draft", items.item_draft, name="item-draft"),
     path("a/items/<int:pk>/image", items.item_image, name="item-image"),
+    path("a/images/<str:token>", items.item_image_signed, name="item-image-signed"),
     path("a/items/<int:pk>/upload", items.item_upload, name="item-upload"),
     path("a/items/<int:pk>/uploads/<uuid:token>", items.item_upload_image, name="item-upload-image"),
     path("a/end/", flow.end, name="end"),

@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/bench_page.py                      # 9 demo studies x desktop, phone x 5 runs
     .venv/bin/python bench/bench_page.py --runs 9 --profiles phone --studies "GlobalRG demo"
+    .venv/bin/python bench/bench_page.py --images --runs 3    # item images: bytes per item, submit to next image
 
 Sets up the nine demo studies of demo_setup (fixtures/demo, copied to a temporary folder where their
 images are drawn) in a temporary SQLite database, collects the static files as production does
@@ -73,10 +74,12 @@ new MutationObserver(function (changes, observer) {
 
 # --- setup -------------------------------------------------------------------------------------
 
-def configure(tmp: str) -> dict:
+def configure(tmp: str, *, demo: bool = True) -> dict:
     """The environment of the server and of this process's Django (the same settings), the database
-    migrated, the static files collected and the demo studies set up."""
+    migrated, the static files collected and the demo studies set up (``demo``)."""
     env = production_django(tmp, database_url=f"sqlite:///{tmp}/bench.sqlite3")
+    if not demo:
+        return env
     from django.core.management import call_command
 
     fixtures = Path(tmp) / "demo"
@@ -185,8 +188,21 @@ def main() -> int:
     parser.add_argument("--profiles", nargs="+", choices=list(PROFILES), default=list(PROFILES))
     parser.add_argument("--studies", nargs="+", help="demo study names (default: all nine)")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn's sync workers")
+    parser.add_argument("--images", action="store_true",
+                        help="measure item images instead (bench/page_images.py): bytes per item on a phone and "
+                        "submit to next image painted, before/after the lighter copies and the prefetch")
+    parser.add_argument("--dpr", type=float, default=3, help="--images: the phone's device pixel ratio")
     args = parser.parse_args()
     load_start = os.getloadavg()
+    if args.images:
+        import page_images
+
+        phone = {**PROFILES["phone"], "context": {**PROFILES["phone"]["context"], "device_scale_factor": args.dpr}}
+        page_images.run(args, lambda tmp: configure(tmp, demo=False), start_gunicorn, annotator_cookie, phone,
+                        CHROMIUM, CHROMIUM_ARGS)
+        print(f"load average (1/5/15 min): start {'/'.join(f'{x:.2f}' for x in load_start)}, "
+              f"end {'/'.join(f'{x:.2f}' for x in os.getloadavg())}")
+        return 0
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory(prefix="tessera-page-") as tmp:

@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 TEXT = "The lanterns and the festive food of the prompt are missing from this picture."
 
 KINDS = [("static", r"/static/.*"), ("GET join", r"/join/.*"), ("item page", r"/a/items/"),
-         ("submit", r"/a/items/\d+/"), ("image", r"/a/items/\d+/image")]
+         ("submit", r"/a/items/\d+/"), ("image", r"/a/images/[^/]+")]
 
 
 def kind_of(method: str, path: str) -> str:
@@ -200,7 +200,7 @@ class Browser:
         htmx = {"HX-Request": "true", "HX-Current-URL": self.origin + "/a/items/", "HX-Target": "item-panel",
                 "HX-Trigger": "item-form", "Accept": "*/*"}
         while True:
-            image = re.search(r'<img src="(/a/items/\d+/image[^"]*)"', html)
+            image = re.search(r'<img src="(/a/images/[^"]*)"', html)
             if image and image.group(1) not in self.cached:
                 self.cached.add(image.group(1))
                 self.send("GET", image.group(1), headers={"Accept": "image/*"})

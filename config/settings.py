@@ -218,6 +218,11 @@ STORAGES = {
 # Upload limits for imported item images.
 IMAGE_MAX_BYTES = env_int("IMAGE_MAX_BYTES", 20 * 1024 * 1024)
 IMAGE_MAX_PIXELS = env_int("IMAGE_MAX_PIXELS", 40_000_000)
+# Imported images' lighter WebP copies (studies/derivatives.py) are made after the import commits: by a
+# Celery task with a broker, else by a thread of the process (off: at once, as the tests do).
+IMAGE_DERIVATIVES_BACKGROUND = env_bool("IMAGE_DERIVATIVES_BACKGROUND", True)
+# The item page fetches the likely next item's image ahead (static/annotation/prefetch.js); off: it does not.
+ITEM_PREFETCH = env_bool("ITEM_PREFETCH", True)
 # Imports from the browser: the rows file and the images zip are refused above these sizes.
 # Uploads above FILE_UPLOAD_MAX_MEMORY_SIZE (Django's 2.5 MB) go to a temporary file, never memory.
 # The largest request body a route that declares no upload limit of its own accepts (the annotator's

@@ -39,3 +39,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     _db_dir = tempfile.mkdtemp(prefix="tessera-test-db-", dir=_ram if _ram.is_dir() else None)
     DATABASES["default"]["TEST"] = {"NAME": str(Path(_db_dir) / "test.sqlite3")}  # noqa: F405
     atexit.register(shutil.rmtree, _db_dir, ignore_errors=True)
+# An import's image derivatives are made when its transaction commits, in the test's own thread
+# (bench/bench_import.py may ask for the background thread: IMAGE_DERIVATIVES_BACKGROUND=1).
+IMAGE_DERIVATIVES_BACKGROUND = os.environ.get("IMAGE_DERIVATIVES_BACKGROUND") == "1"

@@ -11,6 +11,7 @@ from django.core.files.base import ContentFile
 from django.test import Client
 
 from analysis.models import AnalysisRun, MetricUpload
+from annotation.links import item_image_link
 from annotation.models import Checker, ReviewTarget
 from api.tokens import api_token_create
 from exports.models import ExportJob
@@ -107,6 +108,7 @@ def build_world(media: str) -> World:
         "invitation": invitation_token,
         # named by a route's ``args``
         "assignment": assignment.pk,
+        "image_link": item_image_link(assignment).rsplit("/", 1)[1],
         "own_upload": f.make_upload(assignment).token,
         "example": question.item_id,
         "preset": "culturalframes-rating",

@@ -134,6 +134,7 @@ MATRIX: dict[str, Route] = {
     "annotation:item-submit": route(POST=ASSIGNMENT, args={"pk": "assignment"}),
     "annotation:item-draft": route(POST=ASSIGNMENT, args={"pk": "assignment"}),
     "annotation:item-image": route(GET=ASSIGNMENT, args={"pk": "assignment"}),
+    "annotation:item-image-signed": route(GET="public", args={"token": "image_link"}),  # its signature
     "annotation:item-upload": route(POST=ASSIGNMENT, args={"pk": "assignment"}),
     "annotation:item-upload-image": route(GET=ASSIGNMENT, args={"pk": "assignment", "token": "own_upload"}),
     "annotation:end": route(GET=ANNOTATOR),

@@ -3,6 +3,7 @@
 import dataclasses
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.templatetags.static import static
@@ -22,7 +23,7 @@ from .. import services
 from ..context import assignment_context, shown_candidates, shown_documents, shown_images
 from ..effort import FIELD as EFFORT_FIELD
 from ..effort import effort_parse
-from ..links import item_image_link, item_image_name
+from ..links import image_srcset, item_image_link, item_image_name, session_image_link
 from ..models import Assignment
 from ..selectors import assignment_for_session
 from .flow import annotator_required, hx_redirect
@@ -87,7 +88,8 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
         done=services.session_submitted_count(session), total=assignment.session_total or session.items_target,
     )
     context.update(
-        image_url=item_image_link(assignment) if assignment.item.image else "",
+        **_image_links(assignment),
+        next_image=_next_image(assignment) if context["show_image"] else None,
         submit_url=reverse("annotation:item-submit", args=[assignment.pk]),
         draft_url=reverse("annotation:item-draft", args=[assignment.pk]),
         upload_url=reverse("annotation:item-upload", args=[assignment.pk]),
@@ -97,6 +99,26 @@ def _panel(request, session, assignment: Assignment | None, data=None, errors=No
         check_warning=check_warning,
     )
     return render(request, panel_template(request), context, status=status)
+
+
+def _image_links(assignment: Assignment) -> dict[str, str]:
+    """The item image's signed address and its ``srcset`` of lighter copies (none: "")."""
+    item = assignment.item
+    if not item.image:
+        return {"image_url": "", "image_srcset": ""}
+    link = item_image_link(assignment)
+    return {"image_url": link, "image_srcset": image_srcset(link, item.width, item.derived_widths)}
+
+
+def _next_image(assignment: Assignment) -> dict[str, str] | None:
+    """The image of the item the session's next lease will likely take (``likely_next``, known only
+    when this request leased: no query more), signed for the session as its page will show it, for
+    the page to fetch ahead; None without one, or with ``ITEM_PREFETCH`` off. Nothing is leased."""
+    item = getattr(assignment, "likely_next", None)
+    if item is None or not item.image or not settings.ITEM_PREFETCH:
+        return None
+    link = session_image_link(assignment.session_id, item.image.name)
+    return {"url": link, "srcset": image_srcset(link, item.width, item.derived_widths)}
 
 
 def _instructed(fields: list, item) -> list:
@@ -169,14 +191,17 @@ class ShownImage:
     width: int
     height: int
     label: str
+    srcset: str = ""
 
 
 def shown_image_list(assignment: Assignment, spec) -> list[ShownImage]:
-    return [
-        ShownImage(image.ref_id, item_image_link(assignment, image), image.width, image.height,
-                   gettext("Image %(letter)s") % {"letter": chr(ord("A") + n)})
-        for n, image in enumerate(shown_images(assignment, spec))
-    ]
+    shown = []
+    for n, image in enumerate(shown_images(assignment, spec)):
+        link = item_image_link(assignment, image)
+        shown.append(ShownImage(image.ref_id, link, image.width, image.height,
+                                gettext("Image %(letter)s") % {"letter": chr(ord("A") + n)},
+                                image_srcset(link, image.width, image.derived_widths)))
+    return shown
 
 
 @dataclass(frozen=True)
@@ -310,21 +335,24 @@ def item_upload_image(request, session, pk, token):
     return image_response(get_object_or_404(assignment.uploads, token=token).file)
 
 
-def item_image(request, pk):
-    """The item's image: by its signed link (``links.item_image_link``) without reading the session
-    or the assignment, else for the annotator of the browser's session only."""
-    name = item_image_name(pk, request.GET.get("t", ""))
-    if name is not None:
-        return stored_image_response(Item._meta.get_field("image").storage, name)
-    return _item_image_of_session(request, pk)
-
-
 @annotator_required(assignment="pk")
-def _item_image_of_session(request, session, pk):
+def item_image(request, session, pk):
+    """The item's image (``n``: one of its several) for the annotator of the browser's session only:
+    the page's signed address (``item_image_signed``) is the usual way; ``w`` asks for a lighter copy,
+    served on the same terms (the original when there is none)."""
     image = assignment_for_session(session, pk).item.image_at(request.GET.get("n", ""))
     if image is None:
         raise Http404("no such image")
-    return image_response(image)
+    return image_response(image, width=request.GET.get("w", ""))
+
+
+def item_image_signed(request, token):
+    """An item image by its signed address (``links.session_image_link``), without reading the
+    session or the assignment (as a storage's presigned URL); ``w``: its lighter copy, as above."""
+    name = item_image_name(token)
+    if name is None:
+        raise Http404("no such image")
+    return stored_image_response(Item._meta.get_field("image").storage, name, width=request.GET.get("w", ""))
 
 
 def healthz(request):

@@ -40,8 +40,12 @@
     }
   };
 
+  /* The ORIGINAL image's size: the file shown may be a lighter copy (srcset), so the item's image
+   * names its original size (data-original-width/-height); an uploaded image is shown as it is. */
   Bbox.prototype.size = function () {
-    return this.img.naturalWidth ? { w: this.img.naturalWidth, h: this.img.naturalHeight } : null;
+    if (!this.img.naturalWidth) return null;
+    var w = +this.img.dataset.originalWidth, h = +this.img.dataset.originalHeight;
+    return w && h ? { w: w, h: h } : { w: this.img.naturalWidth, h: this.img.naturalHeight };
   };
 
   /* The smallest box in whole pixels of the original image, as BboxType.parse computes it. */

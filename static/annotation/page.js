@@ -80,10 +80,11 @@
   function fitZoom() {
     var zoom = document.querySelector("[data-zoom]");
     var img = zoom && zoom.querySelector("img");
-    // its size: once loaded, its own; before, the item's as the page gives it (width, height)
+    // its size: the original's as the page gives it (width, height: the file shown may be a lighter
+    // copy, srcset), else once loaded its own
     var loaded = img && img.complete && img.naturalWidth > 0;
-    var width = img && (loaded ? img.naturalWidth : +img.getAttribute("width"));
-    var height = img && (loaded ? img.naturalHeight : +img.getAttribute("height"));
+    var width = img && (+img.getAttribute("width") || (loaded ? img.naturalWidth : 0));
+    var height = img && (+img.getAttribute("height") || (loaded ? img.naturalHeight : 0));
     var full = !!width && width <= img.clientWidth + 1 && height <= img.clientHeight + 1;
     if (zoom) {
       zoom.disabled = full;

@@ -15,6 +15,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import Storage, default_storage
 from django.db import IntegrityError, transaction
 
+from ..derivatives import derivatives_queue
 from ..models import Document, Item, ItemImage, Study, study_files_prefix
 from ..services import quotas_for_items
 from .images import images_source, inspect_image
@@ -70,6 +71,8 @@ def items_import(
         if problems:
             raise ItemImportError([_message(line, text) for line, text in sorted(problems, key=lambda p: p[0])])
         _write(study=study, rows=rows, source=source, progress=progress)
+    if any(row.image or row.images for row in rows):
+        derivatives_queue(study_id=study.pk)
     return ImportReport(
         per_country=dict(Counter(row.country for row in rows)),
         examples=sum(row.is_example for row in rows),

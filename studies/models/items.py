@@ -97,6 +97,10 @@ class Item(models.Model):
     width = models.PositiveIntegerField(null=True, blank=True)
     height = models.PositiveIntegerField(null=True, blank=True)
     sha256 = models.CharField(max_length=64, blank=True, help_text="Of the image file; empty for an item without one.")
+    derived_widths = models.JSONField(
+        null=True, blank=True, editable=False,
+        help_text="The widths of the image's lighter WebP copies (studies.derivatives); null while not made yet.",
+    )
     is_example = models.BooleanField(default=False, help_text="Used by the practice test; never assigned.")
     check_kind = models.CharField(
         "quality check", max_length=10, choices=CheckKind.choices, default="", blank=True,
@@ -161,6 +165,10 @@ class ItemImage(models.Model):
     width = models.PositiveIntegerField()
     height = models.PositiveIntegerField()
     sha256 = models.CharField(max_length=64)
+    derived_widths = models.JSONField(
+        null=True, blank=True, editable=False,
+        help_text="The widths of the image's lighter WebP copies (studies.derivatives); null while not made yet.",
+    )
     model_name = models.CharField(max_length=200, blank=True, help_text="The model that made the image.")
     params = models.JSONField(default=dict, blank=True, help_text="Its seed and generation parameters, as given.")
 

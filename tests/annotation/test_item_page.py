@@ -7,6 +7,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.context import candidate_order
+from annotation.links import item_image_link
 from annotation.models import Annotation
 from tests import factories as f
 from tests.factories import add_items
@@ -19,7 +20,7 @@ def test_a_prompt_study_shows_the_prompt_in_one_column_and_no_image(client):
     _, a, page = on_items(client, "culturalframes-prompt-filter", prompt="Neighbours sharing sweets at Eid")
     assert "Prompt 1 of 2" in page and "<title>Prompt 1 of 2" in page
     assert 'class="item-grid single"' in page
-    assert reverse("annotation:item-image", args=[a.pk]) not in page and "zoom-dialog" not in page
+    assert item_image_link(a) not in page and "zoom-dialog" not in page
     assert '<p class="part-label muted">Prompt</p>' in page and "<q>Neighbours sharing sweets at Eid</q>" in page
     assert 'data-field="fits_culture"' in page
 
@@ -28,7 +29,7 @@ def test_a_prompt_study_shows_the_prompt_in_one_column_and_no_image(client):
 def test_an_image_study_shows_only_the_image_and_not_the_prompt(client):
     _, a, page = on_items(client, "caire-relevance", prompt="A realistic photo of breakfast in India")
     assert "Image 1 of 2" in page and 'class="item-grid"' in page
-    assert reverse("annotation:item-image", args=[a.pk]) in page
+    assert item_image_link(a) in page
     assert "breakfast in India" not in page
 
 
@@ -39,7 +40,7 @@ def test_the_concept_of_a_grounding_item_is_labelled_concept(client):
     assert reverse("annotation:item-upload", args=[a.pk]) in page
     assert 'data-type="upload"' in page and 'data-type="bbox"' in page and 'data-over="photo"' in page
     assert 'data-max-ratio="0.3"' in page and 'name="box" value=""' in page
-    assert reverse("annotation:item-image", args=[a.pk]) not in page  # the box is drawn on the upload
+    assert item_image_link(a) not in page  # the box is drawn on the upload
 
 
 @pytest.mark.django_db
@@ -206,7 +207,7 @@ def test_the_page_loads_the_shared_script_and_style_once_under_the_annotators_ba
     assert page.count("annotation/page.js") == 1 and page.count("annotation/page.css") == 1
     assert page.index("annotation/page.js") < page.index("annotation/item.js") and "annotation/review.js" not in page
     assert page.count('id="shortcuts-help"') == 1 and 'popovertarget="shortcuts-help"' in page
-    assert page.count(reverse("annotation:item-image", args=[a.pk])) == 2  # the image, and zoomed
+    assert page.count(item_image_link(a)) == 2  # the image, and zoomed
     assert 'id="zoom-dialog"' in page
     assert f'<span class="brand">{a.item.study.name}</span>' in page
 

@@ -1,12 +1,13 @@
 import html
 import re
-from unittest.mock import patch
+import time
 
 import pytest
 from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
+from annotation.links import IMAGE_LINK_MAX_AGE, item_image_link, session_image_link
 from annotation.models import Annotation, Assignment
 from annotation.services import annotation_submit, assignment_next
 from tests import factories as f
@@ -36,7 +37,7 @@ def test_the_page_shows_the_first_item_with_its_prompt_as_tokens(annotating, ses
     page = annotating.get(reverse("annotation:items")).content.decode()
     assignment = Assignment.objects.get(session=session)
     assert "Image 1 of 3" in page
-    assert reverse("annotation:item-image", args=[assignment.pk]) in page
+    assert item_image_link(assignment) in page
     assert 'class="token" for="words-1">family</label>' in page
     assert 'popovertarget="def-alignment"' in page
 
@@ -98,7 +99,7 @@ def test_another_annotators_assignment_is_404(annotating, study, pool):
 def test_the_image_of_ones_own_item_is_served(annotating, session):
     annotating.get(reverse("annotation:items"))
     a = Assignment.objects.get(session=session)
-    response = annotating.get(reverse("annotation:item-image", args=[a.pk]))
+    response = annotating.get(item_image_link(a))
     assert response.status_code == 200
     assert b"".join(response.streaming_content)[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -109,25 +110,30 @@ def image_link(page: str) -> str:
 
 def test_the_pages_image_link_is_signed_and_needs_no_session(annotating, session, django_assert_num_queries):
     link = image_link(annotating.get(reverse("annotation:items")).content.decode())
-    a = Assignment.objects.get(session=session)
-    assert link.startswith(reverse("annotation:item-image", args=[a.pk]) + "?t=")
+    assert link.startswith("/a/images/")
     with django_assert_num_queries(0):
         response = Client().get(link)  # another browser, no cookie: the signature is the access
         assert b"".join(response.streaming_content)[:8] == b"\x89PNG\r\n\x1a\n"
     assert response["Cache-Control"] == "private, max-age=3600"
 
 
-def test_an_image_link_altered_expired_or_moved_to_another_assignment_is_refused(annotating, session, pool):
+def test_the_image_link_is_the_same_string_within_the_hour(annotating, session):
+    annotating.get(reverse("annotation:items"))
+    name = Assignment.objects.get(session=session).item.image.name
+    hour = 1_800_000_000 // 3600 * 3600
+    assert session_image_link(session.pk, name, now=hour + 1) == session_image_link(session.pk, name, now=hour + 3599)
+    assert session_image_link(session.pk, name, now=hour) != session_image_link(session.pk, name, now=hour + 3600)
+    assert session_image_link(session.pk, name) != session_image_link(session.pk + 1, name)
+
+
+def test_an_image_link_altered_or_expired_is_refused(annotating, session, pool):
     link = image_link(annotating.get(reverse("annotation:items")).content.decode())
-    mine = Assignment.objects.get(session=session)
-    stranger = assignment_next(session=f.make_session(f.make_annotator(pool)))
-    path, token = link.split("?t=")
-    moved = path.replace(f"/{mine.pk}/", f"/{stranger.pk}/") + "?t=" + token
-    assert Client().get(path + "?t=" + token[:-3] + "abc").status_code == 403  # altered: the session decides
-    assert Client().get(moved).status_code == 403
-    assert annotating.get(moved).status_code == 404  # and the session's own check still holds
-    with patch("annotation.links.IMAGE_LINK_MAX_AGE", -1):
-        assert Client().get(link).status_code == 403
+    assert Client().get(link[:-3] + "abc").status_code == 404
+    assert Client().get("/a/images/nonsense").status_code == 404
+    name = Assignment.objects.get(session=session).item.image.name
+    old = session_image_link(session.pk, name, now=time.time() - IMAGE_LINK_MAX_AGE - 2 * 3600)
+    assert Client().get(old).status_code == 404
+    assert Client().get(link).status_code == 200
 
 
 def test_finishing_the_batch_redirects_to_prolific_with_the_completed_code(annotating, session, study):

@@ -149,6 +149,15 @@ def test_every_written_question_becomes_an_answer_item(questions, answers):
 
 
 @pytest_db
+def test_the_seeded_copies_get_their_lighter_copies(questions, answers, django_capture_on_commit_callbacks):
+    write_questions(questions, AUTHOR, [{"question": ["What is this sweet called?"]}])
+    with django_capture_on_commit_callbacks(execute=True):
+        assert seeding.seed_answer_items(source=questions, target=answers) == 1
+    [item] = Item.objects.filter(study=answers)
+    assert item.derived_widths == []  # recorded: the small demo image needs none
+
+
+@pytest_db
 def test_two_questions_on_one_image_share_one_copy_that_outlives_the_source(
     questions, answers, django_capture_on_commit_callbacks
 ):

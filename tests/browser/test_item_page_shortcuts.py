@@ -29,7 +29,8 @@ def item_page(page, live_server):
         f.make_annotator(pool, f"shortcuts{n:015d}")
         page.goto(live_server.url + entry_url(pool, pid=f"shortcuts{n:015d}", session_id=f"KEYS{n}"))
         page.locator("#item-panel[data-ready=true]").wait_for()
-        page.wait_for_function("[...document.images].every(img => img.complete)")
+        # (the zoom dialog's original loads when it opens: lazy)
+        page.wait_for_function("[...document.images].every(img => img.complete || img.loading === 'lazy')")
         return page.locator("#shortcuts-help li").evaluate_all(SHORTCUTS)
 
     return open_item

@@ -26,7 +26,7 @@ def test_a_panel_under_a_newer_protocol_version_loads_the_scripts_its_fields_nee
     add_items(study, 2)
     start_annotating(page, live_server, pool)
     item_ready(page, "Photo 1 of 2")
-    assert scripts(page) == ["htmx.min.js", "page.js", "item.js", "effort.js"]
+    assert scripts(page) == ["htmx.min.js", "page.js", "item.js", "effort.js", "prefetch.js"]
 
     # a researcher publishes a version with a conditional list of sources while the annotator works
     saved = study_protocol_save(study=study, protocol={"fields": [FITS, SOURCES], "display": DISPLAY})
@@ -35,7 +35,9 @@ def test_a_panel_under_a_newer_protocol_version_loads_the_scripts_its_fields_nee
     page.keyboard.press("Control+Enter")
 
     item_ready(page, "Photo 2 of 2")
-    assert scripts(page) == ["htmx.min.js", "page.js", "item.js", "effort.js", "conditions.js", "url_list.js"]
+    assert scripts(page) == [
+        "htmx.min.js", "page.js", "item.js", "effort.js", "prefetch.js", "conditions.js", "url_list.js",
+    ]
     sources = page.locator("[data-field=sources]")
     assert sources.is_hidden()  # conditions.js: shown only for "no"
     page.keyboard.press("2")  # no

@@ -137,6 +137,7 @@ def grounding(page, n, tmp_path):
     page.wait_for_function(
         "w => [...document.querySelectorAll('.upload-preview, .bbox-image')]"
         ".every(img => img.complete && img.naturalWidth === w)", arg=PHOTO[0])
+    page.locator(".bbox-stage").scroll_into_view_if_needed()  # the drag's points must be in the viewport
     stage = page.locator(".bbox-stage").bounding_box()
     x, y, w, h = stage["x"], stage["y"], stage["width"], stage["height"]
     page.mouse.move(x + SHAPE[0] * w, y + SHAPE[1] * h)

@@ -67,3 +67,15 @@ def upload(page, files):
     page.get_by_label("Items (a .csv or .jsonl file").set_input_files(files[0])
     page.get_by_label("Images (one .zip").set_input_files(files[1])
     page.get_by_role("button", name="Import").click()
+
+
+def drag(page, start, end):
+    """Drag across the box-drawing stage from and to fractions of its size (the stage scrolled into
+    view first: the mouse reaches only what the viewport shows)."""
+    stage = page.locator(".bbox-stage")
+    stage.scroll_into_view_if_needed()
+    box = stage.bounding_box()
+    page.mouse.move(box["x"] + start[0] * box["width"], box["y"] + start[1] * box["height"])
+    page.mouse.down()
+    page.mouse.move(box["x"] + end[0] * box["width"], box["y"] + end[1] * box["height"], steps=4)
+    page.mouse.up()

@@ -17,6 +17,8 @@ from annotation.models import Annotation, Annotator, Upload
 from studies.models import CountryPool, ItemQuota, Study
 from tests.factories import entry_url
 
+from .helpers import drag
+
 DEMO_FIXTURES = Path(settings.BASE_DIR) / "fixtures" / "demo"
 PRESETS = Path(settings.BASE_DIR) / "studies" / "presets"
 DEMOS = {  # preset -> the demo study's name, as demo_setup creates it
@@ -137,13 +139,7 @@ def grounding(page, n, tmp_path):
     page.wait_for_function(
         "w => [...document.querySelectorAll('.upload-preview, .bbox-image')]"
         ".every(img => img.complete && img.naturalWidth === w)", arg=PHOTO[0])
-    page.locator(".bbox-stage").scroll_into_view_if_needed()  # the drag's points must be in the viewport
-    stage = page.locator(".bbox-stage").bounding_box()
-    x, y, w, h = stage["x"], stage["y"], stage["width"], stage["height"]
-    page.mouse.move(x + SHAPE[0] * w, y + SHAPE[1] * h)
-    page.mouse.down()
-    page.mouse.move(x + SHAPE[2] * w, y + SHAPE[3] * h, steps=4)
-    page.mouse.up()
+    drag(page, SHAPE[:2], SHAPE[2:])
     assert page.locator(".bbox-box").count() == 1
     page.keyboard.press("1")  # prevalent: Yes
     page.keyboard.press("Control+Enter")

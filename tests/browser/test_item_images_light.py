@@ -7,7 +7,7 @@ import pytest
 from studies.derivatives import derivatives_make
 from tests.factories import add_items, spec_study
 
-from .helpers import item_ready, start_annotating, stored_answers
+from .helpers import drag, item_ready, start_annotating, stored_answers
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -20,13 +20,6 @@ CHOICE = {
     "display": {"noun": "Photo", "show": ["image"]},
 }
 
-
-def drag(page, start, end):
-    box = page.locator(".bbox-stage").bounding_box()
-    page.mouse.move(box["x"] + start[0] * box["width"], box["y"] + start[1] * box["height"])
-    page.mouse.down()
-    page.mouse.move(box["x"] + end[0] * box["width"], box["y"] + end[1] * box["height"], steps=4)
-    page.mouse.up()
 
 
 def test_a_box_drawn_on_a_lighter_copy_is_stored_in_the_originals_pixels(page, live_server):

@@ -8,7 +8,7 @@ import pytest
 from studies.models import Document
 from tests.factories import add_items, spec_study
 
-from .helpers import item_ready, start_annotating, stored_answers
+from .helpers import drag, item_ready, start_annotating, stored_answers
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -61,14 +61,6 @@ SPOT = {
     "display": {"noun": "Photo", "show": ["image"]},
 }
 
-
-def drag(page, start, end):
-    """Drag across the image from and to fractions of its size."""
-    box = page.locator(".bbox-stage").bounding_box()
-    page.mouse.move(box["x"] + start[0] * box["width"], box["y"] + start[1] * box["height"])
-    page.mouse.down()
-    page.mouse.move(box["x"] + end[0] * box["width"], box["y"] + end[1] * box["height"], steps=4)
-    page.mouse.up()
 
 
 def test_a_click_or_a_too_small_drag_says_so_and_a_proper_drag_is_taken(page, live_server):

@@ -11,11 +11,13 @@ malformed, oversized, negative or unknown makes the whole value absent (None), a
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from studies.protocol.jsonbounds import JsonRefused, json_bounded
 
 FIELD = "_effort"  # the form parameter the page posts them in (never an answer: the view takes it out)
 MAX_RAW = 4_000  # characters of JSON
+MAX_DEPTH = 3  # {"fields": {name: {counts}}}
 MAX_FIELDS = 40  # text answers of one item (a per_document field repeats one per document)
 MAX_NAME = 120
 MAX_COUNT = 10_000_000
@@ -56,9 +58,9 @@ def effort_parse(raw: Any) -> dict[str, Any] | None:
     "blurs": n, "hidden_ms": n}``; None when absent or not exactly that shape within its bounds."""
     if not isinstance(raw, str) or not raw or len(raw) > MAX_RAW:
         return None
-    try:
-        data = json.loads(raw)
-    except ValueError:
+    try:  # bounded: a deeply nested text is refused, not a RecursionError (a 500 losing the answer)
+        data = json_bounded(raw, max_depth=MAX_DEPTH, max_chars=MAX_RAW)
+    except JsonRefused:
         return None
     if not isinstance(data, dict) or not set(data) <= {"fields", *ITEM_KEYS}:
         return None

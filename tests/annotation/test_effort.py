@@ -43,6 +43,8 @@ def test_missing_counts_are_zero():
     json.dumps({"fields": {f"f{n}": {} for n in range(41)}}),
     json.dumps({"fields": ["why"]}),
     '{"blurs": 1, "pad": "' + "x" * MAX_RAW + '"}',
+    "[" * 3000,  # nested past Python's recursion limit: refused, not a RecursionError
+    '{"fields": {"why": {"pasted": [[1]]}}}',
 ])
 def test_it_refuses_anything_else_as_absent(raw):
     assert effort_parse(raw) is None
@@ -75,7 +77,7 @@ def test_a_submit_stores_its_counts(annotating, session):
 
 
 @pytest.mark.parametrize("raw", ["{broken", json.dumps({**GOOD, "blurs": -3}), json.dumps({"keystrokes": "abc"}),
-                                 "x" * (MAX_RAW + 1)])
+                                 "x" * (MAX_RAW + 1), "[" * 3000])
 def test_a_submit_with_malformed_counts_is_kept_without_them(annotating, session, raw):
     response = post(annotating, session, {FIELD: raw})
     assert response.status_code == 200 and "Image 2 of 3" in response.content.decode()

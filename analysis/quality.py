@@ -274,20 +274,6 @@ def quality_scores(
     })
 
 
-def quality_result(
-    *,
-    study: Study,
-    max_id: int,
-    columns: AnnotationColumns,
-    resamples: int,
-    seed: int,
-    on_field: Callable[[int], None] | None = None,
-) -> dict[str, Any]:
-    """``quality_scores`` of the study's ``quality_inputs``, in this thread."""
-    inputs = quality_inputs(study=study, max_id=max_id)
-    return quality_scores(inputs, columns=columns, resamples=resamples, seed=seed, on_field=on_field)
-
-
 class _Plain(list):
     """Rows made plain already (by column), which ``_plain`` leaves as they are."""
 

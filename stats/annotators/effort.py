@@ -27,8 +27,6 @@ from typing import Any
 PASTED_SHARE = 0.5
 MIN_CHARS = 20
 MIN_RATINGS = 5
-EFFORT_COLUMNS = ("pasted_answers", "mostly_pasted", "pasted_share", "focus_losses_per_item", "hidden_seconds",
-                  "sessions_judged", "sessions_straight")
 
 
 def mostly_pasted(counts: Mapping[str, Any]) -> bool:
@@ -79,13 +77,6 @@ class EffortFlags:
     @property
     def flagged(self) -> bool:
         return bool(self.mostly_pasted or self.sessions_straight)
-
-    def row(self) -> dict[str, Any]:
-        """The figures by ``EFFORT_COLUMNS`` (an export's or an API's row)."""
-        return {"pasted_answers": self.pasted_answers, "mostly_pasted": self.mostly_pasted,
-                "pasted_share": self.pasted_share, "focus_losses_per_item": self.focus_losses_per_item,
-                "hidden_seconds": self.hidden_seconds,
-                "sessions_judged": self.sessions_judged, "sessions_straight": self.sessions_straight}
 
 
 def _add_counts(flags: EffortFlags, effort: Any) -> None:

@@ -32,6 +32,25 @@ DOCUMENTS = "documents"
 
 
 @dataclass(frozen=True)
+class ReleaseInfo:
+    """The numbered release an export is of (``exports.releases``): the study's gold data as one
+    analysis run checked it. The same data checked by the same run is the same release, whatever
+    the format or options; the card and ``croissant.json`` cite it."""
+
+    number: int
+    created: str  # when the release was first made (UTC, ISO 8601)
+    data_fingerprint: str
+    analysis_run: int
+    previous: int | None = None  # the number of the release before it, None for the first
+    changes: tuple[str, ...] = ()  # what changed since ``previous``, a sentence each
+
+    @property
+    def version(self) -> str:
+        """As a version the Hub and Croissant read: ``<number>.0.0``."""
+        return f"{self.number}.0.0"
+
+
+@dataclass(frozen=True)
 class Origin:
     """Where an export comes from, as its manifest says: the study, the analysis run it was gated
     on, the data that run saw, when it was made (UTC, ISO 8601). A format of one file carries it
@@ -42,6 +61,7 @@ class Origin:
     data_fingerprint: str = ""
     created: str = ""
     folder: str = ""  # the ZIP's top folder, for a format that has one (``ExportFormat.top_folder``)
+    release: ReleaseInfo | None = None  # the release it is of (none: an export outside the service)
 
     def metadata(self) -> dict[str, str]:
         """As key-value metadata (Parquet's), every key under ``tessera.``."""

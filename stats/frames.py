@@ -24,7 +24,8 @@ def as_frame(rows: pd.DataFrame | Iterable[Sequence[Any]], columns: Sequence[str
             raise ValueError(f"expected the columns {columns}, got {list(rows.columns)}")
         frame = rows.iloc[:, : len(columns)]
         return frame if list(frame.columns) == columns else frame.set_axis(columns, axis=1)
-    return pd.DataFrame.from_records(list(rows), columns=columns)
+    records: list[Any] = list(rows)
+    return pd.DataFrame.from_records(records, columns=columns)
 
 
 def only(frame: pd.DataFrame, items: Collection[Any] | None, column: str = "item") -> pd.DataFrame:

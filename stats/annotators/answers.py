@@ -18,7 +18,7 @@ Every problem is a ValueError that says what is wrong.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,7 +63,7 @@ class Answers:
         return list(self.values) if self.level in NUMERIC_LEVELS else list(range(len(self.values)))
 
 
-def _some(values: Sequence[Any]) -> str:
+def _some(values: Iterable[Any]) -> str:
     return ", ".join(repr(v) for v in list(values)[:5])
 
 
@@ -133,7 +133,8 @@ def answers_of(
         raise ValueError("every answer needs a unit and an annotator")
     twice = frame.duplicated(["unit", "annotator"])
     if twice.any():
-        unit, annotator = frame.loc[twice.idxmax(), ["unit", "annotator"]]
+        first = frame[twice].iloc[0]
+        unit, annotator = first["unit"], first["annotator"]
         raise ValueError(f"unit {unit!r} has a second answer by annotator {annotator!r}")
     value, values = _coded(frame["value"], level, value_domain)
     unit, units = pd.factorize(frame["unit"])

@@ -29,7 +29,7 @@ def human_frame(
     frame = only(as_frame(rows, ["item", "country", "rater", "value"]), only_items)
     frame = frame.assign(value=pd.to_numeric(frame["value"], errors="coerce"))
     frame = frame.dropna(subset=["value"])
-    return frame.groupby(["item", "country", "rater"], dropna=False, sort=False, as_index=False)["value"].mean()
+    return frame.groupby(["item", "country", "rater"], dropna=False, sort=False, as_index=False)[["value"]].mean()
 
 
 def _unit_columns(per_country: bool) -> list[str]:
@@ -268,7 +268,7 @@ def metric_correlations(
     frame = human_frame(human, only_items=only_items)
     units = _unit_columns(per_country)
     means = (
-        frame.groupby(units, dropna=False, sort=False, as_index=False)["value"].mean()
+        frame.groupby(units, dropna=False, sort=False, as_index=False)[["value"]].mean()
         .rename(columns={"value": "human"})
     )
     scores = _metric_frame(metrics)

@@ -248,7 +248,8 @@ def _with_ds(table: pd.DataFrame, votes: pd.DataFrame, keys: list[str], labels: 
         fitted = first.merge(counts, left_on="unit", right_index=True).merge(
             fit.units[["unit", "label", "probability"]], on="unit", how="left")
         labelled = (fitted["kept"] >= DS_MIN_RATINGS).to_numpy()
-        notes = [ds_note(*row) for row in fitted[["ratings", "kept", "fewest", "most"]].itertuples(index=False)]
+        notes: list[Any] = [ds_note(*row)
+                            for row in fitted[["ratings", "kept", "fewest", "most"]].itertuples(index=False)]
         parts.append(fitted[keys].assign(
             ds_label=fitted["label"].where(labelled, None), ds_probability=fitted["probability"].where(labelled),
             ds_note=notes, part=part,
@@ -266,7 +267,7 @@ def ds_withheld(gold: pd.DataFrame) -> dict[str, str]:
     out = {}
     for key, rows in gold[gold["ds_note"].notna()].groupby("field", sort=False):
         reasons = rows["ds_note"].value_counts()
-        why = "; ".join(note if len(reasons) == 1 else f"{n}: {note}" for note, n in reasons.head(3).items())
+        why = "; ".join(str(note) if len(reasons) == 1 else f"{n}: {note}" for note, n in reasons.head(3).items())
         more = "; …" if len(reasons) > 3 else ""
         out[str(key)] = f"no Dawid–Skene label on {len(rows)} of {int((gold['field'] == key).sum())} units: {why}{more}"
     return out
@@ -294,6 +295,7 @@ def field_gold(
             votes = votes[votes["label"].isin(order)]
     for name, keys in (("by_country", ["item", "country"]), ("by_item", ["item"])):
         if numeric is None:
+            assert votes is not None  # nominal: votes are always made
             table = _nominal(votes, keys, order)
         else:
             table = _numeric(numeric, keys, interval=f.level != ORDINAL)

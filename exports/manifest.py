@@ -29,10 +29,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .formats.base import WrittenFile, utc_text
+from .formats.base import BLOCK, WrittenFile, quiet, sha256_of, utc_text
 
 MANIFEST = "manifest.json"
-BLOCK = 1 << 20
 SLUG_LENGTH = 40  # of the study's name in a folder's name
 
 
@@ -52,23 +51,10 @@ def folder_name(*, study_id: int, study_name: str, created: datetime, identity: 
     return f"tessera-study-{study_id}-{name_slug(study_name)}-{created.astimezone(UTC):%Y%m%d}-{digest}"
 
 
-def _quiet() -> None:
-    """No heartbeat (an export written outside a job)."""
-
-
-def sha256_of(path: Path, on_block: Callable[[], None] = _quiet) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while block := fh.read(BLOCK):
-            on_block()
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def manifest_for(
     *, study_id: int, study_name: str, format_name: str, analysis_id: int, data_fingerprint: str,
     files: Sequence[WrittenFile], created: datetime, notes: Mapping[str, Any] | None = None,
-    on_block: Callable[[], None] = _quiet,
+    on_block: Callable[[], None] = quiet,
 ) -> dict[str, Any]:
     """The manifest of the files written (hashed here, ``on_block()`` called per block read: a
     heartbeat that may raise to stop), then the format's ``notes``."""
@@ -79,7 +65,8 @@ def manifest_for(
         "data_fingerprint": data_fingerprint,
         "created": utc_text(created),
         "files": [
-            {"name": f.name, "rows": f.rows, "bytes": f.path.stat().st_size, "sha256": sha256_of(f.path, on_block)}
+            {"name": f.name, "rows": f.rows, "bytes": f.path.stat().st_size,
+             "sha256": f.sha256 or sha256_of(f.path, on_block)}
             for f in files
         ],
         **(notes or {}),
@@ -100,7 +87,7 @@ class Package:
 
 
 def package(files: Sequence[WrittenFile], manifest: dict[str, Any], folder: Path, extension: str,
-            on_block: Callable[[], None] = _quiet, top: str = "") -> Package:
+            on_block: Callable[[], None] = quiet, top: str = "") -> Package:
     """The one file as itself, or the ZIP of them all with ``manifest.json`` (``on_block()`` called
     per block packed); with a ``top`` folder, always a ZIP, every entry under ``<top>/``."""
     if len(files) == 1 and not top:

@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 import pandas as pd
-from django.db.models import Count
+from django.db.models import Count, Max, Min
 
 from analysis.fingerprint import Fingerprint
 from analysis.models import AnalysisRun
@@ -31,11 +31,11 @@ from annotation.models import Annotation, Annotator, Upload, pseudonym_for
 from stats.agreement.differences import REST, holds
 from stats.gold import gold_keys, study_gold
 from studies.files import stored_chunks
-from studies.models import Item, MockQuestion, Study, panel_label, panel_of
+from studies.models import CheckKind, Document, Item, MockQuestion, Study, panel_label, panel_of
 from studies.protocol import Protocol
 
 from .comparisons import file_reader, image_preferences, image_rankings, item_images
-from .formats.base import ExportOptions, ItemImage, StudySource
+from .formats.base import ExportOptions, ItemImage, StudySource, utc_text
 from .formats.gold import RANKING_COLUMNS
 
 ELIGIBILITY = (
@@ -184,8 +184,57 @@ def model_rankings(result: dict[str, Any] | None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(RANKING_COLUMNS))
 
 
+def _screening(study: Study) -> dict[str, Any]:
+    """How annotators were checked within a session (the protocol's ``quality``): attention checks
+    (where, how many, how many check items the researcher wrote), gold items (their share and
+    number), the speed flag and what failed checks led to; a part turned off is ``on`` False."""
+    q = study.spec.quality
+    kinds = dict(Item.objects.filter(study=study).exclude(check_kind=CheckKind.NONE).order_by()
+                 .values("check_kind").annotate(n=Count("id")).values_list("check_kind", "n"))
+    return {
+        "attention": {"on": q.attention.on, "placement": q.attention.placement, "count": q.attention.count,
+                      "every": q.attention.every, "items": kinds.get(CheckKind.ATTENTION, 0)},
+        "gold": {"on": q.gold.on, "rate": q.gold.rate, "items": kinds.get(CheckKind.GOLD, 0)},
+        "speed": {"on": q.speed.on, "min_seconds": q.speed.min_seconds, "median_share": q.speed.median_share},
+        "outcomes": {"warnings": q.outcomes.warnings, "failures": q.outcomes.failures},
+    }
+
+
+def _languages(study: Study) -> list[str]:
+    """The languages the study's texts were shown in (its own, its translations', its pools'), as
+    ISO 639-1 codes (a regional subtag dropped)."""
+    codes = {study.language, *(study.translations or {}), *study.pools.exclude(language="").values_list(
+        "language", flat=True)}
+    return sorted({str(c).split("-")[0].lower() for c in codes if c})
+
+
+def _tasks(study: Study) -> list[str]:
+    """The Hub's task categories the study's data serves: generated images judged against their prompts
+    (``text-to-image``), images asked about without a prompt (``visual-question-answering``), boxes
+    drawn (``object-detection``), documents judged for an item (``text-retrieval``), texts alone
+    (``text-classification``)."""
+    items = Item.objects.ordinary().filter(study=study)
+    images = items.exclude(image="").exists() or items.filter(images__isnull=False).exists()
+    tasks = []
+    if images:
+        tasks.append("text-to-image" if items.exclude(prompt="").exists() else "visual-question-answering")
+    if any(f.kind.draws_boxes for f in study.spec.fields):
+        tasks.append("object-detection")
+    if Document.objects.filter(item__study=study).exists():
+        tasks.append("text-retrieval")
+    return tasks or ["text-classification"]
+
+
+def _collected(study: Study, max_id: int) -> dict[str, str]:
+    """When the counted annotations were given: the first and last (UTC, ISO 8601; empty: none)."""
+    span = Annotation.objects.counted().filter(study=study, id__lte=max_id).aggregate(
+        first=Min("submitted_at"), last=Max("submitted_at"))
+    return {k: utc_text(v) if v else "" for k, v in span.items()}
+
+
 def datasheet(*, study: Study, analysis: AnalysisRun, fingerprint: Fingerprint) -> dict[str, Any]:
-    """The facts a dataset card states: who was asked and how, the questions, the agreement."""
+    """The facts a dataset card (and ``croissant.json``) states: who was asked and how, how they
+    were screened, the questions, the agreement, the languages and when the answers were given."""
     questions = MockQuestion.objects.filter(study=study)
     return {
         "study": study.name,
@@ -204,6 +253,10 @@ def datasheet(*, study: Study, analysis: AnalysisRun, fingerprint: Fingerprint) 
             {k: e[k] for k in ("pseudonym", "reason", "annotations")}
             for e in excluded_annotators(study=study, max_id=fingerprint.max_id)
         ],
+        "screening": _screening(study),
+        "languages": _languages(study),
+        "tasks": _tasks(study),
+        "collected": _collected(study, fingerprint.max_id),
     }
 
 

@@ -14,6 +14,7 @@ named for the export (``manifest.folder_name``), which its ``Origin`` names too.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -27,6 +28,7 @@ from studies.protocol import UploadRef
 from ..csv_layout import DocumentInfo
 from .table import AnnotationRow, Tables
 
+BLOCK = 1 << 20  # bytes read at a time to hash or pack a file
 ANNOTATIONS = "annotations"
 DOCUMENTS = "documents"
 
@@ -69,6 +71,19 @@ class Origin:
                 "tessera.data_fingerprint": self.data_fingerprint, "tessera.created": self.created}
 
 
+def quiet() -> None:
+    """No heartbeat (an export written outside a job)."""
+
+
+def sha256_of(path: Path, on_block: Callable[[], None] = quiet) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while block := fh.read(BLOCK):
+            on_block()
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def utc_text(moment: datetime) -> str:
     """``moment`` in UTC, ISO 8601 to the second, with a ``Z``."""
     return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
@@ -81,6 +96,7 @@ class WrittenFile:
     name: str
     path: Path
     rows: int
+    sha256: str = ""  # its hash when the format took it already (``croissant.json`` lists it), else the manifest's
 
 
 class TableWriter(Interface):

@@ -94,6 +94,16 @@ def md_text(value: Any) -> str:
     return _MARKUP.sub(lambda m: _ESCAPED[m.group()], str(value))
 
 
+_UNESCAPED = re.compile(r"&(amp|lt|gt);|\\([\[\]\\])")
+_ENTITIES = {"amp": "&", "lt": "<", "gt": ">"}
+
+
+def md_plain(text: str) -> str:
+    """A card's Markdown line as plain text (``croissant.json``'s): ``md_text``'s escapes undone, code
+    spans' backticks dropped."""
+    return _UNESCAPED.sub(lambda m: _ENTITIES[m.group(1)] if m.group(1) else m.group(2), text).replace("`", "")
+
+
 def _scalar(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -125,12 +135,24 @@ def yaml_text(value: Any, indent: int = 0) -> str:
     return "\n".join(lines)
 
 
-def header(*, configs: Sequence[Config], license: str, pretty_name: str, rows: int) -> dict[str, Any]:
-    """The card's YAML header as data."""
+TAGS = ["culture", "human-annotation", "cross-cultural", "tessera", "croissant"]
+
+
+def header(*, configs: Sequence[Config], license: str, pretty_name: str, rows: int,
+           sheet: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The card's YAML header as data: what the Hub reads of a dataset (its license, name, size,
+    languages, task categories, how it was annotated, tags), then its configs and their features."""
+    languages = list((sheet or {}).get("languages") or [])
     return {
         "license": license,
         "pretty_name": pretty_name,
         "size_categories": [size_category(rows)],
+        **({"language": languages, "multilinguality": ["multilingual" if len(languages) > 1 else "monolingual"]}
+           if languages else {}),
+        "task_categories": list((sheet or {}).get("tasks") or []),
+        "annotations_creators": ["crowdsourced"],
+        "source_datasets": ["original"],
+        "tags": TAGS,
         "configs": [
             {"config_name": c.name, **({"default": True} if c.default else {}),
              "data_files": [{"split": split, "path": path} for split, path in c.splits.items()]}
@@ -348,6 +370,13 @@ def card_text(*, sheet: Mapping[str, Any], configs: Sequence[Config], license: s
     the paper tables not computed, by name, with why; ``folder``: the ZIP's top folder, which the card
     names in how to load it; ``withheld``: the fields' units without a Dawid–Skene label, and why)."""
     name = md_text(sheet.get("study") or "Tessera study")  # the Hub shows it too
-    head = header(configs=configs, license=license, pretty_name=name, rows=rows)
+    head = header(configs=configs, license=license, pretty_name=name, rows=rows, sheet=sheet)
     body = datasheet_text(sheet, configs, license, missing, folder=folder, withheld=withheld)
     return f"---\n{yaml_text(head)}\n---\n\n{body}"
+
+
+def citation_text(sheet: Mapping[str, Any], release: Any) -> str:
+    """PROVISIONAL until the releases branch lands: a BibTeX entry for the release."""
+    name = str(sheet.get("study") or "Tessera study")
+    version = getattr(release, "version", "")
+    return f"@misc{{tessera,\n  title = {{{name}}},\n  version = {{{version}}},\n  note = {{Tessera}}\n}}"

@@ -16,6 +16,7 @@ FORMATS: dict[str, ExportFormat] = {
         gold.FORMAT,
         coco.FORMAT,
         hf.FORMAT,
+        hf.CROISSANT_FORMAT,
     )
 }
 

@@ -33,8 +33,10 @@ download is named for; the paths below are inside it:
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +47,8 @@ import pyarrow.parquet as pq
 from stats.versions import ProtocolSet
 from studies.protocol import SKIP, Field, UploadRef
 
-from .base import DOCUMENTS, ExportFormat, Origin, StudySource, WrittenFile
-from .card import IMAGE, Config, card_text
+from .base import DOCUMENTS, ExportFormat, Origin, StudySource, WrittenFile, sha256_of
+from .card import IMAGE, Config, card_text, citation_text
 from .compared import (
     IMAGE_RANKINGS,
     ITEM_IMAGES,
@@ -56,6 +58,7 @@ from .compared import (
     preferences_frame,
 )
 from .compared import TYPES as COMPARED_TYPES
+from .croissant import CROISSANT, croissant
 from .frames import arrow_table
 from .gold import gold_notes, gold_tables, gold_types
 from .parquet import COMPRESSION, _batch
@@ -97,6 +100,7 @@ class HfWriter:
         self.any_uploads = any(f.kind.supplies_image for group in protocols.groups() for f in group)
         self.extra: list[WrittenFile] = []
         self.noted: dict[str, Any] = {}
+        self.hashes: dict[str, str] = {}  # sha256 by file name, taken for croissant.json
 
     def _path(self, table: str, split: str) -> Path:
         return self.folder / "data" / table / f"{split}.parquet"
@@ -186,6 +190,27 @@ class HfWriter:
                                   rows=raw_rows, missing=self.noted["not_computed"], folder=self.origin.folder,
                                   withheld=self.noted["dawid_skene_withheld"]), encoding="utf-8")
         self.extra.insert(0, WrittenFile(CARD, card, 0))  # the card first after the raw files
+        self._croissant(source, configs)
+
+    def _croissant(self, source: StudySource, configs: list[Config]) -> None:
+        """``croissant.json``: the folder's every file described with its hash (taken here, kept for the
+        manifest), its configs as record sets, and the responsible-AI facts of the datasheet."""
+        listed = []
+        for f in self._files():
+            source.pulse()
+            self.hashes.setdefault(f.name, sha256_of(f.path, source.pulse))
+            listed.append({"name": f.name, "bytes": f.path.stat().st_size, "sha256": self.hashes[f.name]})
+        release = self.origin.release
+        doc = croissant(sheet=source.datasheet, configs=configs, files=listed, license=source.options.license,
+                        release=release, citation=citation_text(source.datasheet, release), folder=self.origin.folder)
+        path = self.folder / CROISSANT
+        path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        self.extra.append(WrittenFile(CROISSANT, path, 0))
+
+    def _files(self) -> list[WrittenFile]:
+        raw = [WrittenFile(str(self._path(t, s).relative_to(self.folder)), self._path(t, s), n)
+               for (t, s), n in sorted(self.rows.items())]
+        return [*raw, *self.extra]  # the raw annotations first: the export's rows
 
     def _items(self, source: StudySource) -> str:
         """``data/items.parquet``: each annotated item, a row group per ``ITEMS_PER_GROUP`` items; with
@@ -315,9 +340,7 @@ class HfWriter:
     def close(self):
         for writer in self.writers.values():
             writer.close()  # closing twice is harmless
-        raw = [WrittenFile(str(self._path(t, s).relative_to(self.folder)), self._path(t, s), n)
-               for (t, s), n in sorted(self.rows.items())]
-        return [*raw, *self.extra]  # the raw annotations first: the export's rows
+        return [replace(f, sha256=self.hashes.get(f.name, "")) for f in self._files()]
 
 
 FORMAT = ExportFormat(
@@ -332,4 +355,30 @@ FORMAT = ExportFormat(
     holds="a Hugging Face dataset folder with its card, and manifest.json",
     options=("license", "images"),
     top_folder=True,
+)
+
+
+class CroissantWriter(HfWriter):
+    """``croissant``: the hf folder written aside (under ``hf/``) to describe it, and only its
+    ``croissant.json`` shipped: the metadata a datasets track asks for beside the data, whose paths
+    are the folder's (the same release with the same options is the same files, hashes and all)."""
+
+    def __init__(self, folder: Path, tables: Tables, protocols: ProtocolSet, origin: Origin | None = None):
+        super().__init__(folder / "hf", tables, protocols, origin)
+
+    def close(self):
+        super().close()
+        return [WrittenFile(CROISSANT, self.folder / CROISSANT, 0)]
+
+
+CROISSANT_FORMAT = ExportFormat(
+    name="croissant",
+    label="Croissant metadata",
+    extension="json",
+    description="croissant.json alone: the Hugging Face folder's files, fields and types, license, citation and "
+    "responsible-AI facts (who annotated, how they were screened, agreement, limitations), for a datasets track.",
+    content_type="application/ld+json",
+    opener=CroissantWriter,
+    study_level=True,
+    options=("license", "images"),
 )

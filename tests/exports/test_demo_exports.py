@@ -32,6 +32,7 @@ from studies.demo_images import images_generate
 from studies.models import Item
 from studies.protocol import UploadRef, value_token
 from tests.annotations import annotate, annotators, submitted
+from tests.exports.croissant_check import croissant_records, croissant_valid
 
 datasets.disable_progress_bars()
 FIXTURES = Path(django_settings.BASE_DIR) / "fixtures" / "demo"
@@ -127,6 +128,9 @@ def opened(job: ExportJob, fmt: str, tmp: Path, study) -> int:
     tables = tables_for(protocol_set(study=study, max_id=10**9))
     if fmt == "coco":
         return coco_opened(data, tmp, study)
+    if fmt == "croissant":  # the metadata alone, valid; its records load from the hf folder (above)
+        (tmp / "croissant.json").write_bytes(data)
+        return len(croissant_valid(tmp / "croissant.json").metadata.record_sets)
     if not job.is_zip:
         return file_opened(data, fmt, tables)
     root, names, top = unzipped(data, fmt, tmp)
@@ -182,10 +186,14 @@ def hf_opened(root: Path, tmp: Path, tables) -> int:
     assert "not computed" not in text
     declared = {c["config_name"]: c["features"] for c in head["dataset_info"]}
     rows = 0
+    records = croissant_records(root / "croissant.json")  # mlcroissant reads every config the card declares
+    assert set(records) == {c["config_name"] for c in head["configs"]}
     for config in head["configs"]:
         loaded = datasets.load_dataset(str(root), config["config_name"], cache_dir=str(tmp / "hf-cache"))
         for split in loaded.values():
             assert split.features._to_yaml_list() == declared[config["config_name"]]
+        whole = loaded["train"].num_rows if "train" in loaded else sum(s.num_rows for s in loaded.values())
+        assert len(records[config["config_name"]]) == whole, config["config_name"]
         rows += sum(split.num_rows for split in loaded.values())
     assert list(load_split(root, "raw").features) == tables.schema.names
     return rows

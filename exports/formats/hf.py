@@ -28,7 +28,12 @@ download is named for; the paths below are inside it:
   compared images are shipped under ``images/`` as the items' are; ``data/image_rankings.parquet``
   (config ``image_rankings``): the images ranked within each set the answers link;
 - ``README.md``: the dataset card (``card``): the YAML header with the configs, their features
-  (from the Arrow schemas), the size category and the researcher's license, then the datasheet.
+  (from the Arrow schemas), the size category, the researcher's license, languages, task categories
+  and tags (what the Hub reads), then the datasheet;
+- ``croissant.json``: the folder in Croissant with its responsible-AI fields (``croissant``), every
+  file listed with its sha256 (taken once, and handed to the manifest).
+
+The ``croissant`` format writes this folder aside and ships its ``croissant.json`` alone.
 """
 
 from __future__ import annotations

@@ -99,7 +99,7 @@ def test_boxes_over_an_uploaded_photo_name_the_upload(owner, tmp_path):
 
 
 def test_the_catalog_offers_every_format():
-    assert list(FORMATS) == ["csv", "jsonl", "parquet", "gold", "coco", "hf"]
+    assert list(FORMATS) == ["csv", "jsonl", "parquet", "gold", "coco", "hf", "croissant"]
 
 
 def test_two_annotators_photos_of_the_same_file_name_are_two_coco_images(photos, owner, tmp_path):

@@ -63,3 +63,6 @@ def photos(owner):
         upload.file.save(f"{sha}.png", ContentFile(data))
         made.append((sha, data))
     return study, item, made
+
+
+from tests.exports.fake_hub import fake_hub  # noqa: E402,F401 - the fake Hugging Face Hub for the push tests

@@ -64,9 +64,11 @@ class Origin:
     release: ReleaseInfo | None = None  # the release it is of (none: an export outside the service)
 
     def metadata(self) -> dict[str, str]:
-        """As key-value metadata (Parquet's), every key under ``tessera.``."""
+        """As key-value metadata (Parquet's), every key under ``tessera.`` (the release's number when
+        there is one)."""
+        release = {"tessera.release": str(self.release.number)} if self.release else {}
         return {"tessera.study": str(self.study), "tessera.analysis_run": str(self.analysis_run),
-                "tessera.data_fingerprint": self.data_fingerprint, "tessera.created": self.created}
+                "tessera.data_fingerprint": self.data_fingerprint, "tessera.created": self.created, **release}
 
 
 def utc_text(moment: datetime) -> str:

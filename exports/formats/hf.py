@@ -184,7 +184,8 @@ class HfWriter:
         card = self.folder / CARD
         card.write_text(card_text(sheet=source.datasheet, configs=configs, license=source.options.license,
                                   rows=raw_rows, missing=self.noted["not_computed"], folder=self.origin.folder,
-                                  withheld=self.noted["dawid_skene_withheld"]), encoding="utf-8")
+                                  withheld=self.noted["dawid_skene_withheld"], release=self.origin.release),
+                        encoding="utf-8")
         self.extra.insert(0, WrittenFile(CARD, card, 0))  # the card first after the raw files
 
     def _items(self, source: StudySource) -> str:

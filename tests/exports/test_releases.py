@@ -224,12 +224,13 @@ def test_the_card_and_the_manifest_cite_the_release(caire, owner):
     assert top.split("-")[-2] == job.release.created.strftime("%Y%m%d")  # the folder's day is the release's
 
 
-def test_two_hf_exports_of_one_release_are_the_same_files(caire, owner, monkeypatch):
-    study, _, _ = caire
-    first = exported(study, owner, "hf")
+@pytest.mark.parametrize(("study_of", "images"), [("caire", False), ("photos", True)])
+def test_two_hf_exports_of_one_release_are_the_same_files(study_of, images, owner, monkeypatch, request):
+    study = request.getfixturevalue(study_of)[0]
+    first = exported(study, owner, "hf", images=images)
     later = timezone.now() + timedelta(days=1, seconds=7)
     monkeypatch.setattr(timezone, "now", lambda: later)  # written a day later: the files carry the release's date
-    second = export_again(study, owner, "hf")
+    second = export_again(study, owner, "hf", images=images)
     assert second.manifest["created"] != first.manifest["created"]
     assert second.release == first.release and second.manifest["folder"] == first.manifest["folder"]
     assert first.manifest["files"] == second.manifest["files"]  # names, rows, bytes and sha256

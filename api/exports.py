@@ -21,7 +21,8 @@ from exports import services
 from exports.downloads import export_file_response
 from exports.formats import FORMATS, ExportFormat, formats_for
 from exports.formats.base import LICENSES
-from exports.models import ExportJob
+from exports.models import ExportJob, Release
+from exports.releases import release_info
 from stats.versions import ProtocolSet
 from studies.models import Study
 from studies.selectors import study_for_user
@@ -97,15 +98,29 @@ class ExportStartSerializer(serializers.Serializer):
     options = ExportOptionsSerializer(required=False)
 
 
+class ReleaseSerializer(serializers.Serializer):
+    """The numbered release of the study's gold data an export is of (``exports.releases``)."""
+
+    number = serializers.IntegerField(help_text="1 for the study's first release, then one more for each.")
+    version = serializers.SerializerMethodField(help_text="As the dataset card and Croissant cite it: N.0.0.")
+    changes = serializers.ListField(child=serializers.CharField(), help_text="What changed since the release "
+                                    "before, a sentence each.")
+
+    def get_version(self, release: Release) -> str:
+        return release_info(release).version
+
+
 class ExportJobSerializer(JobSerializer):
-    """An export: the job's core fields, what it was asked for, and once done its rows, manifest and
-    the addresses of its file and manifest."""
+    """An export: the job's core fields, what it was asked for, and once done its rows, manifest,
+    the release it is of and the addresses of its file and manifest."""
 
     format = serializers.CharField()
     options = ExportOptionsSerializer()
     rows = serializers.IntegerField(help_text="Annotations exported (once done).")
     analysis_run = serializers.IntegerField(source="analysis_id", help_text="The analysis run it was gated on.")
     manifest = serializers.SerializerMethodField()
+    release = ReleaseSerializer(read_only=True, allow_null=True, help_text="The release it is of, once written "
+                                "(null before, and for exports made before releases).")
     download_url = serializers.SerializerMethodField()
     manifest_url = serializers.SerializerMethodField()
 
@@ -182,7 +197,7 @@ class ExportList(generics.ListAPIView):
     serializer_class = ExportJobSerializer
 
     def get_queryset(self):
-        return study_for_user(self.request.user, self.kwargs["pk"]).export_jobs.all()
+        return study_for_user(self.request.user, self.kwargs["pk"]).export_jobs.select_related("release")
 
     @extend_schema(
         request=ExportStartSerializer,

@@ -24,7 +24,7 @@ from .models import ExportJob
 
 
 def export_latest(*, study: Study) -> ExportJob | None:
-    return study.export_jobs.order_by("-created_at", "-id").first()
+    return study.export_jobs.select_related("release").order_by("-created_at", "-id").first()
 
 
 def export_for_study(*, study: Study, pk: int) -> ExportJob:

@@ -3,7 +3,9 @@ the current data), build it (``export_build``, the Celery task's body), and writ
 (``export_to_path``, ``manage.py export``). All three write through ``export_write``: the study's
 annotations read in chunks and written by the chosen format as they come, to a temporary folder.
 The steps after the chunks (the study's gold and images, the hashes, the ZIP, the upload) keep
-the job's lease and honour a cancel through a ``Pulse``, as the chunks do through their progress."""
+the job's lease and honour a cancel through a ``Pulse``, as the chunks do through their progress.
+Every export is of a numbered release of the study's gold data (``exports.releases``), which its
+manifest, its files' metadata and the dataset card cite, and the job's row records."""
 
 from __future__ import annotations
 
@@ -37,9 +39,10 @@ from jobs.lifecycle import job_cancel, job_claim, job_enqueue_on_commit, job_fai
 from studies.models import Study, random_name, study_files_prefix
 
 from .formats import FORMATS, ExportFormat, WrittenFile, tables_for
-from .formats.base import ExportOptions, Origin, utc_text
+from .formats.base import ExportOptions, Origin
 from .manifest import Package, folder_name, manifest_for, manifest_text, package
-from .models import ExportJob
+from .models import ExportJob, Release
+from .releases import release_for, release_info, release_manifest
 from .rows import export_rows
 from .selectors import documents_of_items, download_name
 from .sources import study_source
@@ -145,6 +148,7 @@ class Written:
     manifest: dict[str, Any]
     package: Package
     rows: int
+    release: Release
 
 
 def excluded_of(study: Study, max_id: int) -> list[dict[str, Any]]:
@@ -163,20 +167,24 @@ def export_write(
     ``folder``: read in chunks, each answer with the spec of its version, written as they come.
     ``on_chunk(annotations written)`` follows the progress (and may raise to stop); ``pulse``
     follows the steps after the chunks (the study's gold and images at 96%, the hashes and the ZIP
-    at 98%) and may raise to stop as well."""
+    at 98%) and may raise to stop as well. The export is of the release of this data and run
+    (``releases.release_for``): its files carry the release's date, not the hour they were written,
+    so two exports of one release in one format and options are the same files."""
     pulse = pulse or Pulse()
     protocols = protocol_set(study=study, max_id=fingerprint.max_id)
     if not fmt.fits(protocols):
         raise ExportRefused(f"The {fmt.label} format does not fit this study's protocol.")
     tables = tables_for(protocols)
-    created = timezone.now()
+    created = timezone.now()  # the manifest's own: when these files were written
+    release = release_for(study=study, analysis=analysis, fingerprint=fingerprint)
+    info = release_info(release)
     options = options or ExportOptions()
-    top = ""
-    if fmt.top_folder:  # named for what makes the export: the same study, data, run and options, the same folder
-        identity = json.dumps([study.pk, fmt.name, fingerprint.text, analysis.pk, options.as_dict()], sort_keys=True)
-        top = folder_name(study_id=study.pk, study_name=study.name, created=created, identity=identity)
+    top, named = "", fmt.folder_of or (fmt.name if fmt.top_folder else "")
+    if named:  # named for what makes the export: the same study, data, run and options, the same folder
+        identity = json.dumps([study.pk, named, fingerprint.text, analysis.pk, options.as_dict()], sort_keys=True)
+        top = folder_name(study_id=study.pk, study_name=study.name, created=release.created, identity=identity)
     origin = Origin(study=study.pk, analysis_run=analysis.pk, data_fingerprint=fingerprint.text,
-                    created=utc_text(created), folder=top)
+                    created=info.created, folder=top, release=info)
     writer = fmt.open(folder, tables, protocols, origin)
     written = 0
     notes: dict[str, Any] = {}
@@ -208,12 +216,13 @@ def export_write(
     manifest = manifest_for(
         study_id=study.pk, study_name=study.name, format_name=fmt.name, analysis_id=analysis.pk,
         data_fingerprint=fingerprint.text, files=files, created=created,
-        notes={**({"folder": top} if top else {}), "excluded_annotators": excluded_of(study, fingerprint.max_id),
-               **notes},
+        notes={**({"folder": top} if fmt.top_folder else {}), "release": release_manifest(info),
+               "excluded_annotators": excluded_of(study, fingerprint.max_id), **notes},
         on_block=pulse,
     )
-    return Written(files, manifest, package(files, manifest, folder, fmt.extension, on_block=pulse, top=top),
-                   rows=written)
+    return Written(files, manifest, package(files, manifest, folder, fmt.extension, on_block=pulse,
+                                            top=top if fmt.top_folder else ""),
+                   rows=written, release=release)
 
 
 def _beat(job_id: int, percent: int) -> None:
@@ -246,7 +255,8 @@ def export_build(*, job_id: int) -> ExportJob | None:
             )
             pulse.at(99)
             stored = _store(job, written.package, pulse)
-        if not job_finish(ExportJob, job_id, rows=written.rows, file=stored, manifest=written.manifest):
+        if not job_finish(ExportJob, job_id, rows=written.rows, file=stored, manifest=written.manifest,
+                          release=written.release):
             raise ExportCancelled
     except ExportCancelled:
         if stored:

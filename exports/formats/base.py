@@ -66,9 +66,11 @@ class Origin:
     release: ReleaseInfo | None = None  # the release it is of (none: an export outside the service)
 
     def metadata(self) -> dict[str, str]:
-        """As key-value metadata (Parquet's), every key under ``tessera.``."""
+        """As key-value metadata (Parquet's), every key under ``tessera.`` (the release's number when
+        there is one)."""
+        release = {"tessera.release": str(self.release.number)} if self.release else {}
         return {"tessera.study": str(self.study), "tessera.analysis_run": str(self.analysis_run),
-                "tessera.data_fingerprint": self.data_fingerprint, "tessera.created": self.created}
+                "tessera.data_fingerprint": self.data_fingerprint, "tessera.created": self.created, **release}
 
 
 def quiet() -> None:
@@ -237,6 +239,7 @@ class ExportFormat:
     holds: str = "annotations, documents and manifest.json"  # what its ZIP holds, when it is one (the page says)
     options: tuple[str, ...] = ()  # the ``ExportOptions`` it reads ("license", "images"), for the page
     top_folder: bool = False  # its ZIP holds one folder named for the export (``manifest.folder_name``)
+    folder_of: str = ""  # the folder format it describes, whose folder its origin names (croissant: hf's)
     streams_rows: bool = True  # its writer takes the annotations' chunks (gold: no, they are only counted)
 
     def open(self, folder: Path, tables: Tables, protocols: ProtocolSet, origin: Origin | None = None) -> TableWriter:

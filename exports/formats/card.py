@@ -11,7 +11,8 @@ datasheet (``datasheet_text``) says how to load the unpacked folder (named for t
 test, the pay rate of each launch), every question's text, the agreement per field and per
 country from the analysis the export was gated on, and known limitations (``limitations``: what is
 true of this study, the fields whose units have no Dawid–Skene label and why, then what is true of
-any).
+any), then the release it is of (``release_text``: version, date, data fingerprint, analysis run,
+what changed since the release before) and how to cite it (``citation_text``: a BibTeX entry).
 
 Every text the researcher wrote (the study's name, questions, help, choices, pools, eligibility,
 reasons) goes through ``md_text``: the Hub renders the card, so it shows as written, never as HTML
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +33,8 @@ import pyarrow as pa
 from stats.agreement.base import STABLE_UNITS, WIDE_INTERVAL
 from stats.agreement.differences import SIGNIFICANT
 from stats.gold import DS_MIN_ITEMS, DS_MIN_RATINGS
+
+from .base import ReleaseInfo
 
 SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
          (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"))
@@ -363,20 +367,69 @@ def _question(q: Mapping[str, Any], depth: int) -> str:
     return text
 
 
+_BIBTEX = re.compile(r"[\\{}%&$#_^~<>\[\]]")
+_BIBTEX_ESCAPED = {"\\": r"\textbackslash{}", "^": r"\^{}", "~": r"\~{}", "<": r"\textless{}",
+                   ">": r"\textgreater{}", "[": "{[}", "]": "{]}"}
+
+
+def bibtex_text(value: Any) -> str:
+    """Text in a BibTeX field's braces, on one line: LaTeX's special characters escaped (a brace can
+    neither end the field nor open another), ``< >`` as LaTeX's ``\\textless`` and ``\\textgreater``
+    and brackets braced, so the card, which shows the entry in a code block, holds no tag and no link
+    syntax even as raw text."""
+    return _BIBTEX.sub(lambda m: _BIBTEX_ESCAPED.get(m.group(), "\\" + m.group()), " ".join(str(value).split()))
+
+
+def citation_text(study_name: str, release: ReleaseInfo) -> str:
+    """How to cite ``release`` of the study ``study_name``: a BibTeX ``@misc`` entry whose title is
+    the study's name, with the release's year and version, and a note naming the release, its data
+    fingerprint and analysis run, and Tessera. Pure; the card shows it, Croissant's ``citeAs`` too."""
+    ascii_name = unicodedata.normalize("NFKD", study_name).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "_", ascii_name.lower()).strip("_")[:40].rstrip("_") or "study"
+    note = (f"Release {release.number} of the study's gold data (data fingerprint {release.data_fingerprint}, "
+            f"checked against analysis run {release.analysis_run}), exported with Tessera")
+    return "\n".join([
+        f"@misc{{{slug}_release_{release.number},",
+        f"  title = {{{bibtex_text(study_name)}}},",
+        f"  year = {{{release.created[:4]}}},",
+        f"  version = {{{release.version}}},",
+        f"  note = {{{bibtex_text(note)}}},",
+        "}",
+    ])
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any run of backticks in ``text`` (which so cannot close it)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def release_text(study_name: str, release: ReleaseInfo | None) -> list[str]:
+    """The card's release section (version, date, fingerprint, analysis run, what changed since the
+    release before) and its citation; none for an export outside a release."""
+    if release is None:
+        return []
+    since = f"since release {release.previous}" if release.previous else "(the first release)"
+    out = ["", "## Release", "",
+           f"Release {release.number} (version {release.version}) of this study's gold data, made "
+           f"{release.created}: the data with fingerprint `{release.data_fingerprint}` as analysis run "
+           f"{release.analysis_run} checked it. Every export of the same data checked by the same run is this "
+           "release, whatever its format.", "", f"What changed {since}:", ""]
+    out += [f"- {md_text(line)}" for line in release.changes] or ["- Nothing recorded."]
+    citation = citation_text(study_name, release)
+    fence = _fence(citation)
+    return [*out, "", "## Citation", "", "Cite this release as:", "", f"{fence}bibtex", citation, fence]
+
+
 def card_text(*, sheet: Mapping[str, Any], configs: Sequence[Config], license: str, rows: int,
               missing: Mapping[str, str] | None = None, folder: str = "",
-              withheld: Mapping[str, str] | None = None) -> str:
+              withheld: Mapping[str, str] | None = None, release: ReleaseInfo | None = None) -> str:
     """The whole ``README.md``: the YAML header between ``---`` lines, then the datasheet (``missing``:
     the paper tables not computed, by name, with why; ``folder``: the ZIP's top folder, which the card
-    names in how to load it; ``withheld``: the fields' units without a Dawid–Skene label, and why)."""
+    names in how to load it; ``withheld``: the fields' units without a Dawid–Skene label, and why),
+    then the release it is of and how to cite it (``release``; none: no such sections)."""
     name = md_text(sheet.get("study") or "Tessera study")  # the Hub shows it too
     head = header(configs=configs, license=license, pretty_name=name, rows=rows, sheet=sheet)
     body = datasheet_text(sheet, configs, license, missing, folder=folder, withheld=withheld)
-    return f"---\n{yaml_text(head)}\n---\n\n{body}"
-
-
-def citation_text(sheet: Mapping[str, Any], release: Any) -> str:
-    """PROVISIONAL until the releases branch lands: a BibTeX entry for the release."""
-    name = str(sheet.get("study") or "Tessera study")
-    version = getattr(release, "version", "")
-    return f"@misc{{tessera,\n  title = {{{name}}},\n  version = {{{version}}},\n  note = {{Tessera}}\n}}"
+    tail = "\n".join(release_text(str(sheet.get("study") or "Tessera study"), release))
+    return f"---\n{yaml_text(head)}\n---\n\n{body}{tail}{chr(10) if tail else ''}"

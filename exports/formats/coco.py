@@ -149,7 +149,8 @@ class CocoWriter:
         return {
             "info": {"description": "Boxes drawn by annotators, and the fused box per image and country",
                      "date_created": origin.created, "study": origin.study, "analysis_run": origin.analysis_run,
-                     "data_fingerprint": origin.data_fingerprint},
+                     "data_fingerprint": origin.data_fingerprint,
+                     **({"version": origin.release.version} if origin.release else {})},
             "licenses": [], "images": images, "categories": categories, "annotations": annotations,
         }
 

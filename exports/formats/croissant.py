@@ -275,7 +275,7 @@ def croissant(*, sheet: Mapping[str, Any], configs: Sequence[Config], files: Seq
                         f"by {sheet.get('annotators', 0)} annotators in "
                         f"{_count(len(sheet.get('pools', [])), 'country pool')}, with gold labels per country."),
         "license": LICENSE_URLS.get(license, license),
-        "citeAs": citation,
+        **({"citeAs": citation} if citation else {}),
         "keywords": KEYWORDS,
         "inLanguage": list(sheet.get("languages") or []),
         "distribution": [*distribution(files), *file_sets],

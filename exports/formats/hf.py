@@ -193,7 +193,8 @@ class HfWriter:
         card = self.folder / CARD
         card.write_text(card_text(sheet=source.datasheet, configs=configs, license=source.options.license,
                                   rows=raw_rows, missing=self.noted["not_computed"], folder=self.origin.folder,
-                                  withheld=self.noted["dawid_skene_withheld"]), encoding="utf-8")
+                                  withheld=self.noted["dawid_skene_withheld"], release=self.origin.release),
+                        encoding="utf-8")
         self.extra.insert(0, WrittenFile(CARD, card, 0))  # the card first after the raw files
         self._croissant(source, configs)
 
@@ -206,8 +207,10 @@ class HfWriter:
             self.hashes.setdefault(f.name, sha256_of(f.path, source.pulse))
             listed.append({"name": f.name, "bytes": f.path.stat().st_size, "sha256": self.hashes[f.name]})
         release = self.origin.release
+        name = str(source.datasheet.get("study") or "Tessera study")
         doc = croissant(sheet=source.datasheet, configs=configs, files=listed, license=source.options.license,
-                        release=release, citation=citation_text(source.datasheet, release), folder=self.origin.folder)
+                        release=release, citation=citation_text(name, release) if release else "",
+                        folder=self.origin.folder)
         path = self.folder / CROISSANT
         path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         self.extra.append(WrittenFile(CROISSANT, path, 0))
@@ -386,4 +389,5 @@ CROISSANT_FORMAT = ExportFormat(
     opener=CroissantWriter,
     study_level=True,
     options=("license", "images"),
+    folder_of="hf",
 )

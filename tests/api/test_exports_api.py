@@ -217,3 +217,13 @@ def test_a_hostile_address_is_a_404_never_a_500(study, as_user, address):
     response = as_user(study.owner).get(address.format(study=study.pk))
     assert response.status_code == 404, response.content
     assert response.json()["detail"] == "Not found."
+
+
+def test_an_export_shows_the_release_it_is_of_once_written(exported, analysed, owner, as_user):
+    client = as_user(owner)
+    body = client.get(one(exported)).json()
+    assert body["release"] == {"number": 1, "version": "1.0.0", "changes": exported.release.changes}
+    assert body["release"]["changes"][0].startswith("First release: 6 annotations")
+    queued = export_start(study=analysed, user=owner, format="csv")
+    listed = {row["id"]: row["release"] for row in client.get(exports(analysed)).json()["results"]}
+    assert listed[queued.pk] is None and listed[exported.pk]["number"] == 1  # the queued one: not written yet

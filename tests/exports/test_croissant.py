@@ -16,6 +16,7 @@ from annotation.models import Annotator
 from annotation.services import annotator_exclude
 from exports.formats.card import Config
 from exports.formats.croissant import CONTEXT, croissant
+from exports.services import export_build, export_start
 from recruitment.models import ProlificStudy
 from tests import factories as f
 from tests.exports.conftest import CAIRE
@@ -90,6 +91,10 @@ def test_the_rai_fields_say_who_annotated_how_they_were_screened_and_what_agreem
                for line in doc["rai:dataAnnotationAnalysis"])
     assert doc["rai:dataCollectionTimeframe"][0].endswith("Z")
     assert "Prolific" in doc["rai:dataAnnotationPlatform"]
+    assert (doc["version"], doc["datePublished"][:4]) == ("1.0.0", str(study.created_at.year))
+    assert doc["citeAs"].startswith("@misc{") and "version = {1.0.0}" in doc["citeAs"]  # the release, cited
+    assert doc["rai:dataReleaseMaintenancePlan"].startswith("Release 1 (version 1.0.0, data fingerprint ")
+    assert "First release" in doc["rai:dataReleaseMaintenancePlan"]
     text = (folder / "croissant.json").read_text()
     for who in Annotator.objects.filter(study=study):
         assert who.prolific_pid not in text  # pseudonyms only
@@ -113,10 +118,11 @@ def test_croissant_alone_is_the_folders_file(caire, owner, tmp_path):
     alone = json.loads((tmp_path / "meta.json").read_text())
     assert json.loads((tmp_path / "meta.json.manifest.json").read_text())["files"][0]["name"] == "croissant.json"
     croissant_valid(tmp_path / "meta.json")
-    folder = unzip(exported(study, owner, "hf"), tmp_path / "hf")
+    same_run = export_build(job_id=export_start(study=study, user=owner, format="hf").pk)
+    folder = unzip(same_run, tmp_path / "hf")
     beside = json.loads((folder / "croissant.json").read_text())
-    assert [r["@id"] for r in alone["recordSet"]] == [r["@id"] for r in beside["recordSet"]]
-    assert alone["recordSet"] == beside["recordSet"]
+    assert alone == beside  # the same release and options: the same files, hashes and all
+    assert alone["alternateName"] == folder.name and alone["version"] == "1.0.0"
 
 
 def test_croissant_alone_is_refused_without_a_current_analysis(caire, tmp_path):

@@ -58,14 +58,16 @@ def test_every_file_of_the_folder_arrives_at_the_repository_root_large_and_binar
     files = folder_of(out)
     repo = fake_hub.repos[REPO]
     assert repo.files() == {**files, ".gitattributes": GITATTRIBUTES.encode()}  # byte for byte, nothing else
-    assert {"README.md", "manifest.json", "data/items.parquet"} <= set(files)
+    assert {"README.md", "manifest.json", "croissant.json", "data/items.parquet"} <= set(files)
     assert any(p.startswith("images/") for p in files) and any(p.startswith("data/raw/") for p in files)
     head = repo.resolve("main")
     stored_in_lfs = {p for p, blob in head.files.items() if blob.lfs}
     assert stored_in_lfs == {p for p in files if p.endswith((".parquet", ".png", ".jpg"))} and stored_in_lfs
     assert len(fake_hub.called("PUT", "^/lfs/")) == len({blob.oid for blob in head.files.values() if blob.lfs})
-    assert head.message == f"Tessera study {study.pk} (CAIRE small)" and not repo.private and not repo.tags
+    assert head.message == f"Tessera study {study.pk} (CAIRE small): release 1 (v1.0.0)" and not repo.private
+    assert repo.tags == {"v1.0.0": head.oid}  # the release, citable as a revision of the repository
     assert f"pushed {len(files)} files to {fake_hub.url}/datasets/{REPO} (main, commit {head.oid})" in printed
+    assert "tagged v1.0.0" in printed
     captured = capfd.readouterr()
     assert fake_hub.token not in printed + captured.out + captured.err
 
@@ -82,6 +84,7 @@ def test_a_second_push_to_the_same_repository_is_a_second_commit_with_the_new_fi
     assert head.parent is not None and repo.commits[head.parent].parent is not None  # initial, first, second
     assert repo.files(head.parent) == {**folder_of(first), ".gitattributes": GITATTRIBUTES.encode()}
     assert repo.files() == {**folder_of(second), ".gitattributes": GITATTRIBUTES.encode()}
+    assert repo.tags == {"v1.0.0": head.parent, "v2.0.0": head.oid}  # each release tagged on its own commit
     assert [c.path for c in fake_hub.called("POST", "/api/repos/create")] == ["/api/repos/create"] * 2  # 409: kept
     assert repo.private  # created private; the second push left its visibility alone
 

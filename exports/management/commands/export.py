@@ -59,6 +59,10 @@ class Command(BaseCommand):
         renamed = out is not None and not out.is_dir() and done.path != out
         self.stdout.write(f"wrote {done.path} ({format}, checked against analysis run {done.analysis.pk})"
                           + (f"; a ZIP, so named .zip rather than {out.name}" if renamed else ""))
+        release = done.manifest.get("release") or {}
+        if release:
+            self.stdout.write(f"  release {release['number']} ({release['version']}) of the study's gold data: "
+                              + " ".join(release["changes"]))
         folder = done.manifest.get("folder")
         if folder:
             self.stdout.write(f"  unpacks to the folder {folder}/")

@@ -40,6 +40,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import pytest
 import yaml
 
+from tests.fake_http import send_json
+
 LFS_THRESHOLD = 10 * 1024 * 1024  # the Hub stores files from this size in LFS whatever their type
 GITATTRIBUTES = "".join(f"{p} filter=lfs diff=lfs merge=lfs -text\n" for p in (
     "*.arrow", "*.bin", "*.gz", "*.npy", "*.parquet", "*.pickle", "*.pkl", "*.pt", "*.safetensors", "*.tar",
@@ -199,14 +201,7 @@ class Handler(BaseHTTPRequestHandler):
         self.send(status, answer, headers)
 
     def send(self, status: int, answer: Any, headers: dict[str, str]) -> None:
-        payload = json.dumps(answer).encode() if answer is not None else b""
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        for key, value in headers.items():
-            self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(payload)
+        send_json(self, status, answer, headers)
 
 
 Result = tuple[int, Any, dict[str, str]]

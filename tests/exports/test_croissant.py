@@ -16,12 +16,11 @@ from annotation.models import Annotator
 from annotation.services import annotator_exclude
 from exports.formats.card import Config
 from exports.formats.croissant import CONTEXT, croissant
-from exports.services import export_build, export_start
 from recruitment.models import ProlificStudy
 from tests import factories as f
 from tests.exports.conftest import CAIRE
 from tests.exports.croissant_check import croissant_records, croissant_valid
-from tests.exports.test_gold_export import exported
+from tests.exports.test_gold_export import export_again, exported
 from tests.exports.test_hf_export import card_of, unzip
 
 HUB_TASKS = {"text-to-image", "visual-question-answering", "object-detection", "text-retrieval",
@@ -118,8 +117,7 @@ def test_croissant_alone_is_the_folders_file(caire, owner, tmp_path):
     alone = json.loads((tmp_path / "meta.json").read_text())
     assert json.loads((tmp_path / "meta.json.manifest.json").read_text())["files"][0]["name"] == "croissant.json"
     croissant_valid(tmp_path / "meta.json")
-    same_run = export_build(job_id=export_start(study=study, user=owner, format="hf").pk)
-    folder = unzip(same_run, tmp_path / "hf")
+    folder = unzip(export_again(study, owner, "hf"), tmp_path / "hf")
     beside = json.loads((folder / "croissant.json").read_text())
     assert alone == beside  # the same release and options: the same files, hashes and all
     assert alone["alternateName"] == folder.name and alone["version"] == "1.0.0"

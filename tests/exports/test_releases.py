@@ -8,11 +8,9 @@ new data at once take one release (PostgreSQL, threads); an export refused by th
 import copy
 import io
 import json
-import zipfile
 from datetime import timedelta
 
 import pytest
-from django.core.files.storage import default_storage
 from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
@@ -24,27 +22,15 @@ from exports.formats.base import ReleaseInfo
 from exports.formats.card import citation_text
 from exports.models import ExportJob, Release
 from exports.releases import changes, release_for
-from exports.services import ExportRefused, export_build, export_start
+from exports.services import ExportRefused, export_start
 from studies.models import Item
 from studies.services import study_delete, study_set_protocol
 from tests import factories as f
 from tests.annotations import annotate, annotators, submitted
-from tests.exports.test_gold_export import exported
+from tests.exports.test_gold_export import export_again, exported, unzipped
 from tests.helpers import run_in_threads
 
 REASON = "Same answer to every item in 2 seconds"
-
-
-def export_again(study, owner, fmt, **options) -> ExportJob:
-    """An export gated on the latest run, none run anew (the same data, the same run)."""
-    job = export_build(job_id=export_start(study=study, user=owner, format=fmt, options=options).pk)
-    assert job.status == ExportJob.Status.DONE, job.error
-    return job
-
-
-def zipped(job) -> dict[str, bytes]:
-    with default_storage.open(job.file.name, "rb") as fh, zipfile.ZipFile(io.BytesIO(fh.read())) as zf:
-        return {name: zf.read(name) for name in zf.namelist()}
 
 
 def rate(study, country="IN", n=1):
@@ -210,7 +196,7 @@ def test_the_card_and_the_manifest_cite_the_release(caire, owner):
     exported(study, owner, "csv")
     rate(study, "JP", 1)
     job = exported(study, owner, "hf")
-    files = zipped(job)
+    files = unzipped(job)
     top = job.manifest["folder"]
     card = files[f"{top}/README.md"].decode("utf-8")
     manifest = json.loads(files[f"{top}/manifest.json"])
@@ -234,7 +220,7 @@ def test_two_hf_exports_of_one_release_are_the_same_files(study_of, images, owne
     assert second.manifest["created"] != first.manifest["created"]
     assert second.release == first.release and second.manifest["folder"] == first.manifest["folder"]
     assert first.manifest["files"] == second.manifest["files"]  # names, rows, bytes and sha256
-    a, b = zipped(first), zipped(second)
+    a, b = unzipped(first), unzipped(second)
     assert {n: v for n, v in a.items() if not n.endswith("manifest.json")} == {
         n: v for n, v in b.items() if not n.endswith("manifest.json")}
 

@@ -32,6 +32,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from tests.fake_http import send_json
+
 from . import fake_prolific_rules as rules
 from .fake_prolific_groups import ParticipantGroups
 from .fake_prolific_messages import MessagesScreenOutsTesting
@@ -231,18 +233,7 @@ class FakeProlific(SubmissionsBonusesHooks, MessagesScreenOutsTesting, Participa
             self.requests.append(record)
         status, payload, headers = self._answer(h.command, parts.path, rel, query, body, raw, record)
         record.status = status
-        data = b"" if payload is None else json.dumps(payload).encode()
-        try:
-            h.send_response(status)
-            if data:
-                h.send_header("Content-Type", "application/json")
-            h.send_header("Content-Length", str(len(data)))
-            for key, value in headers.items():
-                h.send_header(key, value)
-            h.end_headers()
-            h.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (a time-out): the answer is lost, as on a real network
+        send_json(h, status, payload, headers)
 
     def _answer(self, method, full_path, rel, query, body, raw, record) -> tuple[int, Any, dict[str, str]]:
         fault = self._fault_for(method, rel)

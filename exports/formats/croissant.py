@@ -163,10 +163,10 @@ def _count(n: int, noun: str) -> str:
 def _pools(sheet: Mapping[str, Any]) -> list[str]:
     out = []
     for p in sheet.get("pools", []):
-        asked = "; ".join(p.get("eligibility") or []) or "no eligibility question"
+        asked = "; ".join(p.get("eligibility") or [])
         out.append(f"{p['country_name']} ({p['country']}), {p.get('panel') or 'Prolific'}: "
                    f"{_count(p['annotators'], 'annotator')}, {_count(p['annotations'], 'annotation')}; "
-                   f"eligible if they said they {asked}")
+                   + (f"eligibility they confirmed: {asked}" if asked else "no eligibility question"))
     return out
 
 
@@ -253,12 +253,11 @@ def rai_fields(sheet: Mapping[str, Any], release: ReleaseInfo | None) -> dict[st
                              "country; gold labels to correlate automatic metrics with human judgement."],
     }
     if release is not None:
-        since = "; ".join(release.changes) or "no change recorded"
+        since = f"What changed since release {release.previous}:" if release.previous else "What it holds:"
         rai["rai:dataReleaseMaintenancePlan"] = (
             f"Release {release.number} (version {release.version}, data fingerprint {release.data_fingerprint}, "
             f"checked against analysis run {release.analysis_run}). A new release is numbered whenever the data or "
-            f"its analysis changes. Since {'release ' + str(release.previous) if release.previous else 'the start'}: "
-            f"{since}.")
+            f"its analysis changes. {since} {' '.join(release.changes) or 'nothing recorded.'}")
     return {k: v for k, v in rai.items() if v}
 
 

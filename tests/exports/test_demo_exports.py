@@ -32,7 +32,7 @@ from studies.demo_images import images_generate
 from studies.models import Item
 from studies.protocol import UploadRef, value_token
 from tests.annotations import annotate, annotators, submitted
-from tests.exports.croissant_check import croissant_records, croissant_valid
+from tests.exports.croissant_check import croissant_records
 
 datasets.disable_progress_bars()
 FIXTURES = Path(django_settings.BASE_DIR) / "fixtures" / "demo"
@@ -128,9 +128,6 @@ def opened(job: ExportJob, fmt: str, tmp: Path, study) -> int:
     tables = tables_for(protocol_set(study=study, max_id=10**9))
     if fmt == "coco":
         return coco_opened(data, tmp, study)
-    if fmt == "croissant":  # the metadata alone, valid; its records load from the hf folder (above)
-        (tmp / "croissant.json").write_bytes(data)
-        return len(croissant_valid(tmp / "croissant.json").metadata.record_sets)
     if not job.is_zip:
         return file_opened(data, fmt, tables)
     root, names, top = unzipped(data, fmt, tmp)
@@ -244,6 +241,8 @@ def test_each_demo_study_exports_in_every_fitting_format_and_each_file_opens(nam
         study.spec.reports)
     assert ("coco" in fitting) == any(x.type == "bbox" for x in study.spec.fields)
     for fmt in fitting:
+        if fmt == "croissant":  # hf_opened loads the folder's croissant.json; test_croissant.py the file alone
+            continue
         job = export_build(job_id=export_start(study=study, user=owner, format=fmt, options={"images": True}).pk)
         assert job.status == ExportJob.Status.DONE, (name, fmt, job.error)
         out = tmp_path / fmt

@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
-import unicodedata
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,17 +27,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .formats.base import BLOCK, WrittenFile, quiet, sha256_of, utc_text
+from .formats.base import BLOCK, WrittenFile, name_slug, quiet, sha256_of, utc_text
 
 MANIFEST = "manifest.json"
-SLUG_LENGTH = 40  # of the study's name in a folder's name
-
-
-def name_slug(name: str) -> str:
-    """``name`` as ASCII letters, digits and hyphens (accents dropped, at most ``SLUG_LENGTH``), or "study"."""
-    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
-    return slug[:SLUG_LENGTH].rstrip("-") or "study"
 
 
 def folder_name(*, study_id: int, study_name: str, created: datetime, identity: str) -> str:

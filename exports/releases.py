@@ -28,13 +28,10 @@ from annotation.models import Annotation
 from studies.models import Study
 
 from .formats.base import ReleaseInfo, utc_text
+from .formats.card import count_text
 from .models import Release
 
 ATTEMPTS = 3  # a release made by another export in between is found on the next attempt
-
-
-def _plural(n: int, noun: str, plural: str = "") -> str:
-    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def _grouped(rows: Any, key: str) -> dict[str, int]:
@@ -61,8 +58,8 @@ def release_facts(*, study: Study, analysis: AnalysisRun, fingerprint: Fingerpri
 
 def _first(facts: Mapping[str, Any]) -> list[str]:
     countries = facts.get("countries") or {}
-    return [f"First release: {_plural(facts.get('count', 0), 'annotation')} by "
-            f"{_plural(facts.get('annotators', 0), 'annotator')} in {_plural(len(countries), 'country', 'countries')}.",
+    return [f"First release: {count_text(facts.get('count', 0), 'annotation')} by "
+            f"{count_text(facts.get('annotators', 0), 'annotator')} in {count_text(len(countries), 'country')}.",
             f"Checked against analysis run {facts.get('analysis_run')}."]
 
 
@@ -79,9 +76,9 @@ def _people(previous: Mapping[str, Any], facts: Mapping[str, Any]) -> list[str]:
 def _groups(previous: Mapping[str, Any], facts: Mapping[str, Any]) -> list[str]:
     """The protocol versions and countries whose annotations are new since."""
     versions, countries = previous.get("versions") or {}, previous.get("countries") or {}
-    lines = [f"Protocol version {v} new since: {_plural(n, 'annotation')} given under it."
+    lines = [f"Protocol version {v} new since: {count_text(n, 'annotation')} given under it."
              for v, n in sorted((facts.get("versions") or {}).items(), key=lambda kv: int(kv[0])) if v not in versions]
-    lines += [f"Country {c} added: {_plural(n, 'annotation')}."
+    lines += [f"Country {c} added: {count_text(n, 'annotation')}."
               for c, n in sorted((facts.get("countries") or {}).items()) if c not in countries]
     return lines
 
@@ -100,10 +97,10 @@ def changes(previous: Mapping[str, Any] | None, facts: Mapping[str, Any], *, add
     if previous.get("data_fingerprint") == facts.get("data_fingerprint"):
         return [f"The same data as {since}, re-checked by analysis run {facts.get('analysis_run')} "
                 f"(it was run {previous.get('analysis_run')})."]
-    lines = [f"{_plural(added, 'annotation')} added since {since}."] if added else []
+    lines = [f"{count_text(added, 'annotation')} added since {since}."] if added else []
     removed = previous.get("count", 0) + added - facts.get("count", 0)
     if removed > 0:
-        lines.append(f"{_plural(removed, 'annotation')} removed since {since} (withdrawn, flagged by a checker "
+        lines.append(f"{count_text(removed, 'annotation')} removed since {since} (withdrawn, flagged by a checker "
                      "or of an excluded annotator).")
     lines += _people(previous, facts) + _groups(previous, facts)
     if not lines:

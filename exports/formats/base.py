@@ -15,6 +15,8 @@ named for the export (``manifest.folder_name``), which its ``Origin`` names too.
 from __future__ import annotations
 
 import hashlib
+import re
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,6 +31,7 @@ from ..csv_layout import DocumentInfo
 from .table import AnnotationRow, Tables
 
 BLOCK = 1 << 20  # bytes read at a time to hash or pack a file
+SLUG_LENGTH = 40  # of the study's name in a folder's name (and a citation's key)
 ANNOTATIONS = "annotations"
 DOCUMENTS = "documents"
 
@@ -84,6 +87,13 @@ def sha256_of(path: Path, on_block: Callable[[], None] = quiet) -> str:
             on_block()
             digest.update(block)
     return digest.hexdigest()
+
+
+def name_slug(name: str) -> str:
+    """``name`` as ASCII letters, digits and hyphens (accents dropped, at most ``SLUG_LENGTH``), or "study"."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
+    return slug[:SLUG_LENGTH].rstrip("-") or "study"
 
 
 def utc_text(moment: datetime) -> str:

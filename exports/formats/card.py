@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +33,7 @@ from stats.agreement.base import STABLE_UNITS, WIDE_INTERVAL
 from stats.agreement.differences import SIGNIFICANT
 from stats.gold import DS_MIN_ITEMS, DS_MIN_RATINGS
 
-from .base import ReleaseInfo
+from .base import ReleaseInfo, name_slug
 
 SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
          (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"))
@@ -179,12 +178,12 @@ def agreement_text(agreement: list[dict[str, Any]]) -> list[str]:
            "", "| Field | Level | Alpha | Gwet | ICC(1) | Units | Per country (alpha / Gwet) |",
            "|---|---|---|---|---|---|---|"]
     for a in agreement:
-        countries = ", ".join(f"{c['country']}: {_number(c['alpha'])} / {_number(c.get('ac'))}{_thin(c)}"
+        countries = ", ".join(f"{c['country']}: {number_text(c['alpha'])} / {number_text(c.get('ac'))}{_thin(c)}"
                               for c in a.get("countries", []))
-        gwet = f"{(a.get('ac_name') or '').upper()} {_number(a.get('ac'))}" if a.get("ac_name") else "–"
+        gwet = f"{(a.get('ac_name') or '').upper()} {number_text(a.get('ac'))}" if a.get("ac_name") else "–"
         out.append(f"| {_cell(a['label'] or a['key'])} (`{a['key']}`) | {a['level'] or '–'} | "
-                   f"{_number(a['alpha'])}{_thin(a)} | {gwet} | {_number(a.get('icc1'))} | "
-                   f"{_number(a['n_units'])} | {countries or '–'} |")
+                   f"{number_text(a['alpha'])}{_thin(a)} | {gwet} | {number_text(a.get('icc1'))} | "
+                   f"{number_text(a['n_units'])} | {countries or '–'} |")
     found = [(a, d) for a in agreement for d in a.get("differences") or ()]
     out += ["", "### Differences between countries", "",
             "Differences in alpha (and in the mean rating) between two countries, or a country and all the others, "
@@ -194,9 +193,9 @@ def agreement_text(agreement: list[dict[str, Any]]) -> list[str]:
         return [*out, "", "None: no difference between countries this data can tell from chance."]
     out += ["", "| Field | Statistic | Countries | Difference [95% CI] | Holm p |", "|---|---|---|---|---|"]
     for a, d in found:
-        interval = f" [{_number(d['ci_low'])}, {_number(d['ci_high'])}]" if d.get("ci_low") is not None else ""
-        out.append(f"| `{a['key']}` | {d['statistic']} | {d['a']} − {d['b']} | {_number(d['difference'])}{interval} | "
-                   f"{_number(d['p_holm'])} |")
+        interval = f" [{number_text(d['ci_low'])}, {number_text(d['ci_high'])}]" if d.get("ci_low") is not None else ""
+        out.append(f"| `{a['key']}` | {d['statistic']} | {d['a']} − {d['b']} | "
+                   f"{number_text(d['difference'])}{interval} | {number_text(d['p_holm'])} |")
     return out
 
 
@@ -204,7 +203,7 @@ def _thin(figures: dict[str, Any]) -> str:
     return " †" if figures.get("thin") else ""
 
 
-def _number(value: Any) -> str:
+def number_text(value: Any) -> str:
     return "–" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
@@ -258,12 +257,12 @@ def datasheet_text(sheet: Mapping[str, Any], configs: Sequence[Config], license:
     if len(versions) > 1:
         current = versions[0]
         out += [f"Answers span {len(versions)} protocol versions. The questions of version {current['version']} "
-                f"(the current one): {_count(current['annotations'], 'annotation')}; then what each earlier "
+                f"(the current one): {count_text(current['annotations'], 'annotation')}; then what each earlier "
                 "version asked otherwise.", ""]
     for q in sheet.get("questions", []):
         out.append(_question(q, 0))
     for version in versions[1:]:
-        out += ["", f"### Version {version['version']} ({_count(version['annotations'], 'annotation')})", ""]
+        out += ["", f"### Version {version['version']} ({count_text(version['annotations'], 'annotation')})", ""]
         out += _changes(version, sheet.get("questions", []))
     out += agreement_text(sheet.get("agreement", []))
     out += excluded_text(sheet.get("excluded") or [])
@@ -293,8 +292,8 @@ def excluded_text(excluded: Sequence[Mapping[str, Any]]) -> list[str]:
         return []
     total = sum(e.get("annotations") or 0 for e in excluded)
     out = ["", "## Excluded annotators", "",
-           f"The researcher excluded {_count(len(excluded), 'annotator')} after quality control; their "
-           f"{_count(total, 'annotation')} are left out of this dataset and of the agreement above.", "",
+           f"The researcher excluded {count_text(len(excluded), 'annotator')} after quality control; their "
+           f"{count_text(total, 'annotation')} are left out of this dataset and of the agreement above.", "",
            "| Annotator | Annotations left out | Reason |", "|---|---|---|"]
     out += [f"| `{e['pseudonym']}` | {e.get('annotations') or 0} | {_cell(str(e.get('reason') or ''))} |"
             for e in excluded]
@@ -314,7 +313,7 @@ def limitations(sheet: Mapping[str, Any]) -> list[str]:
     for p in sheet.get("pools", []):
         people, wanted = p.get("annotators") or 0, p.get("annotations_per_item") or 0
         distinct = p.get("min_distinct_annotators") or 0
-        name = f"{md_text(p['country_name'])} ({md_text(p['country'])}): {_count(people, 'annotator')}"
+        name = f"{md_text(p['country_name'])} ({md_text(p['country'])}): {count_text(people, 'annotator')}"
         if people < wanted:
             lines.append(f"- {name}, fewer than the {wanted} ratings wanted per item: no item of it can have "
                          "that many different raters.")
@@ -322,13 +321,13 @@ def limitations(sheet: Mapping[str, Any]) -> list[str]:
             lines.append(f"- {name}, fewer than the {distinct} different annotators wanted.")
     low = [a for a in sheet.get("agreement", []) if a.get("alpha") is not None and a["alpha"] < LOW_ALPHA]
     if low:
-        fields = ", ".join(f"`{a['key']}` ({_number(a['alpha'])})" for a in low)
+        fields = ", ".join(f"`{a['key']}` ({number_text(a['alpha'])})" for a in low)
         lines.append(f"- Agreement below alpha {LOW_ALPHA} (Krippendorff's lowest bar for tentative conclusions): "
                      f"{fields}. Read these fields' gold labels with care.")
     for r in sheet.get("recruitment") or []:
         n = r.get("unverified_entries") or 0
         if n:
-            lines.append(f"- {_count(n, 'entry')} through {r.get('platform')} ({r.get('country')}) "
+            lines.append(f"- {count_text(n, 'entry')} through {r.get('platform')} ({r.get('country')}) "
                          f"{'was' if n == 1 else 'were'} let in without {r.get('platform')}'s confirmation of the "
                          "participant (its check could not be made, or found no match).")
     versions = sheet.get("versions") or []
@@ -338,7 +337,7 @@ def limitations(sheet: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _count(n: int, noun: str) -> str:
+def count_text(n: int, noun: str) -> str:
     plural = f"{noun[:-1]}ies" if noun.endswith("y") else f"{noun}s"
     return f"{n} {noun if n == 1 else plural}"
 
@@ -384,8 +383,7 @@ def citation_text(study_name: str, release: ReleaseInfo) -> str:
     """How to cite ``release`` of the study ``study_name``: a BibTeX ``@misc`` entry whose title is
     the study's name, with the release's year and version, and a note naming the release, its data
     fingerprint and analysis run, and Tessera. Pure; the card shows it, Croissant's ``citeAs`` too."""
-    ascii_name = unicodedata.normalize("NFKD", study_name).encode("ascii", "ignore").decode("ascii")
-    slug = re.sub(r"[^a-z0-9]+", "_", ascii_name.lower()).strip("_")[:40].rstrip("_") or "study"
+    slug = name_slug(study_name).replace("-", "_")
     note = (f"Release {release.number} of the study's gold data (data fingerprint {release.data_fingerprint}, "
             f"checked against analysis run {release.analysis_run}), exported with Tessera")
     return "\n".join([

@@ -27,7 +27,7 @@ from typing import Any
 import pyarrow as pa
 
 from .base import ReleaseInfo
-from .card import IMAGE, Config, limitations, md_plain
+from .card import IMAGE, Config, count_text, limitations, md_plain, number_text
 
 CROISSANT = "croissant.json"
 CONFORMS_TO = ["http://mlcommons.org/croissant/1.1", "http://mlcommons.org/croissant/RAI/1.0"]
@@ -156,16 +156,12 @@ def distribution(files: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
 def _pools(sheet: Mapping[str, Any]) -> list[str]:
     out = []
     for p in sheet.get("pools", []):
         asked = "; ".join(p.get("eligibility") or [])
         out.append(f"{p['country_name']} ({p['country']}), {p.get('panel') or 'Prolific'}: "
-                   f"{_count(p['annotators'], 'annotator')}, {_count(p['annotations'], 'annotation')}; "
+                   f"{count_text(p['annotators'], 'annotator')}, {count_text(p['annotations'], 'annotation')}; "
                    + (f"eligibility they confirmed: {asked}" if asked else "no eligibility question"))
     return out
 
@@ -189,30 +185,27 @@ def _screening(sheet: Mapping[str, Any]) -> list[str]:
         where = (f"one after every {attention.get('every')} items" if attention.get("placement") == "every"
                  else f"{attention.get('count')} per session at random places")
         outcomes = s.get("outcomes") or {}
-        out.append(f"Attention checks: {where}, drawn from {_count(attention.get('items') or 0, 'check item')}; "
+        out.append(f"Attention checks: {where}, drawn from {count_text(attention.get('items') or 0, 'check item')}; "
                    f"a session ended after {outcomes.get('failures')} failed checks.")
     else:
         out.append("No attention checks.")
     out.append(f"Gold items with known answers: {gold.get('rate'):.0%} of the items, "
-               f"{_count(gold.get('items') or 0, 'gold item')}." if gold.get("on") else "No gold items.")
+               f"{count_text(gold.get('items') or 0, 'gold item')}." if gold.get("on") else "No gold items.")
     if speed.get("on"):
         out.append(f"Answers faster than {speed.get('min_seconds') or '–'} s or {speed.get('median_share') or '–'} of "
                    "the item's median time were flagged for review.")
     excluded = sheet.get("excluded") or []
-    out.append(f"Excluded after quality control: {_count(len(excluded), 'annotator')}"
+    out.append(f"Excluded after quality control: {count_text(len(excluded), 'annotator')}"
                + ("".join(f"; {e['pseudonym']} ({e.get('annotations') or 0} annotations): {e.get('reason')}"
                           for e in excluded) if excluded else "") + ".")
     return out
 
 
 def _agreement(sheet: Mapping[str, Any]) -> list[str]:
-    def figure(value: Any) -> str:
-        return "–" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
-
     out = []
     for a in sheet.get("agreement", []):
-        countries = ", ".join(f"{c['country']} {figure(c['alpha'])}" for c in a.get("countries", []))
-        out.append(f"{a['key']}: Krippendorff's alpha {figure(a['alpha'])} over {figure(a['n_units'])} units"
+        countries = ", ".join(f"{c['country']} {number_text(c['alpha'])}" for c in a.get("countries", []))
+        out.append(f"{a['key']}: Krippendorff's alpha {number_text(a['alpha'])} over {number_text(a['n_units'])} units"
                    + (f"; per country: {countries}" if countries else "") + ".")
     return out or ["No field has a level of measurement: no agreement was computed."]
 
@@ -224,8 +217,8 @@ def rai_fields(sheet: Mapping[str, Any], release: ReleaseInfo | None) -> dict[st
                  for q in sheet.get("questions", [])]
     rai: dict[str, Any] = {
         "rai:dataCollection": (
-            f"Human annotations collected with Tessera: {_count(sheet.get('annotations', 0), 'annotation')} by "
-            f"{_count(sheet.get('annotators', 0), 'annotator')}, each session offering "
+            f"Human annotations collected with Tessera: {count_text(sheet.get('annotations', 0), 'annotation')} by "
+            f"{count_text(sheet.get('annotators', 0), 'annotator')}, each session offering "
             f"{sheet.get('items_per_session')} items. {_recruited(sheet)}"),
         "rai:dataCollectionType": ["Crowdsourced annotation"],
         "rai:dataCollectionTimeframe": [t for t in (collected.get("first"), collected.get("last")) if t],
@@ -272,7 +265,7 @@ def croissant(*, sheet: Mapping[str, Any], configs: Sequence[Config], files: Seq
         **({"alternateName": folder} if folder else {}),
         "description": (f"{name}: human annotations collected with Tessera, {sheet.get('annotations', 0)} annotations "
                         f"by {sheet.get('annotators', 0)} annotators in "
-                        f"{_count(len(sheet.get('pools', [])), 'country pool')}, with gold labels per country."),
+                        f"{count_text(len(sheet.get('pools', [])), 'country pool')}, with gold labels per country."),
         "license": LICENSE_URLS.get(license, license),
         **({"citeAs": citation} if citation else {}),
         "keywords": KEYWORDS,
